@@ -1,0 +1,56 @@
+package protocol
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Spec describes a protocol to the drivers.
+type Spec struct {
+	// Name is how scenarios refer to it: "family/name", e.g.
+	// "baseline/floodmax".
+	Name string
+	// Summary is one line for `manetlab protocols` and help texts.
+	Summary string
+	// New builds one node's Process. It reads cfg.Params through a
+	// ParamReader and returns the reader's error.
+	New func(cfg Config) (Process, error)
+	// Messages lists one zero value of every message type, for the wire
+	// codec: a message's type code on the wire is its index here plus one.
+	// The list is append-only: the numbers are the protocol.
+	Messages []Message
+}
+
+var registry = map[string]Spec{}
+
+// Register makes a protocol available by name. Protocol packages call it
+// from init; registering a name twice is a programming error and panics.
+func Register(s Spec) {
+	if s.Name == "" || s.New == nil {
+		panic("protocol: Register needs a Name and a New")
+	}
+	if _, dup := registry[s.Name]; dup {
+		panic("protocol: " + s.Name + " registered twice")
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the protocol registered under name.
+func Lookup(name string) (Spec, error) {
+	s, ok := registry[name]
+	if !ok {
+		return Spec{}, fmt.Errorf("unknown protocol %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return s, nil
+}
+
+// Names lists the registered protocols in sorted order.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,96 @@
+// Package scenario reads scenario files (YAML): nodes, radio, mobility,
+// protocol, faults, workload, duration and seed. Every field has a default;
+// any field can be overridden from the command line with --set path=value;
+// a bad file gets an error naming the file, the field and what is allowed.
+package scenario
+
+import (
+	"manetlab/mobility"
+	"manetlab/protocol"
+	"manetlab/radio"
+	"manetlab/units"
+)
+
+// Scenario is a whole experiment.
+type Scenario struct {
+	// Name labels the run (default: the file name without extension).
+	Name string `yaml:"name"`
+	// Seed drives every random choice of the run (default 1).
+	Seed uint64 `yaml:"seed"`
+	// Duration of the run (default 60s).
+	Duration units.Duration `yaml:"duration"`
+	Nodes    Nodes           `yaml:"nodes"`
+	Radio    radio.Config    `yaml:"radio"`
+	Mobility mobility.Config `yaml:"mobility"`
+	Protocol Protocol        `yaml:"protocol"`
+	Faults   []Fault         `yaml:"faults"`
+	Workload []Command       `yaml:"workload"`
+	Trace    TraceOptions    `yaml:"trace"`
+
+	// Path is the file the scenario was read from ("" when built in code);
+	// relative paths inside it (mobility.file) are resolved against it.
+	Path string `yaml:"-"`
+}
+
+// Nodes is the `nodes:` section: either a count or an explicit list.
+type Nodes struct {
+	// Count of nodes, IDs 1..Count (default 20). Ignored when List is set.
+	Count int `yaml:"count"`
+	// Values: "random" (default: uniform in [0,100) from the seed) or "id"
+	// (value = ID, so the highest ID wins).
+	Values string `yaml:"values"`
+	// Placement of nodes without a position: "uniform" (default: random in
+	// mobility.area) or "grid" (a square grid filling the area).
+	Placement string `yaml:"placement"`
+	// List gives nodes one by one; it overrides Count.
+	List []Node `yaml:"list"`
+}
+
+// Node is one entry of nodes.list.
+type Node struct {
+	// ID must be unique and above zero (default: position in the list + 1).
+	ID protocol.NodeID `yaml:"id"`
+	// Value overrides the generated value.
+	Value *float64 `yaml:"value"`
+	// Pos is the initial position [x, y] or [x, y, z] in metres.
+	Pos []float64 `yaml:"pos"`
+	// Waypoints for mobility.model: waypoints.
+	Waypoints []WaypointSpec `yaml:"waypoints"`
+}
+
+// WaypointSpec is a place a node reaches at a time.
+type WaypointSpec struct {
+	At  units.Duration `yaml:"at"`
+	Pos []float64      `yaml:"pos"`
+}
+
+// Protocol is the `protocol:` section.
+type Protocol struct {
+	// Name of a registered protocol (default "baseline/floodmax").
+	Name string `yaml:"name"`
+	// Params are handed to the protocol, which rejects unknown keys.
+	Params protocol.Params `yaml:"params"`
+}
+
+// Fault is one entry of `faults:`: at time At, crash or recover nodes.
+type Fault struct {
+	At      units.Duration    `yaml:"at"`
+	Crash   []protocol.NodeID `yaml:"crash"`
+	Recover []protocol.NodeID `yaml:"recover"`
+}
+
+// Command is one entry of `workload:`: at time At, give Node a command
+// ("elect", "request", "release", "set-value" with Value).
+type Command struct {
+	At      units.Duration  `yaml:"at"`
+	Node    protocol.NodeID `yaml:"node"`
+	Command string          `yaml:"command"`
+	Value   float64         `yaml:"value"`
+}
+
+// TraceOptions is the `trace:` section.
+type TraceOptions struct {
+	// Hello records neighbour-discovery frames too (default false: they
+	// dominate the trace and say little).
+	Hello bool `yaml:"hello"`
+}

@@ -1,0 +1,80 @@
+// Package trace is the trace format: the event schema, a writer that loses
+// at most the last line on a crash, and a reader that tolerates damage and
+// names file:line for what it cannot read. docs/trace.md documents it.
+package trace
+
+import "manetlab/protocol"
+
+// Schema is the version of the trace format written in every header.
+const Schema = 1
+
+// Event is one line of a trace file. Fields irrelevant to an event's type
+// are omitted from the JSON.
+type Event struct {
+	// T is the driver's time of the event in nanoseconds since the start of
+	// the run (virtual time in sim).
+	T int64 `json:"t"`
+	// Wall is the local wall clock in Unix nanoseconds (real driver only).
+	Wall int64 `json:"wall,omitempty"`
+	// HLC is the hybrid logical clock of the event (real driver only).
+	HLC *HLC `json:"hlc,omitempty"`
+	// Node is the node the event happened at (0 in the run file for
+	// run-wide events).
+	Node protocol.NodeID `json:"node"`
+	// Ev is the event type, one of the Ev* constants.
+	Ev string `json:"ev"`
+
+	// Message events.
+	Kind   string          `json:"kind,omitempty"`   // message kind
+	From   protocol.NodeID `json:"from,omitempty"`   // frame sender (recv, drop)
+	To     protocol.NodeID `json:"to,omitempty"`     // destination; 0 = broadcast
+	Seq    uint64          `json:"seq,omitempty"`    // sender's frame sequence number
+	Origin protocol.NodeID `json:"origin,omitempty"` // multi-hop: originator
+	OSeq   uint64          `json:"oseq,omitempty"`   // multi-hop: originator's sequence
+	Hops   int             `json:"hops,omitempty"`   // multi-hop: hops travelled
+	Bytes  int             `json:"bytes,omitempty"`  // encoded size of the message body
+	Reason string          `json:"reason,omitempty"` // drop: "range", "loss", "crashed", ...
+
+	// Protocol notes, neighbour and fault events.
+	Leader protocol.NodeID `json:"leader,omitempty"`
+	Value  *float64        `json:"value,omitempty"`
+	Epoch  string          `json:"epoch,omitempty"`
+	Peer   protocol.NodeID `json:"peer,omitempty"` // neighbour-up/down
+	Text   string          `json:"text,omitempty"`
+	Pos    *[3]float64     `json:"pos,omitempty"` // position events
+
+	// Header fields (EvHeader only).
+	Schema   int    `json:"schema,omitempty"`
+	Run      string `json:"run,omitempty"`
+	Driver   string `json:"driver,omitempty"` // "sim" or "node"
+	Protocol string `json:"protocol,omitempty"`
+	Scenario string `json:"scenario,omitempty"` // run file: the resolved scenario as YAML
+	Seed     uint64 `json:"seed,omitempty"`
+}
+
+// HLC is a hybrid logical clock reading: wall nanoseconds and a logical
+// counter.
+type HLC struct {
+	Wall    int64  `json:"w"`
+	Logical uint32 `json:"l"`
+}
+
+// Event types. Add, never rename: readers and checkers match on them.
+const (
+	EvHeader   = "header"   // first line of every file
+	EvSend     = "send"     // a frame left this node
+	EvRecv     = "recv"     // a frame was delivered to the protocol
+	EvRelay    = "relay"    // a multi-hop frame was forwarded
+	EvDrop     = "drop"     // a frame reached this node's radio but was not delivered
+	EvStart    = "start"    // the process started (boot or recovery)
+	EvCrash    = "crash"    // the node crashed (fault schedule)
+	EvRecover  = "recover"  // the node came back
+	EvNbrUp    = "nbr-up"   // neighbour discovery heard Peer
+	EvNbrDown  = "nbr-down" // neighbour discovery lost Peer
+	EvCommand  = "command"  // a workload command (Text) was given
+	EvPosition = "position" // the node was at Pos
+	EvEnd      = "end"      // the run ended cleanly
+	// Protocol notes use the protocol.NoteKind names: "leader",
+	// "election-start", "election-end", "cs-request", "cs-enter",
+	// "cs-exit", "info".
+)
