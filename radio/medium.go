@@ -1,0 +1,234 @@
+package radio
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"manetlab/geo"
+	"manetlab/mobility"
+)
+
+// Outcome is the fate of a frame at one node within MaxRange of the sender.
+type Outcome uint8
+
+// Outcomes; the zero value is no outcome, so a forgotten assignment shows.
+const (
+	Received   Outcome = iota + 1
+	OutOfRange         // propagation (mean power or shadowing) failed
+	Lost               // propagation succeeded, the loss model dropped it
+)
+
+// String returns "received", "out-of-range" or "lost".
+func (o Outcome) String() string {
+	switch o {
+	case Received:
+		return "received"
+	case OutOfRange:
+		return "out-of-range"
+	case Lost:
+		return "lost"
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// DropReason is the trace's drop reason for o: "range", "loss", or "" for
+// a received frame.
+func (o Outcome) DropReason() string {
+	switch o {
+	case OutOfRange:
+		return "range"
+	case Lost:
+		return "loss"
+	}
+	return ""
+}
+
+// Reception is what happened to a frame at one node.
+type Reception struct {
+	Node    int     // receiver's node index
+	Dist    float64 // metres from the sender at the frame's time
+	Outcome Outcome
+}
+
+// epochFraction sets the rebuild window for moving nodes: a node moves at
+// most this fraction of MaxRange during one window, so the query radius
+// grows by only that much.
+const epochFraction = 0.05
+
+// rngStream is the PCG stream constant ("manetlab"): one seed gives one
+// sequence, and the caller's seed alone chooses it.
+const rngStream = 0x6d616e65746c6162
+
+// Medium is the modelled radio of the simulator: positions from a mobility
+// model, a propagation model, a loss model, one seeded random stream and a
+// spatial index. It is not safe for concurrent use. Its results depend on
+// the seed and on the sequence of Transmit calls.
+type Medium struct {
+	cfg    Config
+	mob    mobility.Model
+	prop   Propagation
+	loss   Loss
+	rng    *rand.Rand
+	n      int
+	maxR   float64
+	speed  float64
+	static bool
+
+	// The transmit index is built from positions at the start of an
+	// epoch of length window; static models build it once.
+	window time.Duration
+	epoch  int64
+	built  bool
+	pos    []geo.Vec // positions at the epoch start (static: always)
+	radius float64   // query radius around the sender's position at t
+	idx    grid
+
+	// Scratch for Components, reused between calls.
+	cpos   []geo.Vec
+	cgrid  grid
+	parent []int32
+	size   []int32
+}
+
+// NewMedium builds the medium for cfg, which must have had Defaults
+// applied; it is validated here. Nodes are mob's indices 0..Len()-1.
+func NewMedium(cfg Config, mob mobility.Model, seed uint64) (*Medium, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("radio medium: %w", err)
+	}
+	if mob == nil {
+		return nil, fmt.Errorf("radio medium: no mobility model")
+	}
+	prop, err := NewPropagation(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("radio medium: %w", err)
+	}
+	loss, err := NewLoss(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("radio medium: %w", err)
+	}
+	speed := mob.MaxSpeed()
+	if !(speed >= 0) || math.IsInf(speed, 0) {
+		return nil, fmt.Errorf("radio medium: mobility max speed %g is not a finite speed", speed)
+	}
+	m := &Medium{
+		cfg: cfg, mob: mob, prop: prop, loss: loss,
+		rng:    rand.New(rand.NewPCG(seed, rngStream)),
+		n:      mob.Len(),
+		maxR:   prop.MaxRange(),
+		speed:  speed,
+		static: speed == 0,
+	}
+	m.pos = make([]geo.Vec, m.n)
+	m.radius = m.maxR
+	if !m.static {
+		w := epochFraction * m.maxR / speed
+		m.window = max(time.Duration(w*float64(time.Second)), time.Microsecond)
+		m.radius = m.maxR + speed*m.window.Seconds()
+	}
+	// Guard the superset property against rounding at the boundary.
+	m.radius = m.radius*(1+1e-9) + 1e-9
+	return m, nil
+}
+
+// Delay is the one-hop latency of every frame.
+func (m *Medium) Delay() time.Duration { return m.cfg.Delay.D() }
+
+// Config returns the configuration the medium runs with.
+func (m *Medium) Config() Config { return m.cfg }
+
+// Propagation returns the propagation model.
+func (m *Medium) Propagation() Propagation { return m.prop }
+
+// Len is the number of nodes.
+func (m *Medium) Len() int { return m.n }
+
+// sync makes the transmit index valid for time t.
+func (m *Medium) sync(t time.Duration) {
+	var e int64
+	if !m.static {
+		e = int64(t / m.window)
+		if t < 0 && t%m.window != 0 {
+			e-- // floor division, so the epoch start is never after t
+		}
+	}
+	if m.built && e == m.epoch {
+		return
+	}
+	at := time.Duration(e) * m.window
+	for i := range m.pos {
+		m.pos[i] = m.mob.Position(i, at)
+	}
+	m.idx.build(m.pos, nil, m.radius)
+	m.epoch, m.built = e, true
+}
+
+// position is node i's position at t.
+func (m *Medium) position(i int, t time.Duration) geo.Vec {
+	if m.static {
+		if !m.built {
+			m.sync(0)
+		}
+		return m.pos[i]
+	}
+	return m.mob.Position(i, t)
+}
+
+// Transmit decides, for a frame sent by node from at time t, its fate at
+// every other node within MaxRange of the sender, appending to out in
+// ascending node index order and returning it. Nodes beyond MaxRange are
+// not listed. Random draws happen in ascending node order so results are
+// reproducible. t may be any time, though a non-decreasing t avoids
+// rebuilding the index.
+func (m *Medium) Transmit(from int, t time.Duration, out []Reception) []Reception {
+	m.sync(t)
+	p := m.position(from, t)
+	base := len(out)
+	x0, x1, y0, y1, ok := m.idx.span(p, m.radius)
+	if !ok {
+		return out
+	}
+	for y := y0; y <= y1; y++ {
+		for _, j := range m.idx.row(y, x0, x1) {
+			k := int(j)
+			if k == from {
+				continue
+			}
+			q := m.pos[k]
+			if !m.static {
+				q = m.mob.Position(k, t)
+			}
+			if d := geo.Dist(p, q); d <= m.maxR {
+				out = append(out, Reception{Node: k, Dist: d})
+			}
+		}
+	}
+	recs := out[base:]
+	slices.SortFunc(recs, func(a, b Reception) int { return cmp.Compare(a.Node, b.Node) })
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case !m.prop.Receive(r.Dist, m.rng):
+			r.Outcome = OutOfRange
+		case m.loss.Lost(from, r.Node, r.Dist, m.rng):
+			r.Outcome = Lost
+		default:
+			r.Outcome = Received
+		}
+	}
+	return out
+}
+
+// Linked reports deterministic connectivity between nodes a and b at t:
+// the mean received power reaches the threshold (InRange), with no
+// shadowing and no loss. A node is linked to itself.
+func (m *Medium) Linked(a, b int, t time.Duration) bool {
+	if a == b {
+		return true
+	}
+	return m.prop.InRange(geo.Dist(m.position(a, t), m.position(b, t)))
+}
