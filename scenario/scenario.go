@@ -18,7 +18,7 @@ type Scenario struct {
 	// Seed drives every random choice of the run (default 1).
 	Seed uint64 `yaml:"seed"`
 	// Duration of the run (default 60s).
-	Duration units.Duration `yaml:"duration"`
+	Duration units.Duration  `yaml:"duration"`
 	Nodes    Nodes           `yaml:"nodes"`
 	Radio    radio.Config    `yaml:"radio"`
 	Mobility mobility.Config `yaml:"mobility"`

@@ -1,0 +1,89 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads the scenario file at path, applies the --set overrides
+// ("radio.range=250"), checks every key and type, fills in defaults and
+// validates. Errors name the file (and line), the field and what is
+// allowed. A relative mobility.file is resolved against the file's
+// directory.
+func Load(path string, sets []string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return parse(data, path, path, sets)
+}
+
+// Parse reads a scenario from data as Load does; name labels errors and
+// gives the default Name. A relative mobility.file stays relative to the
+// working directory.
+func Parse(data []byte, name string, sets []string) (*Scenario, error) {
+	return parse(data, name, "", sets)
+}
+
+func parse(data []byte, name, path string, sets []string) (*Scenario, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if resolve(&doc) == nil {
+		// An empty file is a scenario of defaults.
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	}
+	for _, set := range sets {
+		if err := applySet(&doc, set); err != nil {
+			return nil, err
+		}
+	}
+	if err := check(&doc, scenarioType, ""); err != nil {
+		if fe, ok := err.(*fieldError); ok {
+			return nil, fe.in(name)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := prefilled()
+	if err := doc.Decode(s); err != nil {
+		// check has already looked at every field, so this is rare.
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s.Path = path
+	s.fill(defaultName(name))
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+// defaultName is the base name of a file without its extension.
+func defaultName(name string) string {
+	base := filepath.Base(name)
+	if base == "." || base == string(filepath.Separator) {
+		return "scenario"
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// YAML writes the resolved scenario, every default filled in; Parse reads
+// it back to an equal Scenario (Path aside), so a run can be repeated from
+// what it recorded.
+func (s *Scenario) YAML() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,91 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+
+	"manetlab/geo"
+	"manetlab/mobility"
+)
+
+// MobilityModel builds the motion of every node, indexed as Members: the
+// initial positions (the list's pos, else placement: uniform in
+// mobility.area from the seed, or a grid of ceil(sqrt(n)) columns filling
+// it), then the model — static, waypoints from nodes.list[].waypoints,
+// random waypoint over the run's duration, or the ns-2 trace, whose own
+// initial positions win. (It is not named Mobility because the field
+// holding the mobility section already is.)
+func (s *Scenario) MobilityModel() (mobility.Model, error) {
+	c := s.Mobility
+	if c.Model == "ns2" {
+		set, err := mobility.ReadNS2(c.File)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: mobility.file: %w", s.Name, err)
+		}
+		if set.Len() < s.Nodes.size() {
+			return nil, fmt.Errorf("scenario %s: mobility.file: %s moves %d nodes, the scenario has %d", s.Name, c.File, set.Len(), s.Nodes.size())
+		}
+		return set, nil
+	}
+	start := s.StartPositions()
+	switch c.Model {
+	case "static":
+		return mobility.Static(start), nil
+	case "waypoints":
+		wps := make([][]mobility.Waypoint, len(start))
+		for i, n := range s.Nodes.List {
+			for _, w := range n.Waypoints {
+				wps[i] = append(wps[i], mobility.Waypoint{At: w.At.D(), Pos: vec(w.Pos)})
+			}
+		}
+		set, err := mobility.FromWaypoints(start, wps)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: waypoints: %w", s.Name, err)
+		}
+		return set, nil
+	case "random-waypoint":
+		set, err := mobility.RandomWaypoint(start, c, s.Duration.D(), s.rng(streamMobility))
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: random waypoint: %w", s.Name, err)
+		}
+		return set, nil
+	}
+	return nil, fmt.Errorf("scenario %s: mobility.model: %q is unknown", s.Name, c.Model)
+}
+
+// StartPositions gives each node's initial position in scenario order
+// (ignored by ns-2 traces, which carry their own).
+func (s *Scenario) StartPositions() []geo.Vec {
+	n := s.Nodes.size()
+	w, h := s.Mobility.Area[0], s.Mobility.Area[1]
+	pos := make([]geo.Vec, n)
+	r := s.rng(streamPlacement)
+	cols := int(math.Ceil(math.Sqrt(float64(n))))
+	rows := (n + cols - 1) / cols
+	for i := range pos {
+		switch s.Nodes.Placement {
+		case "grid":
+			// Cell centres, so the grid sits inside the area with equal
+			// margins.
+			col, row := i%cols, i/cols
+			pos[i] = geo.Vec{X: (float64(col) + 0.5) * w / float64(cols), Y: (float64(row) + 0.5) * h / float64(rows)}
+		default:
+			// Drawn for every node, listed position or not, so that
+			// pinning one node leaves the others in place.
+			pos[i] = geo.Vec{X: r.Float64() * w, Y: r.Float64() * h}
+		}
+		if i < len(s.Nodes.List) && s.Nodes.List[i].Pos != nil {
+			pos[i] = vec(s.Nodes.List[i].Pos)
+		}
+	}
+	return pos
+}
+
+// vec turns a validated [x, y] or [x, y, z] into a point.
+func vec(p []float64) geo.Vec {
+	v := geo.Vec{X: p[0], Y: p[1]}
+	if len(p) > 2 {
+		v.Z = p[2]
+	}
+	return v
+}
