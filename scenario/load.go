@@ -76,14 +76,36 @@ func defaultName(name string) string {
 // it back to an equal Scenario (Path aside), so a run can be repeated from
 // what it recorded.
 func (s *Scenario) YAML() ([]byte, error) {
+	var n yaml.Node
+	if err := n.Encode(s); err != nil {
+		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
+	}
+	flowScalarLists(&n)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(s); err != nil {
+	if err := enc.Encode(&n); err != nil {
 		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
 	}
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// flowScalarLists writes lists of scalars on one line ([1000, 1000]), as
+// people write positions and areas.
+func flowScalarLists(n *yaml.Node) {
+	if n.Kind == yaml.SequenceNode {
+		flow := true
+		for _, c := range n.Content {
+			flow = flow && c.Kind == yaml.ScalarNode
+		}
+		if flow {
+			n.Style = yaml.FlowStyle
+		}
+	}
+	for _, c := range n.Content {
+		flowScalarLists(c)
+	}
 }
