@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -49,6 +50,9 @@ func parse(data []byte, name, path string, sets []string) (*Scenario, error) {
 			return nil, fe.in(name)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := countAndList(&doc); err != nil {
+		return nil, err.in(name)
 	}
 	s := prefilled()
 	if err := doc.Decode(s); err != nil {
@@ -108,4 +112,31 @@ func flowScalarLists(n *yaml.Node) {
 	for _, c := range n.Content {
 		flowScalarLists(c)
 	}
+}
+
+// countAndList rejects a nodes section giving both a count and a list of
+// another length, which would otherwise silently drop the count.
+func countAndList(doc *yaml.Node) *fieldError {
+	nodes := lookup(resolve(doc), "nodes")
+	count, list := lookup(nodes, "count"), lookup(nodes, "list")
+	if isNull(count) || isNull(list) || list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
+		return nil
+	}
+	if count.Value == strconv.Itoa(len(list.Content)) {
+		return nil
+	}
+	return &fieldError{count.Line, "nodes.count", fmt.Sprintf("%s but nodes.list has %d entries (give one or the other)", count.Value, len(list.Content))}
+}
+
+// lookup returns the value of key in mapping n, or nil.
+func lookup(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return resolve(n.Content[i+1])
+		}
+	}
+	return nil
 }

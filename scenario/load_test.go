@@ -108,6 +108,11 @@ func TestSetListEntry(t *testing.T) {
 		t.Errorf("nodes.list[0].value = %v", v)
 	}
 	wantContains(t, parseErr(t, src, "nodes.list.2.id=3"), "--set nodes.list.2.id=3: nodes.list: no entry 2 (the list has 2 entries)")
+	wantContains(t, parseErr(t, src, "nodes.count=200"), "configs/x.yaml: nodes.count: 200 but nodes.list has 2 entries")
+	wantContains(t, parseErr(t, "nodes:\n  count: 3\n  list: [{}]\n"), "configs/x.yaml:2: nodes.count: 3 but nodes.list has 1 entries")
+	if s := mustParse(t, src, "nodes.count=2"); s.Nodes.Count != 2 {
+		t.Errorf("count = %d", s.Nodes.Count)
+	}
 	wantContains(t, parseErr(t, "", "nodes.list.0.id=3"), "--set nodes.list.0.id=3: nodes.list: no entry 0 (the list is empty)")
 	wantContains(t, parseErr(t, "nodes: {list: ~}", "nodes.list.0.id=3"), "--set nodes.list.0.id=3: nodes.list: no entry 0 (the list is empty)")
 }
