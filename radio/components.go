@@ -28,8 +28,10 @@ func (m *Medium) Components(t time.Duration, alive []bool) [][]int {
 			pos[i] = m.mob.Position(i, t)
 		}
 	}
-	r := m.prop.Range()
-	m.cgrid.build(pos, alive, r*(1+1e-9))
+	// The slack keeps pairs exactly at the range inside the searched cells
+	// despite rounding; InRange then decides exactly.
+	r := m.prop.Range()*(1+1e-9) + 1e-9
+	m.cgrid.build(pos, alive, r)
 	m.parent = grow(m.parent, m.n)
 	m.size = grow(m.size, m.n)
 	for i := range m.parent {
