@@ -4,6 +4,9 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"manetlab/geo"
 )
 
 // TestConfigs loads every scenario shipped in configs/ and checks that it
@@ -83,5 +86,55 @@ func TestStatic10kDegree(t *testing.T) {
 	}
 	if len(roots) != 1 {
 		t.Errorf("%d components, want 1", len(roots))
+	}
+}
+
+// components counts the connected components of the unit-disk graph.
+func components(pos []geo.Vec, r float64) int {
+	seen := make([]bool, len(pos))
+	n := 0
+	for i := range pos {
+		if seen[i] {
+			continue
+		}
+		n++
+		seen[i] = true
+		stack := []int{i}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for j := range pos {
+				if !seen[j] && geo.Dist(pos[x], pos[j]) <= r {
+					seen[j] = true
+					stack = append(stack, j)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// TestNS2TraceMergesAndSplits checks the story told in
+// configs/mobility/small.ns2: two partitions, a merge, a split.
+func TestNS2TraceMergesAndSplits(t *testing.T) {
+	s, err := Load("../configs/ns2-trace.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.MobilityModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		at   time.Duration
+		want int
+	}{{0, 2}, {10 * time.Second, 2}, {30 * time.Second, 1}, {38 * time.Second, 2}} {
+		pos := make([]geo.Vec, len(s.Members()))
+		for i := range pos {
+			pos[i] = m.Position(i, c.at)
+		}
+		if got := components(pos, s.Radio.Range); got != c.want {
+			t.Errorf("at %v: %d components, want %d (positions %v)", c.at, got, c.want, pos)
+		}
 	}
 }
