@@ -138,3 +138,27 @@ func TestNS2TraceMergesAndSplits(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickstartPartitions checks the claim in quickstart.yaml: the
+// network splits and merges within the minute.
+func TestQuickstartPartitions(t *testing.T) {
+	s, err := Load("../configs/quickstart.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.MobilityModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[int]bool{}
+	for at := time.Duration(0); at <= s.Duration.D(); at += time.Second {
+		pos := make([]geo.Vec, m.Len())
+		for i := range pos {
+			pos[i] = m.Position(i, at)
+		}
+		counts[components(pos, s.Radio.Range)] = true
+	}
+	if len(counts) < 2 {
+		t.Errorf("component counts over the run: %v, want the partitions to change", counts)
+	}
+}
