@@ -17,8 +17,9 @@ const (
 // DefaultArea is the arena's width and height in metres when none is given.
 var DefaultArea = [2]float64{1000, 1000}
 
-// zeroMinSpeed explains why random waypoint needs a minimum speed above 0.
-const zeroMinSpeed = "minimum speed 0 is not allowed: random waypoint with a minimum speed of 0 never reaches a steady state and the mean speed decays toward 0 (Yoon, Liu, Noble, \"Random waypoint considered harmful\"); use a minimum above 0"
+// ErrZeroMinSpeed explains why random waypoint needs a minimum speed above
+// 0; Validate and RandomWaypoint wrap it, so callers can test errors.Is.
+var ErrZeroMinSpeed = errors.New("minimum speed 0 is not allowed: random waypoint with a minimum speed of 0 never reaches a steady state and the mean speed decays toward 0 (Yoon, Liu, Noble, \"Random waypoint considered harmful\"); use a minimum above 0")
 
 // Defaults fills unset fields: model static, area [1000, 1000].
 func (c *Config) Defaults() {
@@ -52,7 +53,7 @@ func (c *Config) Validate() error {
 	}
 	if c.Model == ModelRandomWaypoint {
 		if err := checkSpeed(c.Speed); err != nil {
-			bad("speed", "%v", err)
+			errs = append(errs, fmt.Errorf("mobility.speed: %w", err))
 		}
 		if c.Pause < 0 {
 			bad("pause", "%v is negative (want 0 or above)", c.Pause)
@@ -76,7 +77,7 @@ func checkSpeed(s [2]float64) error {
 	case lo == 0 && hi == 0:
 		return fmt.Errorf("required for random-waypoint: [min, max] in m/s, min above 0")
 	case lo == 0:
-		return errors.New(zeroMinSpeed)
+		return ErrZeroMinSpeed
 	case !(lo > 0) || math.IsInf(lo, 0) || math.IsNaN(hi) || math.IsInf(hi, 0):
 		return fmt.Errorf("[%g, %g] is not allowed: speeds must be finite, with min above 0", lo, hi)
 	case lo > hi:
