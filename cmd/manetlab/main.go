@@ -1,0 +1,40 @@
+// Command manetlab is the testbed's one binary: simulate a scenario, work
+// with mobility traces, and (in later releases) run real node processes and
+// analyse their traces.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	_ "manetlab/baseline" // registers baseline/floodmax
+)
+
+func main() {
+	app := newApp()
+	if err := app.Run(reorderArgs(app, os.Args)); err != nil {
+		fmt.Fprintln(os.Stderr, "manetlab:", err)
+		os.Exit(1)
+	}
+}
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:  "manetlab",
+		Usage: "a testbed for leader election and mutual exclusion in wireless ad-hoc networks",
+		Description: `Examples:
+   manetlab sim configs/quickstart.yaml
+   manetlab sim configs/quickstart.yaml --json --seed 7 --set radio.range=200
+   manetlab mobility sample configs/mobility/small.ns2 --at 0:60:1
+   manetlab protocols`,
+		Commands: []*cli.Command{
+			simCommand(),
+			mobilityCommand(),
+			protocolsCommand(),
+		},
+		Suggest:         true,
+		HideHelpCommand: true,
+	}
+}

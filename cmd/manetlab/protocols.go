@@ -1,0 +1,24 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"manetlab/protocol"
+)
+
+func protocolsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "protocols",
+		Usage:     "list the protocols a scenario can name",
+		UsageText: "manetlab protocols",
+		Action: func(c *cli.Context) error {
+			for _, n := range protocol.Names() {
+				s, _ := protocol.Lookup(n)
+				fmt.Fprintf(c.App.Writer, "%-22s %s\n", n, s.Summary)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,208 @@
+// Package report turns a run's traces into the summary that `sim` (and
+// later `run`) print: the leader of every connected component at the end
+// and whether it is the component's best node, messages by kind, and
+// election time. It reads only the trace directory, so it serves traces of
+// the simulator and of real nodes alike.
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"manetlab/geo"
+	"manetlab/mobility"
+	"manetlab/protocol"
+	"manetlab/radio"
+	"manetlab/scenario"
+	"manetlab/trace"
+)
+
+// Summary is the verdict and headline figures of one run.
+type Summary struct {
+	Run      string `json:"run"`
+	Protocol string `json:"protocol"`
+	Driver   string `json:"driver"`
+	Seed     uint64 `json:"seed"`
+	Nodes    int    `json:"nodes"`
+	Alive    int    `json:"alive"`
+	// Verdict is "valid" when every final component has exactly one
+	// leader, agreed by all its members, and it is the component's best
+	// node; "invalid" otherwise.
+	Verdict    string      `json:"verdict"`
+	Components []Component `json:"components"`
+	Messages   Messages    `json:"messages"`
+	// ElectionTime is when, in seconds from the start of the run, the last
+	// node adopted the leader it ended with.
+	ElectionTime float64 `json:"election_time"`
+	// Duration of the run in seconds.
+	Duration float64 `json:"duration"`
+	// Problems lists what the trace reader could not read (file:line).
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Component is one connected component of the live nodes at the end.
+type Component struct {
+	Nodes          []protocol.NodeID `json:"nodes"`
+	ExpectedLeader protocol.NodeID   `json:"expected_leader"`
+	// Leaders maps each leader ID its members follow (as a decimal string,
+	// "none" for members without a leader) to how many follow it.
+	Leaders map[string]int `json:"leaders"`
+	Valid   bool           `json:"valid"`
+}
+
+// Messages counts protocol messages originated (relays and hellos apart).
+type Messages struct {
+	Total  uint64            `json:"total"`
+	ByKind map[string]uint64 `json:"by_kind"`
+	Bytes  uint64            `json:"bytes"`
+}
+
+// nodeState is what the summary tracks per node while reading its trace.
+type nodeState struct {
+	leader    protocol.NodeID
+	hasLeader bool
+	changedAt int64
+	value     float64
+}
+
+// Summarize reads the run in dir and computes its summary.
+func Summarize(dir string) (*Summary, error) {
+	run, err := trace.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	hdr := run.Header
+	sc, err := scenario.Parse([]byte(hdr.Scenario), trace.RunFile(dir), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the scenario recorded in the header: %w", trace.RunFile(dir), err)
+	}
+	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed,
+		Messages: Messages{ByKind: map[string]uint64{}}}
+	for _, p := range run.Problems {
+		sum.Problems = append(sum.Problems, p.String())
+	}
+
+	members := sc.Members()
+	sum.Nodes = len(members)
+	states := map[protocol.NodeID]*nodeState{}
+	for _, m := range members {
+		states[m.ID] = &nodeState{value: m.Value}
+	}
+	alive := map[protocol.NodeID]bool{}
+	pos := map[protocol.NodeID]geo.Vec{}
+	var end int64
+	for _, e := range run.RunEvents {
+		switch e.Ev {
+		case trace.EvCrash:
+			alive[e.Node] = false
+		case trace.EvRecover:
+			alive[e.Node] = true
+		case trace.EvPosition:
+			if e.Pos != nil {
+				pos[e.Node] = geo.Vec{X: e.Pos[0], Y: e.Pos[1], Z: e.Pos[2]}
+			}
+		case trace.EvEnd:
+			end = e.T
+		}
+	}
+	for id, evs := range run.Nodes {
+		st := states[id]
+		if st == nil {
+			continue
+		}
+		for i := range evs {
+			e := &evs[i]
+			if e.T > end {
+				end = e.T
+			}
+			switch e.Ev {
+			case trace.EvStart:
+				st.leader, st.hasLeader = protocol.None, false
+			case string(protocol.NoteLeader):
+				st.leader, st.hasLeader, st.changedAt = e.Leader, e.Leader != protocol.None, e.T
+				if e.T > int64(sum.ElectionTime*1e9) {
+					sum.ElectionTime = float64(e.T) / 1e9
+				}
+			case trace.EvCommand:
+				if e.Text == string(protocol.SetValue) && e.Value != nil {
+					st.value = *e.Value
+				}
+			case trace.EvSend:
+				sum.Messages.Total++
+				sum.Messages.ByKind[e.Kind]++
+				sum.Messages.Bytes += uint64(e.Bytes)
+			}
+		}
+	}
+	sum.Duration = time.Duration(end).Seconds()
+
+	comps, err := components(sc, members, pos, alive)
+	if err != nil {
+		return nil, err
+	}
+	sum.Verdict = "valid"
+	for _, c := range comps {
+		comp := judge(c, states)
+		if !comp.Valid {
+			sum.Verdict = "invalid"
+		}
+		sum.Alive += len(c)
+		sum.Components = append(sum.Components, comp)
+	}
+	return sum, nil
+}
+
+// components groups the live nodes by connectivity at their final
+// positions under the scenario's radio model.
+func components(sc *scenario.Scenario, members []scenario.Member, pos map[protocol.NodeID]geo.Vec, alive map[protocol.NodeID]bool) ([][]protocol.NodeID, error) {
+	pts := make([]geo.Vec, len(members))
+	up := make([]bool, len(members))
+	for i, m := range members {
+		p, ok := pos[m.ID]
+		if !ok {
+			return nil, fmt.Errorf("run file has no final position for node %d", m.ID)
+		}
+		pts[i] = p
+		a, known := alive[m.ID]
+		up[i] = a || !known
+	}
+	med, err := radio.NewMedium(sc.Radio, mobility.Static(pts), sc.Seed)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]protocol.NodeID
+	for _, c := range med.Components(0, up) {
+		ids := make([]protocol.NodeID, len(c))
+		for k, i := range c {
+			ids[k] = members[i].ID
+		}
+		sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+		out = append(out, ids)
+	}
+	return out, nil
+}
+
+// judge decides whether a component ended with exactly one leader, agreed
+// by all, that is its best node.
+func judge(ids []protocol.NodeID, states map[protocol.NodeID]*nodeState) Component {
+	c := Component{Nodes: ids, Leaders: map[string]int{}}
+	best := ids[0]
+	for _, id := range ids[1:] {
+		if protocol.Better(id, states[id].value, best, states[best].value) {
+			best = id
+		}
+	}
+	c.ExpectedLeader = best
+	for _, id := range ids {
+		st := states[id]
+		key := "none"
+		if st.hasLeader {
+			key = strconv.FormatUint(uint64(st.leader), 10)
+		}
+		c.Leaders[key]++
+	}
+	c.Valid = len(c.Leaders) == 1 && c.Leaders[strconv.FormatUint(uint64(best), 10)] == len(ids)
+	return c
+}

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// WriteText prints the summary for people.
+func (s *Summary) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "run %s: %s, %s driver, seed %d, %d nodes (%d alive at the end), %.1fs\n",
+		s.Run, s.Protocol, s.Driver, s.Seed, s.Nodes, s.Alive, s.Duration)
+	fmt.Fprintf(w, "verdict: %s\n", s.Verdict)
+	shown := s.Components
+	const most = 20
+	if len(shown) > most {
+		shown = shown[:most]
+	}
+	for i, c := range shown {
+		mark := "ok"
+		if !c.Valid {
+			mark = "WRONG"
+		}
+		fmt.Fprintf(w, "  component %d (%d nodes): expected leader %d, members follow %s  %s\n",
+			i+1, len(c.Nodes), c.ExpectedLeader, leaders(c.Leaders), mark)
+	}
+	if len(s.Components) > most {
+		fmt.Fprintf(w, "  ... %d more components (see --json)\n", len(s.Components)-most)
+	}
+	fmt.Fprintf(w, "messages: %d (%d bytes)", s.Messages.Total, s.Messages.Bytes)
+	kinds := make([]string, 0, len(s.Messages.ByKind))
+	for k := range s.Messages.ByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(w, ", %s %d", k, s.Messages.ByKind[k])
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "election time: last leader change at %.3fs\n", s.ElectionTime)
+	for i, p := range s.Problems {
+		if i == 10 {
+			fmt.Fprintf(w, "  ... %d more trace problems\n", len(s.Problems)-10)
+			break
+		}
+		fmt.Fprintf(w, "trace problem: %s\n", p)
+	}
+}
+
+func leaders(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s (x%d)", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

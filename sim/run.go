@@ -1,0 +1,186 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/scenario"
+	"manetlab/trace"
+)
+
+func (w *world) run() (*Result, error) {
+	start := time.Now()
+	w.res = Result{Dir: w.opt.Out, RunID: w.opt.RunID, Messages: map[string]uint64{}}
+	if err := w.writeHeaders(); err != nil {
+		return nil, err
+	}
+	w.recordPositions(0)
+	for i := range w.nodes {
+		w.q.push(item{at: 0, kind: itemStart, node: int32(i)})
+	}
+	for i, f := range w.s.Faults {
+		w.q.push(item{at: f.At.D(), kind: itemFault, ref: i})
+	}
+	for i, c := range w.s.Workload {
+		w.q.push(item{at: c.At.D(), kind: itemCommand, ref: i})
+	}
+	nextCheck := uint64(1 << 14)
+	lastReport := start
+	for w.q.len() > 0 {
+		it := w.q.pop()
+		if it.at > w.end {
+			break
+		}
+		w.now = it.at
+		w.res.Events++
+		w.dispatch(it)
+		if w.res.Events >= nextCheck {
+			nextCheck += 1 << 14
+			if w.opt.Progress != nil && time.Since(lastReport) >= 2*time.Second {
+				lastReport = time.Now()
+				w.progress(start)
+			}
+		}
+	}
+	w.now = w.end
+	w.recordPositions(w.end)
+	w.out.run(&trace.Event{T: int64(w.end), Ev: trace.EvEnd})
+	for _, n := range w.nodes {
+		w.out.node(n.index, &trace.Event{T: int64(w.end), Node: n.id, Ev: trace.EvEnd})
+	}
+	if err := w.out.close(); err != nil {
+		return nil, err
+	}
+	w.res.Virtual = w.end
+	w.res.Wall = time.Since(start)
+	if w.opt.Progress != nil && w.res.Wall >= 2*time.Second {
+		w.progress(start)
+	}
+	return &w.res, nil
+}
+
+func (w *world) progress(start time.Time) {
+	el := time.Since(start)
+	fmt.Fprintf(w.opt.Progress, "sim: %s/%s virtual (%.0f%%), %d events, %.0f events/s, %s wall\n",
+		w.now.Round(time.Millisecond), w.end, 100*float64(w.now)/float64(w.end),
+		w.res.Events, float64(w.res.Events)/el.Seconds(), el.Round(100*time.Millisecond))
+}
+
+func (w *world) dispatch(it item) {
+	n := w.nodes[it.node]
+	switch it.kind {
+	case itemStart:
+		w.boot(n)
+	case itemArrive:
+		w.arrive(it)
+	case itemRelay:
+		if n.alive && n.gen == it.gen {
+			w.send(n, it.f)
+		}
+	case itemTimer:
+		if !n.alive || n.gen != it.gen {
+			return
+		}
+		pt, ok := n.timers[it.timer]
+		if !ok {
+			return // cancelled
+		}
+		delete(n.timers, it.timer)
+		n.proc.Step(protocol.Timeout{ID: protocol.TimerID(it.timer), Name: pt.name, Arg: pt.arg})
+	case itemHello:
+		if n.alive && n.gen == it.gen {
+			w.helloTick(n)
+		}
+	case itemFault:
+		w.fault(w.s.Faults[it.ref])
+	case itemCommand:
+		w.command(w.s.Workload[it.ref])
+	}
+}
+
+// boot starts (or restarts) a node with a fresh process.
+func (w *world) boot(n *node) {
+	n.alive = true
+	n.gen++
+	n.timers = map[uint64]pendingTimer{}
+	n.nbrs = map[int32]time.Duration{}
+	n.seen = map[floodKey]struct{}{}
+	n.fifo = map[int32]time.Duration{}
+	n.env = &env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}
+	proc, err := w.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: w.members, Params: w.s.Protocol.Params, Env: n.env})
+	if err != nil {
+		panic(fmt.Sprintf("sim: protocol rejected parameters it accepted before: %v", err))
+	}
+	n.proc = proc
+	w.out.node(n.index, &trace.Event{T: int64(w.now), Node: n.id, Ev: trace.EvStart})
+	// Spread hello phases so that nodes do not all transmit at once.
+	phase := time.Duration(w.rng.Int64N(int64(w.hello)))
+	w.q.push(item{at: w.now + phase, kind: itemHello, node: int32(n.index), gen: n.gen})
+	n.proc.Step(protocol.Start{})
+}
+
+func (w *world) fault(f scenario.Fault) {
+	for _, id := range f.Crash {
+		n := w.nodes[w.byID[id]]
+		if !n.alive {
+			continue
+		}
+		n.alive = false
+		n.gen++
+		n.proc, n.env, n.timers, n.nbrs = nil, nil, nil, nil
+		w.out.node(n.index, &trace.Event{T: int64(w.now), Node: id, Ev: trace.EvCrash})
+		w.out.run(&trace.Event{T: int64(w.now), Node: id, Ev: trace.EvCrash})
+	}
+	for _, id := range f.Recover {
+		n := w.nodes[w.byID[id]]
+		if n.alive {
+			continue
+		}
+		w.out.node(n.index, &trace.Event{T: int64(w.now), Node: id, Ev: trace.EvRecover})
+		w.out.run(&trace.Event{T: int64(w.now), Node: id, Ev: trace.EvRecover})
+		w.boot(n)
+	}
+}
+
+func (w *world) command(c scenario.Command) {
+	n := w.nodes[w.byID[c.Node]]
+	if !n.alive {
+		return
+	}
+	cmd := protocol.Command{Name: protocol.CommandName(c.Command), Value: c.Value}
+	if cmd.Name == protocol.SetValue {
+		n.value = c.Value
+	}
+	v := c.Value
+	w.out.node(n.index, &trace.Event{T: int64(w.now), Node: n.id, Ev: trace.EvCommand, Text: c.Command, Value: &v})
+	n.proc.Step(cmd)
+}
+
+// recordPositions writes every node's position at t to the run file: the
+// ground truth the analysis computes components from.
+func (w *world) recordPositions(t time.Duration) {
+	for _, n := range w.nodes {
+		p := w.mob.Position(n.index, t)
+		w.out.run(&trace.Event{T: int64(t), Node: n.id, Ev: trace.EvPosition, Pos: &[3]float64{p.X, p.Y, p.Z}})
+	}
+}
+
+func (w *world) writeHeaders() error {
+	y, err := w.s.YAML()
+	if err != nil {
+		return err
+	}
+	hdr := trace.Event{Ev: trace.EvHeader, Schema: trace.Schema, Run: w.opt.RunID, Driver: "sim",
+		Protocol: w.s.Protocol.Name, Seed: w.s.Seed}
+	runHdr := hdr
+	runHdr.Scenario = string(y)
+	w.out.run(&runHdr)
+	for _, n := range w.nodes {
+		h := hdr
+		h.Node = n.id
+		w.out.node(n.index, &h)
+	}
+	return nil
+}

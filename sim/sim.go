@@ -1,0 +1,174 @@
+// Package sim runs every node of a scenario in one process, in virtual
+// time: an event queue, the radio model applied to every transmission,
+// neighbour discovery by hello frames, the fault schedule and the workload.
+// Everything random is drawn from streams derived from the scenario's seed
+// and events with equal times run in the order they were queued, so the
+// same scenario and seed write byte-identical traces.
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+
+	"manetlab/mobility"
+	"manetlab/protocol"
+	"manetlab/radio"
+	"manetlab/scenario"
+	"manetlab/trace"
+)
+
+// Options control a run beyond what the scenario says.
+type Options struct {
+	// Out is the directory the traces go to; it is created.
+	Out string
+	// RunID labels the traces (default: "sim-<name>-<seed>").
+	RunID string
+	// Progress receives a progress line every few seconds of wall time on
+	// long runs; nil for none.
+	Progress io.Writer
+	// Debug receives the protocols' Logf lines; nil discards them.
+	Debug io.Writer
+	// HopLimit bounds multi-hop floods (default 32).
+	HopLimit int
+	// Retries is how many times a unicast frame is retransmitted before
+	// the link gives up (default 7, as 802.11's short retry limit).
+	Retries int
+}
+
+// Result describes a finished run.
+type Result struct {
+	Dir      string
+	RunID    string
+	Events   uint64        // queue items processed
+	Frames   uint64        // radio transmissions, hellos included
+	Hellos   uint64        // neighbour-discovery transmissions
+	Virtual  time.Duration // simulated time
+	Wall     time.Duration // real time taken
+	Messages map[string]uint64
+}
+
+// EventsPerSecond is the simulator's throughput in queue items per second
+// of wall time.
+func (r *Result) EventsPerSecond() float64 {
+	if r.Wall <= 0 {
+		return 0
+	}
+	return float64(r.Events) / r.Wall.Seconds()
+}
+
+// Run simulates the scenario and writes its traces to opt.Out.
+func Run(s *scenario.Scenario, opt Options) (*Result, error) {
+	w, err := newWorld(s, opt)
+	if err != nil {
+		return nil, err
+	}
+	return w.run()
+}
+
+// node is the simulator's state for one node.
+type node struct {
+	index  int
+	id     protocol.NodeID
+	value  float64
+	alive  bool
+	gen    uint32
+	proc   protocol.Process
+	env    *env
+	seq    uint64                  // last frame sequence number used
+	oseq   uint64                  // last multi-hop origin sequence used
+	timers map[uint64]pendingTimer // pending protocol timers
+	nbrs   map[int32]time.Duration // neighbour index -> last heard
+	seen   map[floodKey]struct{}   // multi-hop frames already handled
+	fifo   map[int32]time.Duration // per-link time of the last unicast delivery
+}
+
+type pendingTimer struct {
+	name string
+	arg  int64
+}
+
+type floodKey struct {
+	origin int32
+	oseq   uint64
+}
+
+// world is one simulation run.
+type world struct {
+	s       *scenario.Scenario
+	opt     Options
+	spec    protocol.Spec
+	members []protocol.NodeID
+	nodes   []*node
+	byID    map[protocol.NodeID]int
+	mob     mobility.Model
+	medium  *radio.Medium
+	q       queue
+	now     time.Duration
+	end     time.Duration
+	rng     *rand.Rand // the simulator's own choices (hello phases, relay jitter)
+	out     *sink
+	res     Result
+	rx      []radio.Reception // scratch for Transmit
+	timerID uint64
+	hello   time.Duration
+	timeout time.Duration
+	delay   time.Duration
+}
+
+func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
+	spec, err := protocol.Lookup(s.Protocol.Name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: protocol.name: %w", s.Path, err)
+	}
+	mob, err := s.MobilityModel()
+	if err != nil {
+		return nil, err
+	}
+	medium, err := radio.NewMedium(s.Radio, mob, s.Seed^0x5eed0f4ad10)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if opt.HopLimit == 0 {
+		opt.HopLimit = 32
+	}
+	if opt.Retries == 0 {
+		opt.Retries = 7
+	}
+	if opt.RunID == "" {
+		opt.RunID = fmt.Sprintf("sim-%s-%d", s.Name, s.Seed)
+	}
+	w := &world{
+		s: s, opt: opt, spec: spec, mob: mob, medium: medium,
+		members: s.MemberIDs(),
+		byID:    map[protocol.NodeID]int{},
+		end:     s.Duration.D(),
+		rng:     rand.New(rand.NewPCG(s.Seed, 0x51a1a7e)),
+		hello:   s.Radio.Hello.Period.D(),
+		timeout: s.Radio.Hello.Timeout.D(),
+		delay:   medium.Delay(),
+	}
+	for _, m := range s.Members() {
+		n := &node{index: m.Index, id: m.ID, value: m.Value}
+		w.nodes = append(w.nodes, n)
+		w.byID[m.ID] = m.Index
+	}
+	if mob.Len() < len(w.nodes) {
+		return nil, fmt.Errorf("%s: mobility gives %d nodes, the scenario has %d", s.Path, mob.Len(), len(w.nodes))
+	}
+	// Build one process up front so that bad protocol parameters fail the
+	// run before any trace is written.
+	if _, err := spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Env: &env{w: w, n: w.nodes[0]}}); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	out, err := newSink(opt.Out, len(w.nodes))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range w.nodes {
+		out.setNode(n.index, trace.NodeFile(opt.Out, n.id))
+	}
+	w.out = out
+	return w, nil
+}
