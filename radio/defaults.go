@@ -160,6 +160,10 @@ func (l *LossConfig) validate() []error {
 			l.Model, LossNone, LossBernoulli, LossDistance, LossGilbert))
 	}
 	prob("p", l.P)
+	if l.Model == LossNone && l.P > 0 {
+		errs = append(errs, fmt.Errorf("radio.loss.p: %g has no effect with radio.loss.model %q (use %s, or leave the model out and p alone picks %s)",
+			l.P, LossNone, LossBernoulli, LossBernoulli))
+	}
 	if !(l.Start >= 0 && l.Start < 1) {
 		errs = append(errs, fmt.Errorf("radio.loss.start: %g is not a fraction of the range (want 0 to below 1)", l.Start))
 	}

@@ -73,6 +73,7 @@ func TestValidateNamesField(t *testing.T) {
 		{func(c *Config) { c.Threshold = &thr }, "radio.threshold: only log-distance and two-ray"},
 		{func(c *Config) { c.Delay = -1 }, "radio.delay: must be 0 or above"},
 		{func(c *Config) { c.Loss.P = 1.5 }, "radio.loss.p: 1.5 is not a probability (want 0 to 1)"},
+		{func(c *Config) { c.Loss.Model = LossNone; c.Loss.P = 0.1 }, "radio.loss.p: 0.1 has no effect with radio.loss.model \"none\""},
 		{func(c *Config) { c.Loss.Model = "burst" }, `radio.loss.model: "burst" is unknown (allowed: none, bernoulli, distance, gilbert-elliott)`},
 		{func(c *Config) { c.Loss.Start = 1 }, "radio.loss.start: 1 is not a fraction"},
 		{func(c *Config) { c.Loss.GoodToBad = 2 }, "radio.loss.good_to_bad: 2 is not a probability"},
