@@ -1,0 +1,110 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"manetlab/protocol"
+)
+
+// Decode parses the frame in b into f, overwriting every field. With a
+// non-empty key the frame must carry a valid HMAC (ErrNoHMAC, ErrHMAC);
+// without one, a trailer is skipped unverified and f.Signed reports it.
+// The HMAC is checked before any field past the flags is read. f.Body
+// aliases b. Decode never panics; its errors wrap one of the Err values,
+// and Reason names them. It does not check the run: the caller compares
+// f.Run with its own.
+func Decode(b []byte, key []byte, f *Frame) error {
+	*f = Frame{}
+	if len(b) < HeaderSize {
+		return fmt.Errorf("%w: %d bytes, header needs %d", ErrShort, len(b), HeaderSize)
+	}
+	if len(b) > MaxFrame {
+		return fmt.Errorf("%w: %d bytes, at most %d", ErrLength, len(b), MaxFrame)
+	}
+	if string(b[0:4]) != Magic {
+		return fmt.Errorf("%w: % x", ErrMagic, b[0:4])
+	}
+	if b[4] != Version {
+		return fmt.Errorf("%w: %d, want %d", ErrVersion, b[4], Version)
+	}
+	flags := b[5]
+	if flags&^knownFlags != 0 || b[7] != 0 {
+		return fmt.Errorf("%w: flags %#02x reserved %#02x", ErrFlags, flags, b[7])
+	}
+	if flags&FlagHMAC != 0 {
+		if len(b) < HeaderSize+HMACSize {
+			return fmt.Errorf("%w: %d bytes, header and HMAC need %d", ErrShort, len(b), HeaderSize+HMACSize)
+		}
+		n := len(b) - HMACSize
+		if len(key) > 0 && !checkMAC(key, b[:n], b[n:]) {
+			return ErrHMAC
+		}
+		b = b[:n]
+		f.Signed = true
+	} else if len(key) > 0 {
+		return ErrNoHMAC
+	}
+
+	f.Type = Type(b[6])
+	if !f.Type.Valid() {
+		return fmt.Errorf("%w: %d", ErrType, b[6])
+	}
+	f.Run = binary.BigEndian.Uint64(b[8:])
+	f.From = protocol.NodeID(binary.BigEndian.Uint32(b[16:]))
+	f.To = protocol.NodeID(binary.BigEndian.Uint32(b[20:]))
+	f.Seq = binary.BigEndian.Uint64(b[24:])
+	f.Clock.Wall = int64(binary.BigEndian.Uint64(b[32:]))
+	f.Clock.Logical = binary.BigEndian.Uint32(b[40:])
+	p := b[HeaderSize:]
+
+	var need int
+	switch f.Type {
+	case TypeAck:
+		need = ackSize
+	case TypeFlood:
+		need = floodSize
+	case TypeLocation:
+		need = locationSize
+	}
+	if len(p) < need {
+		return fmt.Errorf("%w: %s section needs %d bytes, has %d", ErrShort, f.Type, need, len(p))
+	}
+	switch f.Type {
+	case TypeAck:
+		f.AckSeq = binary.BigEndian.Uint64(p)
+	case TypeFlood:
+		f.Origin = protocol.NodeID(binary.BigEndian.Uint32(p))
+		f.OriginSeq = binary.BigEndian.Uint64(p[4:])
+		f.Hops, f.HopLimit = p[12], p[13]
+		f.Final = protocol.NodeID(binary.BigEndian.Uint32(p[14:]))
+	case TypeLocation:
+		f.Loc.Node = protocol.NodeID(binary.BigEndian.Uint32(p))
+		f.Loc.X = math.Float64frombits(binary.BigEndian.Uint64(p[4:]))
+		f.Loc.Y = math.Float64frombits(binary.BigEndian.Uint64(p[12:]))
+		f.Loc.Z = math.Float64frombits(binary.BigEndian.Uint64(p[20:]))
+		f.Loc.Time = int64(binary.BigEndian.Uint64(p[28:]))
+	}
+	p = p[need:]
+
+	if f.Type.HasBody() {
+		if len(p) < dataSize {
+			return fmt.Errorf("%w: %s frame needs a %d-byte code and length, has %d", ErrShort, f.Type, dataSize, len(p))
+		}
+		f.Code = binary.BigEndian.Uint16(p)
+		n := int(binary.BigEndian.Uint16(p[2:]))
+		p = p[dataSize:]
+		if n > MaxBody {
+			return fmt.Errorf("%w: body declares %d bytes, at most %d", ErrLength, n, MaxBody)
+		}
+		if len(p) < n {
+			return fmt.Errorf("%w: body declares %d bytes, has %d", ErrShort, n, len(p))
+		}
+		f.Body, p = p[:n:n], p[n:]
+	}
+	if len(p) != 0 {
+		return fmt.Errorf("%w: %d bytes after the %s frame", ErrLength, len(p), f.Type)
+	}
+	return f.check()
+}

@@ -1,0 +1,254 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"manetlab/protocol"
+)
+
+// Magic opens every frame.
+const Magic = "MNET"
+
+// Version is the frame format version this package writes and reads.
+const Version = 1
+
+// Flag bits in the header's flags byte. Unknown bits are rejected so that a
+// future meaning cannot be silently ignored.
+const (
+	// FlagHMAC says an HMAC-SHA256 trailer of HMACSize bytes ends the frame.
+	FlagHMAC uint8 = 1 << 0
+
+	knownFlags = FlagHMAC
+)
+
+// Sizes of the parts of a frame, in bytes.
+const (
+	// HeaderSize is the fixed header every frame starts with.
+	HeaderSize = 44
+	// HMACSize is the length of the optional trailer.
+	HMACSize = 32
+	// MaxBody bounds a message body so that a frame fits one datagram
+	// (1500-byte MTU less IP and UDP headers) with room to spare.
+	MaxBody = 1200
+	// MaxFrame is the largest frame this package writes or accepts: a flood
+	// frame with a full body and an HMAC.
+	MaxFrame = HeaderSize + floodSize + dataSize + MaxBody + HMACSize
+
+	dataSize     = 4  // code u16, body length u16
+	ackSize      = 8  // acked sequence u64
+	floodSize    = 18 // origin u32, origin seq u64, hops u8, hop limit u8, final u32
+	locationSize = 36 // node u32, x, y, z f64, time i64
+)
+
+// Type is a frame's type. The numbers are the protocol: never renumber.
+type Type uint8
+
+// The frame types. 7 to 255 are reserved; decoders reject them.
+const (
+	// TypeHello is a neighbour-discovery beacon; it has no section.
+	TypeHello Type = 1
+	// TypeBroadcast carries a message to every node in range, unacknowledged.
+	TypeBroadcast Type = 2
+	// TypeUnicast carries a message to one neighbour (To), which acknowledges it.
+	TypeUnicast Type = 3
+	// TypeAck acknowledges the unicast frame (To, AckSeq).
+	TypeAck Type = 4
+	// TypeFlood carries a message across several hops to Final (None: all).
+	TypeFlood Type = 5
+	// TypeLocation announces a node's position, from the mobility player.
+	TypeLocation Type = 6
+)
+
+var typeNames = [...]string{TypeHello: "hello", TypeBroadcast: "broadcast", TypeUnicast: "unicast", TypeAck: "ack", TypeFlood: "flood", TypeLocation: "location"}
+
+// String returns the type's name, or "type(N)" for a reserved one.
+func (t Type) String() string {
+	if t.Valid() {
+		return typeNames[t]
+	}
+	return fmt.Sprintf("type(%d)", uint8(t))
+}
+
+// Valid reports whether t is a type this version defines.
+func (t Type) Valid() bool { return t >= TypeHello && t <= TypeLocation }
+
+// HasBody reports whether frames of type t carry a message (code and body).
+func (t Type) HasBody() bool { return t == TypeBroadcast || t == TypeUnicast || t == TypeFlood }
+
+// HLC is a hybrid logical clock timestamp: Wall is the largest physical
+// time seen, in Unix nanoseconds; Logical orders events sharing a Wall.
+type HLC struct {
+	Wall    int64
+	Logical uint32
+}
+
+// Compare returns -1, 0 or +1 as h is before, equal to or after o.
+func (h HLC) Compare(o HLC) int {
+	switch {
+	case h.Wall < o.Wall:
+		return -1
+	case h.Wall > o.Wall:
+		return 1
+	case h.Logical < o.Logical:
+		return -1
+	case h.Logical > o.Logical:
+		return 1
+	}
+	return 0
+}
+
+// Location is a position update carried by a TypeLocation frame.
+type Location struct {
+	Node    protocol.NodeID
+	X, Y, Z float64 // metres
+	// Time is the mobility player's clock for this position, in Unix
+	// nanoseconds; receivers keep the newest position of each node.
+	Time int64
+}
+
+// Frame is one datagram, decoded. Which fields matter depends on Type; the
+// others are zero on decode and ignored on encode.
+type Frame struct {
+	Type Type
+	// Run identifies the run (see RunID); receivers drop other runs.
+	Run uint64
+	// From is the transmitting node: the last hop for a flood.
+	From protocol.NodeID
+	// To is the link-level destination; None is broadcast. Unicast and ack
+	// frames need one.
+	To protocol.NodeID
+	// Seq counts the frames From has sent in this run, from 1.
+	Seq uint64
+	// Clock is From's hybrid logical clock when it sent the frame.
+	Clock HLC
+	// Signed reports, after Decode, that the frame had an HMAC trailer
+	// (verified when Decode had a key). AppendTo ignores it: the key
+	// decides.
+	Signed bool
+
+	// AckSeq is the Seq of the unicast frame an ack acknowledges.
+	AckSeq uint64
+
+	// Origin and OriginSeq identify a flood for duplicate suppression.
+	Origin    protocol.NodeID
+	OriginSeq uint64
+	// Hops is how many hops the flood travelled before this transmission
+	// (0 from the origin); HopLimit is the most it may travel.
+	Hops     uint8
+	HopLimit uint8
+	// Final is the flood's destination; None floods to every node.
+	Final protocol.NodeID
+
+	// Code is the message type code (see Codec) of a broadcast, unicast or
+	// flood frame, and Body its msgpack encoding, at most MaxBody bytes.
+	// After Decode, Body aliases the decoded buffer.
+	Code uint16
+	Body []byte
+
+	// Loc is a location frame's position.
+	Loc Location
+}
+
+// Size returns the encoded length of f, with an HMAC trailer if signed.
+func (f *Frame) Size(signed bool) int {
+	n := HeaderSize
+	switch f.Type {
+	case TypeBroadcast, TypeUnicast:
+		n += dataSize + len(f.Body)
+	case TypeAck:
+		n += ackSize
+	case TypeFlood:
+		n += floodSize + dataSize + len(f.Body)
+	case TypeLocation:
+		n += locationSize
+	}
+	if signed {
+		n += HMACSize
+	}
+	return n
+}
+
+// check reports why f may not be sent or accepted, beyond its byte layout.
+func (f *Frame) check() error {
+	if !f.Type.Valid() {
+		return fmt.Errorf("%w: %d", ErrType, uint8(f.Type))
+	}
+	if f.From == protocol.None && f.Type != TypeLocation {
+		// Only the mobility player, which is no node, may send as None.
+		return fmt.Errorf("%w: %s frame from node 0", ErrField, f.Type)
+	}
+	switch f.Type {
+	case TypeUnicast, TypeAck:
+		if f.To == protocol.None {
+			return fmt.Errorf("%w: %s frame without a destination", ErrField, f.Type)
+		}
+	case TypeFlood:
+		if f.Origin == protocol.None {
+			return fmt.Errorf("%w: flood from origin 0", ErrField)
+		}
+		if f.Hops > f.HopLimit {
+			return fmt.Errorf("%w: flood hop count %d over its limit %d", ErrField, f.Hops, f.HopLimit)
+		}
+	case TypeLocation:
+		if !finite(f.Loc.X) || !finite(f.Loc.Y) || !finite(f.Loc.Z) {
+			return fmt.Errorf("%w: location of node %d is not finite", ErrField, f.Loc.Node)
+		}
+	}
+	if f.Type.HasBody() && len(f.Body) > MaxBody {
+		return fmt.Errorf("%w: body of %d bytes, at most %d", ErrLength, len(f.Body), MaxBody)
+	}
+	return nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// AppendTo appends f's encoding to dst and returns the extended slice. With
+// a non-empty key the frame is signed: FlagHMAC is set and HMAC-SHA256(key,
+// everything before it) is appended. It fails, leaving dst as it was, when
+// f could not be decoded by a receiver (reserved type, unicast to None, a
+// body over MaxBody, ...). Appending to a buffer with room allocates
+// nothing.
+func (f *Frame) AppendTo(dst []byte, key []byte) ([]byte, error) {
+	if err := f.check(); err != nil {
+		return dst, fmt.Errorf("encode %s frame: %w", f.Type, err)
+	}
+	start := len(dst)
+	var flags uint8
+	if len(key) > 0 {
+		flags |= FlagHMAC
+	}
+	dst = append(dst, Magic...)
+	dst = append(dst, Version, flags, uint8(f.Type), 0)
+	dst = binary.BigEndian.AppendUint64(dst, f.Run)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(f.From))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(f.To))
+	dst = binary.BigEndian.AppendUint64(dst, f.Seq)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(f.Clock.Wall))
+	dst = binary.BigEndian.AppendUint32(dst, f.Clock.Logical)
+	switch f.Type {
+	case TypeAck:
+		dst = binary.BigEndian.AppendUint64(dst, f.AckSeq)
+	case TypeFlood:
+		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Origin))
+		dst = binary.BigEndian.AppendUint64(dst, f.OriginSeq)
+		dst = append(dst, f.Hops, f.HopLimit)
+		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Final))
+	case TypeLocation:
+		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Loc.Node))
+		dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(f.Loc.X))
+		dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(f.Loc.Y))
+		dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(f.Loc.Z))
+		dst = binary.BigEndian.AppendUint64(dst, uint64(f.Loc.Time))
+	}
+	if f.Type.HasBody() {
+		dst = binary.BigEndian.AppendUint16(dst, f.Code)
+		dst = binary.BigEndian.AppendUint16(dst, uint16(len(f.Body)))
+		dst = append(dst, f.Body...)
+	}
+	if len(key) > 0 {
+		dst = appendMAC(dst, key, dst[start:])
+	}
+	return dst, nil
+}

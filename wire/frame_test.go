@@ -1,0 +1,228 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+)
+
+func TestFrameRoundTrip(t *testing.T) {
+	body := mustBody(samplePing)
+	for _, key := range [][]byte{nil, testKey} {
+		for _, f := range sampleFrames(body) {
+			t.Run(fmt.Sprintf("%s/signed=%v", f.Type, key != nil), func(t *testing.T) {
+				b, err := f.AppendTo(nil, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(b) != f.Size(key != nil) {
+					t.Errorf("encoded %d bytes, Size says %d", len(b), f.Size(key != nil))
+				}
+				var g Frame
+				if err := Decode(b, key, &g); err != nil {
+					t.Fatalf("decode: %v", err)
+				}
+				want := f
+				want.Signed = key != nil
+				if !reflect.DeepEqual(g, want) {
+					t.Errorf("decoded\n%+v\nwant\n%+v", g, want)
+				}
+			})
+		}
+	}
+}
+
+func TestAppendToKeepsPrefix(t *testing.T) {
+	f := sampleFrames(mustBody(samplePing))[1]
+	prefix := []byte("xyz")
+	b, err := f.AppendTo(append([]byte(nil), prefix...), testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, prefix) {
+		t.Fatalf("prefix lost: % x", b[:3])
+	}
+	var g Frame
+	if err := Decode(b[3:], testKey, &g); err != nil {
+		t.Fatalf("the HMAC must cover the frame only, not what dst held: %v", err)
+	}
+}
+
+func TestHMAC(t *testing.T) {
+	f := sampleFrames(mustBody(samplePing))[2]
+	signed, _ := f.AppendTo(nil, testKey)
+	plain, _ := f.AppendTo(nil, nil)
+	var g Frame
+
+	if err := Decode(signed, []byte("another key"), &g); !errors.Is(err, ErrHMAC) {
+		t.Errorf("wrong key: %v, want ErrHMAC", err)
+	}
+	if err := Decode(plain, testKey, &g); !errors.Is(err, ErrNoHMAC) {
+		t.Errorf("unsigned frame in a keyed run: %v, want ErrNoHMAC", err)
+	}
+	if err := Decode(signed, nil, &g); err != nil || !g.Signed {
+		t.Errorf("signed frame without a key: err %v signed %v, want accepted unverified", err, g.Signed)
+	}
+	// Every byte is covered: flipping any bit anywhere is caught.
+	for i := range signed {
+		bad := bytes.Clone(signed)
+		bad[i] ^= 0x10
+		err := Decode(bad, testKey, &g)
+		if err == nil {
+			t.Fatalf("flipped byte %d accepted", i)
+		}
+		if i >= 8 && !errors.Is(err, ErrHMAC) {
+			t.Errorf("flipped byte %d: %v, want ErrHMAC", i, err)
+		}
+	}
+}
+
+func TestDecodeTruncated(t *testing.T) {
+	for _, key := range [][]byte{nil, testKey} {
+		for _, f := range sampleFrames(mustBody(samplePing)) {
+			b, _ := f.AppendTo(nil, key)
+			for n := 0; n < len(b); n++ {
+				var g Frame
+				err := Decode(b[:n], key, &g)
+				if err == nil {
+					t.Fatalf("%s signed=%v: %d of %d bytes accepted", f.Type, key != nil, n, len(b))
+				}
+				switch Reason(err) {
+				case "short", "hmac", "length":
+				default:
+					t.Errorf("%s: %d of %d bytes: reason %q (%v)", f.Type, n, len(b), Reason(err), err)
+				}
+			}
+		}
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	body := mustBody(samplePing)
+	frames := sampleFrames(body)
+	uc, _ := frames[2].AppendTo(nil, nil)
+	fl, _ := frames[4].AppendTo(nil, nil)
+	loc, _ := frames[5].AppendTo(nil, nil)
+	edit := func(b []byte, fn func(b []byte)) []byte {
+		b = bytes.Clone(b)
+		fn(b)
+		return b
+	}
+	cases := []struct {
+		name string
+		b    []byte
+		want error
+	}{
+		{"empty", nil, ErrShort},
+		{"magic", edit(uc, func(b []byte) { b[0] = 'X' }), ErrMagic},
+		{"version 0", edit(uc, func(b []byte) { b[4] = 0 }), ErrVersion},
+		{"version 2", edit(uc, func(b []byte) { b[4] = 2 }), ErrVersion},
+		{"unknown flag", edit(uc, func(b []byte) { b[5] = 0x80 }), ErrFlags},
+		{"reserved byte", edit(uc, func(b []byte) { b[7] = 1 }), ErrFlags},
+		{"type 0", edit(uc, func(b []byte) { b[6] = 0 }), ErrType},
+		{"type 7", edit(uc, func(b []byte) { b[6] = 7 }), ErrType},
+		{"type 255", edit(uc, func(b []byte) { b[6] = 255 }), ErrType},
+		{"trailing byte", append(bytes.Clone(uc), 0), ErrLength},
+		{"body length past the end", edit(uc, func(b []byte) { b[HeaderSize+3]++ }), ErrShort},
+		{"body length over MaxBody", edit(uc, func(b []byte) { b[HeaderSize+2], b[HeaderSize+3] = 0xff, 0xff }), ErrLength},
+		{"unicast to node 0", edit(uc, func(b []byte) { copy(b[20:24], []byte{0, 0, 0, 0}) }), ErrField},
+		{"from node 0", edit(uc, func(b []byte) { copy(b[16:20], []byte{0, 0, 0, 0}) }), ErrField},
+		{"flood hops over limit", edit(fl, func(b []byte) { b[HeaderSize+12] = 17 }), ErrField},
+		{"flood origin 0", edit(fl, func(b []byte) { copy(b[HeaderSize:], []byte{0, 0, 0, 0}) }), ErrField},
+		{"location NaN", edit(loc, func(b []byte) {
+			copy(b[HeaderSize+4:], []byte{0x7f, 0xf8, 0, 0, 0, 0, 0, 1})
+		}), ErrField},
+		{"oversized datagram", make([]byte, MaxFrame+1), ErrLength},
+	}
+	for _, c := range cases {
+		var g Frame
+		err := Decode(c.b, nil, &g)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+}
+
+func TestAppendToRejects(t *testing.T) {
+	body := mustBody(samplePing)
+	good := sampleFrames(body)
+	cases := map[string]func(f *Frame){
+		"reserved type":   func(f *Frame) { f.Type = 9 },
+		"unicast to None": func(f *Frame) { f.Type, f.To = TypeUnicast, 0 },
+		"body too long":   func(f *Frame) { f.Type, f.Body = TypeBroadcast, make([]byte, MaxBody+1) },
+		"location Inf":    func(f *Frame) { f.Type, f.Loc.Y = TypeLocation, math.Inf(1) },
+		"hops over limit": func(f *Frame) { *f = good[4]; f.Hops = f.HopLimit + 1 },
+		"hello from None": func(f *Frame) { f.Type, f.From = TypeHello, 0 },
+	}
+	for name, fn := range cases {
+		f := good[0]
+		fn(&f)
+		dst := []byte{1, 2}
+		out, err := f.AppendTo(dst, nil)
+		if err == nil {
+			t.Errorf("%s: encoded", name)
+		}
+		if len(out) != 2 {
+			t.Errorf("%s: dst grew to %d bytes on error", name, len(out))
+		}
+	}
+	// The largest frame still decodes.
+	f := good[4]
+	f.Body = make([]byte, MaxBody)
+	b, err := f.AppendTo(nil, testKey)
+	if err != nil || len(b) != MaxFrame {
+		t.Fatalf("max frame: %d bytes, err %v; want %d", len(b), err, MaxFrame)
+	}
+	var g Frame
+	if err := Decode(b, testKey, &g); err != nil {
+		t.Fatalf("max frame: %v", err)
+	}
+}
+
+func TestReason(t *testing.T) {
+	if Reason(nil) != "" || Reason(errors.New("x")) != "other" {
+		t.Errorf("nil or foreign error mislabelled")
+	}
+	wrapped := fmt.Errorf("node 3: %w", fmt.Errorf("%w: detail", ErrMagic))
+	if got := Reason(wrapped); got != "magic" {
+		t.Errorf("Reason(wrapped ErrMagic) = %q", got)
+	}
+	seen := map[string]bool{}
+	for _, e := range reasons {
+		r := Reason(e)
+		if r == "" || r == "other" || seen[r] {
+			t.Errorf("reason %q is empty or duplicated", r)
+		}
+		seen[r] = true
+	}
+}
+
+func TestRunID(t *testing.T) {
+	if got := RunID(""); got != 0xcbf29ce484222325 {
+		t.Errorf("RunID(\"\") = %#x, want the FNV-64a offset basis", got)
+	}
+	if got := RunID("a"); got != 0xaf63dc4c8601ec8c {
+		t.Errorf("RunID(\"a\") = %#x, want FNV-64a", got)
+	}
+	if RunID("run-1") == RunID("run-2") {
+		t.Errorf("distinct runs share an ID")
+	}
+}
+
+func TestEncodeAndHeaderDecodeDoNotAllocate(t *testing.T) {
+	body := mustBody(samplePing)
+	f := sampleFrames(body)[4]
+	buf := make([]byte, 0, MaxFrame)
+	var g Frame
+	for _, key := range [][]byte{nil, testKey} {
+		b, _ := f.AppendTo(buf[:0], key)
+		enc := testing.AllocsPerRun(100, func() { f.AppendTo(buf[:0], key) })
+		dec := testing.AllocsPerRun(100, func() { Decode(b, key, &g) })
+		if enc != 0 || dec != 0 {
+			t.Errorf("signed=%v: encode %v allocs, decode %v allocs; want 0", key != nil, enc, dec)
+		}
+	}
+}
