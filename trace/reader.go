@@ -1,0 +1,151 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+)
+
+// MaxLine is the longest line the reader decodes (64 MiB); a longer line is
+// skipped and reported. Run headers carry the whole scenario, so lines of
+// a few MiB are normal.
+const MaxLine = 64 << 20
+
+// Problem is something the reader could not read or did not accept. The
+// reader reports it and goes on.
+type Problem struct {
+	File string
+	Line int // 1-based; 0 when the problem concerns the whole file
+	Msg  string
+}
+
+// String formats the problem as file:line: msg (file: msg without a line),
+// the form editors and terminals link to.
+func (p Problem) String() string {
+	if p.Line <= 0 {
+		return p.File + ": " + p.Msg
+	}
+	return p.File + ":" + strconv.Itoa(p.Line) + ": " + p.Msg
+}
+
+// MsgTruncated is the Msg of the Problem for a last line that has no
+// newline and does not decode: what a writer killed mid-line leaves.
+const MsgTruncated = "truncated last line (the writer was probably killed)"
+
+// ReadFile reads every event of a trace file it can. Damaged lines become
+// Problems; the error is only for a file that cannot be opened or read.
+func ReadFile(path string) ([]Event, []Problem, error) {
+	var evs []Event
+	probs, err := Scan(path, func(e *Event, _ int) error {
+		evs = append(evs, *e)
+		return nil
+	})
+	return evs, probs, err
+}
+
+// Scan calls fn for every event of the trace file at path, in file order,
+// with its 1-based line number, so that large traces need not sit in
+// memory. fn may keep a copy of *e (the pointers inside are never reused)
+// but not e itself. Empty lines are skipped; lines that are not JSON
+// objects, lack "ev" or are longer than MaxLine become Problems, and the
+// scan goes on. If fn returns an error the scan stops and Scan returns it,
+// prefixed with file:line.
+func Scan(path string, fn func(e *Event, line int) error) ([]Problem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	defer f.Close()
+	var (
+		probs []Problem
+		ls    = lineScanner{r: bufio.NewReaderSize(f, 64<<10)}
+	)
+	for n := 1; ; n++ {
+		line, newline, err := ls.next()
+		if err != nil {
+			return probs, fmt.Errorf("trace %s:%d: %w", path, n, err)
+		}
+		if ls.tooLong {
+			probs = append(probs, Problem{path, n, fmt.Sprintf("line longer than %d bytes skipped", maxLine)})
+			continue
+		}
+		if line == nil && !newline {
+			return probs, nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			msg := MsgTruncated
+			if newline {
+				msg = "not a JSON event: " + err.Error()
+			}
+			probs = append(probs, Problem{path, n, msg})
+			continue
+		}
+		if e.Ev == "" {
+			probs = append(probs, Problem{path, n, `no "ev" field`})
+			continue
+		}
+		if err := fn(&e, n); err != nil {
+			return probs, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+	}
+}
+
+// lineScanner splits a file into lines of any length up to MaxLine,
+// reusing one buffer for the lines longer than the reader's.
+type lineScanner struct {
+	r       *bufio.Reader
+	long    []byte
+	tooLong bool
+}
+
+// next returns the next line without its newline, and whether it ended
+// with one. At the end of the file it returns (nil, false, nil). The line
+// is valid until the next call.
+func (s *lineScanner) next() (line []byte, newline bool, err error) {
+	s.long, s.tooLong = s.long[:0], false
+	for {
+		frag, err := s.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			s.keep(frag)
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, false, err
+		}
+		if len(s.long) > 0 || s.tooLong {
+			s.keep(frag)
+			frag = s.long
+		}
+		if n := len(frag); n > 0 && frag[n-1] == '\n' {
+			return frag[:n-1], true, nil
+		}
+		if len(frag) == 0 && !s.tooLong {
+			return nil, false, nil
+		}
+		return frag, false, nil
+	}
+}
+
+// keep adds a fragment of a long line, dropping it once the line passes
+// MaxLine.
+func (s *lineScanner) keep(frag []byte) {
+	if s.tooLong || len(s.long)+len(frag) > maxLine+1 {
+		s.tooLong = true
+		s.long = s.long[:0]
+		return
+	}
+	s.long = append(s.long, frag...)
+}
+
+// maxLine is MaxLine, lowered by tests.
+var maxLine = MaxLine
