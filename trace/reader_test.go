@@ -1,0 +1,175 @@
+package trace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lines(evs []Event) string {
+	var b []byte
+	for i := range evs {
+		b = append(AppendJSON(b, &evs[i]), '\n')
+	}
+	return string(b)
+}
+
+// TestTruncatedLastLine cuts the last line at every byte: the earlier
+// events all come back, with one Problem on the right line; a cut that
+// leaves the whole JSON but not the newline loses nothing.
+func TestTruncatedLastLine(t *testing.T) {
+	evs := readableEvents(21, 6)
+	head := lines(evs[:5])
+	last := string(AppendJSON(nil, &evs[5]))
+	path := filepath.Join(t.TempDir(), "node-1.jsonl")
+	for cut := 1; cut <= len(last); cut++ {
+		writeFile(t, path, head+last[:cut])
+		got, probs, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cut == len(last) {
+			if len(got) != 6 || len(probs) != 0 {
+				t.Fatalf("complete last line without newline: %d events, problems %v", len(got), probs)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(got, evs[:5]) {
+			t.Fatalf("cut at %d: got %d events, want the first 5", cut, len(got))
+		}
+		want := []Problem{{path, 6, MsgTruncated}}
+		if !reflect.DeepEqual(probs, want) {
+			t.Fatalf("cut at %d (%q): problems %v, want %v", cut, last[:cut], probs, want)
+		}
+	}
+}
+
+func TestGarbageLinesAreReportedAndSkipped(t *testing.T) {
+	evs := readableEvents(22, 3)
+	content := lines(evs[:1]) + // 1
+		"this is not json\n" + // 2
+		"\n" + // 3: skipped silently
+		`{"t":1,"node":2}` + "\n" + // 4: no ev
+		"[1,2,3]\n" + // 5
+		lines(evs[1:2]) + // 6
+		`{"t":"soon","node":1,"ev":"send"}` + "\n" + // 7: wrong type
+		"   \r\n" + // 8: blank
+		`{"t":9,"node":1,"ev":"send","future":{"x":[1]}}` + "\r\n" + // 9: unknown field, CRLF
+		`{"t":5,"no{"t":6,"node":1,"ev":"recv"}` + "\n" + // 10: a cut line glued to the next
+		"null\n" + // 11
+		lines(evs[2:3]) // 12
+	path := filepath.Join(t.TempDir(), "node-1.jsonl")
+	writeFile(t, path, content)
+
+	var got []Event
+	var at []int
+	probs, err := Scan(path, func(e *Event, line int) error {
+		got = append(got, *e)
+		at = append(at, line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAt := []int{1, 6, 9, 12}
+	if !reflect.DeepEqual(at, wantAt) {
+		t.Fatalf("events at lines %v, want %v", at, wantAt)
+	}
+	if !reflect.DeepEqual(got[0], evs[0]) || !reflect.DeepEqual(got[1], evs[1]) || !reflect.DeepEqual(got[3], evs[2]) {
+		t.Fatal("events around the garbage changed")
+	}
+	if got[2].T != 9 || got[2].Ev != EvSend {
+		t.Fatalf("line with an unknown field read as %+v", got[2])
+	}
+	var probLines []int
+	for _, p := range probs {
+		probLines = append(probLines, p.Line)
+		if p.File != path || strings.Contains(p.Msg, "truncated") {
+			t.Errorf("problem %v: wrong file or called a truncation", p)
+		}
+	}
+	if want := []int{2, 4, 5, 7, 10, 11}; !reflect.DeepEqual(probLines, want) {
+		t.Fatalf("problems on lines %v, want %v: %v", probLines, want, probs)
+	}
+	if !strings.Contains(probs[1].Msg, `"ev"`) {
+		t.Errorf("missing ev reported as %q", probs[1].Msg)
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	big := Event{T: 1, Ev: EvHeader, Scenario: strings.Repeat("nodes: 12345\n", 200_000)} // 2.6 MB
+	small := Event{T: 2, Node: 1, Ev: EvEnd}
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	writeFile(t, path, lines([]Event{big, small, big}))
+	got, probs, err := ReadFile(path)
+	if err != nil || len(probs) != 0 {
+		t.Fatalf("err %v, problems %v", err, probs)
+	}
+	if !reflect.DeepEqual(got, []Event{big, small, big}) {
+		t.Fatal("long lines did not round-trip")
+	}
+
+	// Lines over the limit are skipped, in the middle and at the end.
+	defer func(old int) { maxLine = old }(maxLine)
+	maxLine = 1 << 20
+	writeFile(t, path, lines([]Event{small, big, small})+lines([]Event{big})[:len(lines([]Event{big}))-1])
+	got, probs, err = ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(probs) != 2 || probs[0].Line != 2 || probs[1].Line != 4 {
+		t.Fatalf("over the limit: %d events, problems %v", len(got), probs)
+	}
+}
+
+func TestScanStopsOnCallbackError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "node-4.jsonl")
+	writeFile(t, path, lines(readableEvents(23, 10)))
+	stop := errors.New("enough")
+	calls := 0
+	_, err := Scan(path, func(*Event, int) error {
+		calls++
+		if calls == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || calls != 3 || !strings.Contains(err.Error(), path+":3:") {
+		t.Fatalf("err %v after %d calls", err, calls)
+	}
+}
+
+func TestReadFileErrors(t *testing.T) {
+	_, _, err := ReadFile(filepath.Join(t.TempDir(), "absent.jsonl"))
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, _, err := ReadFile(t.TempDir()); err == nil {
+		t.Fatal("reading a directory succeeded")
+	}
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	writeFile(t, empty, "")
+	if evs, probs, err := ReadFile(empty); err != nil || len(evs) != 0 || len(probs) != 0 {
+		t.Fatalf("empty file: %v %v %v", evs, probs, err)
+	}
+}
+
+func TestProblemString(t *testing.T) {
+	if s := (Problem{"a/node-1.jsonl", 12, "bad"}).String(); s != "a/node-1.jsonl:12: bad" {
+		t.Errorf("got %q", s)
+	}
+	if s := (Problem{"a/node-1.jsonl", 0, "bad"}).String(); s != "a/node-1.jsonl: bad" {
+		t.Errorf("got %q", s)
+	}
+}
