@@ -229,3 +229,17 @@ func TestEncodeAndHeaderDecodeDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestSizes pins the sizes docs/wire.md lists.
+func TestSizes(t *testing.T) {
+	want := map[Type][2]int{TypeHello: {44, 76}, TypeAck: {52, 84}, TypeLocation: {80, 112}, TypeBroadcast: {48, 80}, TypeUnicast: {48, 80}, TypeFlood: {66, 98}}
+	for typ, w := range want {
+		f := Frame{Type: typ}
+		if got := [2]int{f.Size(false), f.Size(true)}; got != w {
+			t.Errorf("%s: sizes %v, docs say %v", typ, got, w)
+		}
+	}
+	if MaxFrame != 1298 {
+		t.Errorf("MaxFrame %d, docs say 1298", MaxFrame)
+	}
+}

@@ -1,0 +1,179 @@
+package wire
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"manetlab/protocol"
+)
+
+var updateDoc = flag.Bool("update-doc", false, "rewrite the generated example in docs/wire.md")
+
+const (
+	docPath  = "../docs/wire.md"
+	docBegin = "<!-- BEGIN GENERATED EXAMPLE: go test ./wire -run TestDocExample -update-doc -->\n"
+	docEnd   = "<!-- END GENERATED EXAMPLE -->\n"
+)
+
+// docElection is the message of the documented example.
+type docElection struct {
+	Candidate protocol.NodeID
+	Value     float64
+}
+
+func (docElection) Kind() string { return "election" }
+
+// annotator writes an annotated hex dump: offset, bytes, field.
+type annotator struct {
+	b   []byte
+	off int
+	sb  strings.Builder
+}
+
+func (a *annotator) field(n int, format string, args ...any) {
+	for first := true; first || n > 0; first = false {
+		k := min(n, 8)
+		label := ""
+		if first {
+			label = fmt.Sprintf(format, args...)
+		}
+		line := fmt.Sprintf("%04x  %-24s  %s", a.off, spaced(a.b[a.off:a.off+k]), label)
+		a.sb.WriteString(strings.TrimRight(line, " ") + "\n")
+		a.off += k
+		n -= k
+	}
+}
+
+func spaced(b []byte) string {
+	h := hex.EncodeToString(b)
+	var parts []string
+	for i := 0; i < len(h); i += 2 {
+		parts = append(parts, h[i:i+2])
+	}
+	return strings.Join(parts, " ")
+}
+
+func (a *annotator) header(f *Frame, signed bool) {
+	a.field(4, "magic %q", Magic)
+	a.field(1, "version %d", Version)
+	flags := "none"
+	if signed {
+		flags = "HMAC"
+	}
+	a.field(1, "flags: %s", flags)
+	a.field(1, "type %d (%s)", f.Type, f.Type)
+	a.field(1, "reserved, 0")
+	a.field(8, "run id %#016x = RunID(%q)", f.Run, "demo")
+	a.field(4, "from node %d", f.From)
+	a.field(4, "to node %d%s", f.To, map[bool]string{true: " (broadcast)"}[f.To == 0])
+	a.field(8, "sequence %d", f.Seq)
+	a.field(8, "HLC wall %d ns", f.Clock.Wall)
+	a.field(4, "HLC logical %d", f.Clock.Logical)
+}
+
+func (a *annotator) body(f *Frame) {
+	a.field(2, "message code %d", f.Code)
+	a.field(2, "body length %d", len(f.Body))
+	// The body of docElection, field by field, as msgpack writes it.
+	a.field(1, "  msgpack fixmap, 2 entries")
+	a.field(10, "  fixstr %q", "Candidate")
+	a.field(5, "  uint32 %d", binary.BigEndian.Uint32(a.b[a.off+1:]))
+	a.field(6, "  fixstr %q", "Value")
+	a.field(9, "  float64 %v", docMsg.Value)
+}
+
+var docMsg = docElection{Candidate: 7, Value: 0.75}
+
+// docExample builds the documented frames and their annotated dumps.
+func docExample(t *testing.T) string {
+	c, err := NewCodec(protocol.Spec{Name: "doc/example", Messages: []protocol.Message{docElection{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body, err := c.Encode(docMsg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte("demo key")
+	base := Frame{Run: RunID("demo"), From: 3, Seq: 42, Clock: HLC{Wall: 1_750_000_000_000_000_000, Logical: 1}}
+
+	var out strings.Builder
+	uc := base
+	uc.Type, uc.To, uc.Code, uc.Body = TypeUnicast, 7, code, body
+	b, err := uc.AppendTo(nil, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Frame
+	if err := Decode(b, key, &back); err != nil {
+		t.Fatal(err)
+	}
+	a := &annotator{b: b}
+	a.header(&uc, true)
+	a.body(&uc)
+	a.field(HMACSize, "HMAC-SHA256(key %q, bytes 0000-%04x)", key, len(b)-HMACSize-1)
+	fmt.Fprintf(&out, "A unicast frame from node 3 to node 7 carrying the message `election{Candidate: %d, Value: %v}` (code %d), signed with the key %q; %d bytes:\n\n```\n%s```\n\n",
+		docMsg.Candidate, docMsg.Value, code, key, len(b), a.sb.String())
+
+	fl := base
+	fl.Type, fl.From, fl.Seq, fl.Origin, fl.OriginSeq, fl.Hops, fl.HopLimit, fl.Final, fl.Code, fl.Body = TypeFlood, 5, 9, 3, 12, 1, 8, 0, code, body
+	b, err = fl.AppendTo(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = &annotator{b: b}
+	a.header(&fl, false)
+	a.field(4, "origin node %d", fl.Origin)
+	a.field(8, "origin sequence %d", fl.OriginSeq)
+	a.field(1, "hops so far %d", fl.Hops)
+	a.field(1, "hop limit %d", fl.HopLimit)
+	a.field(4, "final destination %d (every node)", fl.Final)
+	a.body(&fl)
+	fmt.Fprintf(&out, "The same message flooded: node 5 relays, one hop from the origin 3, the flood's 12th message; unsigned, %d bytes:\n\n```\n%s```\n\n", len(b), a.sb.String())
+
+	loc := base
+	loc.Type, loc.From, loc.To, loc.Loc = TypeLocation, 0, 0, Location{Node: 4, X: 120.5, Y: -30.25, Z: 1.5, Time: 1_750_000_000_500_000_000}
+	b, err = loc.AppendTo(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = &annotator{b: b}
+	a.header(&loc, false)
+	a.field(4, "node %d", loc.Loc.Node)
+	a.field(8, "x %v m", loc.Loc.X)
+	a.field(8, "y %v m", loc.Loc.Y)
+	a.field(8, "z %v m", loc.Loc.Z)
+	a.field(8, "time %d ns", loc.Loc.Time)
+	fmt.Fprintf(&out, "A location frame from the mobility player (sender 0): node 4 is at (120.5, -30.25, 1.5); %d bytes:\n\n```\n%s```\n", len(b), a.sb.String())
+	return out.String()
+}
+
+func TestDocExample(t *testing.T) {
+	want := docExample(t)
+	raw, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	i, j := strings.Index(doc, docBegin), strings.Index(doc, docEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no generated-example markers", docPath)
+	}
+	got := doc[i+len(docBegin) : j]
+	if got == want {
+		return
+	}
+	if *updateDoc {
+		doc = doc[:i+len(docBegin)] + want + doc[j:]
+		if err := os.WriteFile(docPath, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the example is not what the encoder writes; run go test ./wire -run TestDocExample -update-doc\ngot:\n%s\nwant:\n%s", docPath, got, want)
+}
