@@ -67,32 +67,70 @@ type nodeState struct {
 	value     float64
 }
 
-// Summarize reads the run in dir and computes its summary.
+// summaryEvents are the node events the summary needs; the rest (receives,
+// drops, neighbour changes) are skipped undecoded, which is most of a trace.
+func summaryEvents(ev string) bool {
+	switch ev {
+	case trace.EvStart, string(protocol.NoteLeader), trace.EvCommand, trace.EvSend:
+		return true
+	}
+	return false
+}
+
+// Summarize reads the run in dir and computes its summary, streaming the
+// node files so that large runs need not fit in memory.
 func Summarize(dir string) (*Summary, error) {
-	run, err := trace.ReadDir(dir)
+	runFile := trace.RunFile(dir)
+	hdr, err := trace.ReadHeader(runFile)
 	if err != nil {
 		return nil, err
 	}
-	hdr := run.Header
-	sc, err := scenario.Parse([]byte(hdr.Scenario), trace.RunFile(dir), nil)
+	sc, err := scenario.Parse([]byte(hdr.Scenario), runFile, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: the scenario recorded in the header: %w", trace.RunFile(dir), err)
+		return nil, fmt.Errorf("%s: the scenario recorded in the header: %w", runFile, err)
 	}
-	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed,
-		Messages: Messages{ByKind: map[string]uint64{}}}
-	for _, p := range run.Problems {
-		sum.Problems = append(sum.Problems, p.String())
-	}
-
 	members := sc.Members()
-	sum.Nodes = len(members)
 	states := map[protocol.NodeID]*nodeState{}
 	for _, m := range members {
 		states[m.ID] = &nodeState{value: m.Value}
 	}
+	var end int64
+	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed, Nodes: len(members),
+		Messages: Messages{ByKind: map[string]uint64{}}}
+	run, err := trace.WalkDir(dir, summaryEvents, func(id protocol.NodeID, e *trace.Event) {
+		st := states[id]
+		if st == nil {
+			return
+		}
+		if e.T > end {
+			end = e.T
+		}
+		switch e.Ev {
+		case trace.EvStart:
+			st.leader, st.hasLeader = protocol.None, false
+		case string(protocol.NoteLeader):
+			st.leader, st.hasLeader, st.changedAt = e.Leader, e.Leader != protocol.None, e.T
+			if t := float64(e.T) / 1e9; t > sum.ElectionTime {
+				sum.ElectionTime = t
+			}
+		case trace.EvCommand:
+			if e.Text == string(protocol.SetValue) && e.Value != nil {
+				st.value = *e.Value
+			}
+		case trace.EvSend:
+			sum.Messages.Total++
+			sum.Messages.ByKind[e.Kind]++
+			sum.Messages.Bytes += uint64(e.Bytes)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range run.Problems {
+		sum.Problems = append(sum.Problems, p.String())
+	}
 	alive := map[protocol.NodeID]bool{}
 	pos := map[protocol.NodeID]geo.Vec{}
-	var end int64
 	for _, e := range run.RunEvents {
 		switch e.Ev {
 		case trace.EvCrash:
@@ -104,36 +142,7 @@ func Summarize(dir string) (*Summary, error) {
 				pos[e.Node] = geo.Vec{X: e.Pos[0], Y: e.Pos[1], Z: e.Pos[2]}
 			}
 		case trace.EvEnd:
-			end = e.T
-		}
-	}
-	for id, evs := range run.Nodes {
-		st := states[id]
-		if st == nil {
-			continue
-		}
-		for i := range evs {
-			e := &evs[i]
-			if e.T > end {
-				end = e.T
-			}
-			switch e.Ev {
-			case trace.EvStart:
-				st.leader, st.hasLeader = protocol.None, false
-			case string(protocol.NoteLeader):
-				st.leader, st.hasLeader, st.changedAt = e.Leader, e.Leader != protocol.None, e.T
-				if e.T > int64(sum.ElectionTime*1e9) {
-					sum.ElectionTime = float64(e.T) / 1e9
-				}
-			case trace.EvCommand:
-				if e.Text == string(protocol.SetValue) && e.Value != nil {
-					st.value = *e.Value
-				}
-			case trace.EvSend:
-				sum.Messages.Total++
-				sum.Messages.ByKind[e.Kind]++
-				sum.Messages.Bytes += uint64(e.Bytes)
-			}
+			end = max(end, e.T)
 		}
 	}
 	sum.Duration = time.Duration(end).Seconds()

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -171,5 +172,37 @@ func TestProblemString(t *testing.T) {
 	}
 	if s := (Problem{"a/node-1.jsonl", 0, "bad"}).String(); s != "a/node-1.jsonl: bad" {
 		t.Errorf("got %q", s)
+	}
+}
+
+func TestScanEventsSkipsOtherTypesButNotDamage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "n.jsonl")
+	w, err := Create(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{EvSend, EvRecv, "leader", EvRecv, EvSend, "leader"}
+	for i, k := range kinds {
+		if err := w.Write(&Event{T: int64(i), Node: 1, Ev: k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"t":9,"node":1,"ev":"recv","fr`) // a cut last line
+	f.Close()
+	var got []int64
+	probs, err := ScanEvents(path, func(ev string) bool { return ev == "leader" }, func(e *Event, _ int) error {
+		got = append(got, e.T)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[2 5]" {
+		t.Fatalf("kept events at %v, want [2 5]", got)
+	}
+	if len(probs) != 1 || probs[0].Line != 7 || probs[0].Msg != MsgTruncated {
+		t.Fatalf("problems %v, want the truncated line 7", probs)
 	}
 }

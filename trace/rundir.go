@@ -39,6 +39,8 @@ type Run struct {
 	// in a deterministic order: the run file's first, then the node files'
 	// by ID, then nodes without a file.
 	Problems []Problem
+
+	usable map[protocol.NodeID]bool // nodes whose file was accepted
 }
 
 // NodeIDs are the nodes with a trace file, in increasing order.
@@ -59,7 +61,29 @@ func (r *Run) NodeIDs() []protocol.NodeID {
 // its file name is reported as a Problem and skipped. A node that appears
 // in the run file but has no node file is reported too.
 func ReadDir(dir string) (*Run, error) {
-	run := &Run{Dir: dir, Nodes: map[protocol.NodeID][]Event{}}
+	nodes := map[protocol.NodeID][]Event{}
+	run, err := WalkDir(dir, nil, func(id protocol.NodeID, e *Event) {
+		nodes[id] = append(nodes[id], *e)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for id := range run.usable {
+		if nodes[id] == nil {
+			nodes[id] = []Event{}
+		}
+	}
+	run.Nodes = nodes
+	return run, nil
+}
+
+// WalkDir reads the run directory dir as ReadDir does, but hands the events
+// of every usable node file to fn (node by node, in ID order, in file
+// order) instead of keeping them, so that runs larger than memory can be
+// analysed. keep, when not nil, selects the event types fn sees (headers
+// are always checked). The returned Run has no Nodes.
+func WalkDir(dir string, keep func(ev string) bool, fn func(id protocol.NodeID, e *Event)) (*Run, error) {
+	run := &Run{Dir: dir, usable: map[protocol.NodeID]bool{}}
 	runPath := RunFile(dir)
 	evs, probs, err := ReadFile(runPath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -82,7 +106,7 @@ func ReadDir(dir string) (*Run, error) {
 		return nil, err
 	}
 	for _, id := range ids {
-		run.readNode(id)
+		run.walkNode(id, keep, fn)
 	}
 	run.reportMissing()
 	return run, nil
@@ -116,30 +140,56 @@ func nodeFiles(dir string, run *Run) ([]protocol.NodeID, error) {
 	return ids, nil
 }
 
-// readNode reads node id's file into r.Nodes, or records why not.
-func (r *Run) readNode(id protocol.NodeID) {
+// walkNode checks node id's header and hands its events to fn, or records
+// why the file is skipped.
+func (r *Run) walkNode(id protocol.NodeID, keep func(string) bool, fn func(protocol.NodeID, *Event)) {
 	path := NodeFile(r.Dir, id)
-	evs, probs, err := ReadFile(path)
-	r.Problems = append(r.Problems, probs...)
-	skip := func(msg string) {
-		r.Problems = append(r.Problems, Problem{path, 0, msg + "; file skipped"})
+	first, why := true, ""
+	withHeader := keep
+	if keep != nil {
+		withHeader = func(ev string) bool { return ev == EvHeader || keep(ev) }
 	}
+	probs, err := ScanEvents(path, withHeader, func(e *Event, _ int) error {
+		if first {
+			first = false
+			why = r.headerProblem(e, id)
+			return nil
+		}
+		// A skipped file is still read to the end, so that its damage
+		// is reported too.
+		if why == "" {
+			fn(id, e)
+		}
+		return nil
+	})
+	r.Problems = append(r.Problems, probs...)
 	switch {
 	case err != nil:
-		skip(err.Error())
-	case len(evs) == 0:
-		skip("no events, not even a header")
-	case evs[0].Ev != EvHeader:
-		skip(fmt.Sprintf("the first event is %q, not a %q", evs[0].Ev, EvHeader))
-	case checkSchema(&evs[0]) != "":
-		skip(checkSchema(&evs[0]))
-	case evs[0].Run != r.Header.Run:
-		skip(fmt.Sprintf("run %q, not %q of %s (a file left from another run?)", evs[0].Run, r.Header.Run, RunFileName))
-	case evs[0].Node != id:
-		skip(fmt.Sprintf("the header is node %d's, not node %d's", evs[0].Node, id))
-	default:
-		r.Nodes[id] = evs[1:]
+		why = err.Error()
+	case err == nil && first:
+		why = "no events, not even a header"
 	}
+	if why != "" {
+		r.Problems = append(r.Problems, Problem{path, 0, why + "; file skipped"})
+		return
+	}
+	r.usable[id] = true
+}
+
+// headerProblem says why a node file's first event is not an acceptable
+// header for node id of this run, or "".
+func (r *Run) headerProblem(h *Event, id protocol.NodeID) string {
+	switch {
+	case h.Ev != EvHeader:
+		return fmt.Sprintf("the first event is %q, not a %q", h.Ev, EvHeader)
+	case checkSchema(h) != "":
+		return checkSchema(h)
+	case h.Run != r.Header.Run:
+		return fmt.Sprintf("run %q, not %q of %s (a file left from another run?)", h.Run, r.Header.Run, RunFileName)
+	case h.Node != id:
+		return fmt.Sprintf("the header is node %d's, not node %d's", h.Node, id)
+	}
+	return ""
 }
 
 // reportMissing names nodes the run file speaks of that have no node
@@ -153,7 +203,7 @@ func (r *Run) reportMissing() {
 			continue
 		}
 		seen[id] = true
-		if _, ok := r.Nodes[id]; !ok {
+		if !r.usable[id] {
 			missing = append(missing, id)
 		}
 	}
@@ -177,3 +227,25 @@ func checkSchema(h *Event) string {
 
 // ErrNoRunFile is wrapped by ReadDir's error when dir has no run file.
 var ErrNoRunFile = errors.New("no " + RunFileName)
+
+// ReadHeader reads only the header, the first line, of a trace file.
+func ReadHeader(path string) (Event, error) {
+	var h Event
+	found := false
+	_, err := Scan(path, func(e *Event, _ int) error {
+		h, found = *e, true
+		return errHeaderRead
+	})
+	if err != nil && !errors.Is(err, errHeaderRead) {
+		return h, err
+	}
+	if !found || h.Ev != EvHeader {
+		return h, fmt.Errorf("%s: the first event is not a %q", path, EvHeader)
+	}
+	if msg := checkSchema(&h); msg != "" {
+		return h, fmt.Errorf("%s: %s", path, msg)
+	}
+	return h, nil
+}
+
+var errHeaderRead = errors.New("header read")
