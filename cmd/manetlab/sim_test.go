@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manetlab/trace"
+)
+
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	app := newApp()
+	var out bytes.Buffer
+	app.Writer = &out
+	err := app.Run(reorderArgs(app, append([]string{"manetlab"}, args...)))
+	return out.String(), err
+}
+
+func TestSimJSONWithFlagsAfterTheScenario(t *testing.T) {
+	dir := t.TempDir()
+	out, err := runCLI(t, "sim", "../../configs/quickstart.yaml", "--json", "--out", dir, "--quiet",
+		"--set", "nodes.count=8", "--set", "radio.range=400", "--set", "radio.loss.p=0.1",
+		"--set", "protocol.name=baseline/floodmax", "--seed", "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Verdict    string
+		Seed       uint64
+		Nodes      int
+		Components []struct {
+			Nodes          []int
+			ExpectedLeader int `json:"expected_leader"`
+			Leaders        map[string]int
+		}
+		Messages struct {
+			Total  int
+			ByKind map[string]int `json:"by_kind"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if sum.Seed != 7 || sum.Nodes != 8 || sum.Verdict == "" || len(sum.Components) == 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if sum.Messages.Total == 0 || sum.Messages.ByKind["announce"] != sum.Messages.Total {
+		t.Fatalf("messages %+v", sum.Messages)
+	}
+	members := 0
+	for _, c := range sum.Components {
+		members += len(c.Nodes)
+		if c.ExpectedLeader == 0 || len(c.Leaders) == 0 {
+			t.Fatalf("component %+v", c)
+		}
+	}
+	if members != 8 {
+		t.Fatalf("components hold %d nodes, want 8", members)
+	}
+	if _, err := os.Stat(trace.RunFile(dir)); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "node-*.jsonl"))
+	if len(files) != 8 {
+		t.Fatalf("%d node files, want 8", len(files))
+	}
+}
+
+func TestSimRejectsBadInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("nodes:\n  count: 5\nradio:\n  rnage: 100\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim"}, "exactly one scenario file"},
+		{[]string{"sim", bad}, "bad.yaml:4: radio.rnage: unknown field"},
+		{[]string{"sim", "../../configs/quickstart.yaml", "--set", "protocol.name=nope/x"}, `protocol.name: unknown protocol "nope/x"`},
+		{[]string{"sim", "../../configs/quickstart.yaml", "--set", "protocol.params.perod=1s"}, "protocol.params.perod: unknown parameter"},
+	}
+	for _, c := range cases {
+		_, err := runCLI(t, append(c.args, "--out", t.TempDir())...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want it to contain %q", c.args, err, c.want)
+		}
+	}
+}

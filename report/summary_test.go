@@ -1,0 +1,110 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"manetlab/protocol"
+	"manetlab/scenario"
+	"manetlab/trace"
+)
+
+// writeRun writes a hand-made run: four nodes on a line, 1-2 and 3-4 in
+// range of each other (range 250, 200 m apart within a pair, 1 km between
+// pairs), with the given final leader of each node.
+func writeRun(t *testing.T, leaders map[protocol.NodeID]protocol.NodeID, crashed ...protocol.NodeID) string {
+	t.Helper()
+	dir := t.TempDir()
+	y := "nodes:\n  list:\n    - {id: 1, value: 5, pos: [0, 0]}\n    - {id: 2, value: 9, pos: [200, 0]}\n" +
+		"    - {id: 3, value: 7, pos: [1200, 0]}\n    - {id: 4, value: 7, pos: [1400, 0]}\nradio: {range: 250}\n"
+	sc, err := scenario.Parse([]byte(y), "hand.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yb, _ := sc.YAML()
+	rw, err := trace.Create(trace.RunFile(dir), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw.Write(&trace.Event{Ev: trace.EvHeader, Schema: trace.Schema, Run: "r", Driver: "test", Protocol: "p", Scenario: string(yb)})
+	for _, id := range []protocol.NodeID{1, 2, 3, 4} {
+		p := sc.Nodes.List[id-1].Pos
+		rw.Write(&trace.Event{T: 5e9, Node: id, Ev: trace.EvPosition, Pos: &[3]float64{p[0], p[1], 0}})
+		w, err := trace.Create(trace.NodeFile(dir, id), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(&trace.Event{Node: id, Ev: trace.EvHeader, Schema: trace.Schema, Run: "r"})
+		w.Write(&trace.Event{Node: id, Ev: trace.EvStart})
+		w.Write(&trace.Event{T: 1e9, Node: id, Ev: trace.EvSend, Kind: "x", Bytes: 10})
+		if l, ok := leaders[id]; ok {
+			w.Write(&trace.Event{T: int64(id) * 1e9, Node: id, Ev: "leader", Leader: l})
+		}
+		w.Close()
+	}
+	for _, id := range crashed {
+		rw.Write(&trace.Event{T: 4e9, Node: id, Ev: trace.EvCrash})
+	}
+	rw.Write(&trace.Event{T: 5e9, Ev: trace.EvEnd})
+	rw.Close()
+	return dir
+}
+
+func TestSummaryJudgesEachComponent(t *testing.T) {
+	cases := []struct {
+		name    string
+		leaders map[protocol.NodeID]protocol.NodeID
+		crashed []protocol.NodeID
+		verdict string
+		comps   string
+	}{
+		// 3 and 4 tie on value 7: the higher ID wins.
+		{"right", map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4}, nil, "valid", "[2:map[2:2] 4:map[4:2]]"},
+		{"wrong-best", map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 3, 4: 3}, nil, "invalid", "[2:map[2:2] 4:map[3:2]]"},
+		{"disagree", map[protocol.NodeID]protocol.NodeID{1: 1, 2: 2, 3: 4, 4: 4}, nil, "invalid", "[2:map[1:1 2:1] 4:map[4:2]]"},
+		{"no-leader", map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 4: 4}, nil, "invalid", "[2:map[2:2] 4:map[4:1 none:1]]"},
+		// With 4 crashed, 3 is alone and must lead itself.
+		{"crashed", map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 3}, []protocol.NodeID{4}, "valid", "[2:map[2:2] 3:map[3:1]]"},
+	}
+	for _, c := range cases {
+		sum, err := Summarize(writeRun(t, c.leaders, c.crashed...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, comp := range sum.Components {
+			got = append(got, fmt.Sprintf("%d:%v", comp.ExpectedLeader, comp.Leaders))
+		}
+		if sum.Verdict != c.verdict || fmt.Sprint(got) != c.comps {
+			t.Errorf("%s: verdict %s components %v, want %s %s", c.name, sum.Verdict, got, c.verdict, c.comps)
+		}
+		if sum.Messages.Total != 4 || sum.Messages.ByKind["x"] != 4 || sum.Messages.Bytes != 40 {
+			t.Errorf("%s: messages %+v", c.name, sum.Messages)
+		}
+	}
+}
+
+func TestSummaryReportsDamageAndGoesOn(t *testing.T) {
+	dir := writeRun(t, map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4})
+	if err := appendLine(trace.NodeFile(dir, 3), `{"t":9,"node":3,"ev":"le`); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != "valid" || len(sum.Problems) != 1 || filepath.Base(sum.Problems[0]) != "node-3.jsonl:5: "+trace.MsgTruncated {
+		t.Fatalf("verdict %s, problems %q", sum.Verdict, sum.Problems)
+	}
+}
+func appendLine(path, s string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.WriteString(s)
+	return err
+}
