@@ -1,0 +1,118 @@
+// Package adhoc implements the capacity-aware tree election for mobile ad
+// hoc networks of Vasudevan, Kurose and Towsley (ICNP 2004), as restated in
+// ../shared/protocols/adhoc.md.
+//
+// An election is a diffusing computation named by an index <num, id>: the
+// source sends Election to its neighbours, every node that joins makes the
+// sender its parent, forwards the Election and acknowledges its parent
+// with the best (value, id) of its subtree once all awaited Acks are in;
+// the source then floods Leader. Awaited children are probed and dropped if
+// they stop answering; a node whose parent vanishes before it acknowledged
+// ends the computation itself. Leaders flood Beacons; a node that misses
+// them for a lease starts an election. Neighbours that come up exchange
+// leaders, and the lesser side adopts and floods the better leader.
+//
+// Choices the paper leaves open (ours):
+//   - Every wait is bounded. A node awaiting Acks gives up after
+//     election_timeout and reports what it has; a node that sent its Ack
+//     and hears no Leader within ack_timeout ends the computation itself,
+//     like an orphan.
+//   - A node that ends a computation on its own (orphan, Leader lost)
+//     announces the leader under a fresh index of its own, so that no index
+//     ever names two different leaders.
+//   - Leader information carries a lease (TTL) that only the leader's own
+//     beacons renew, so merges never resurrect a crashed leader.
+//   - Value changes (SetValue) are carried in later Acks, Leader messages
+//     and Beacons. A node that learns that its own value beats its
+//     leader's starts an election, so the best node always ends up leading.
+//   - Commands: Elect starts an election with no departed leader unless
+//     one is already running; SetValue changes the value.
+package adhoc
+
+import (
+	"fmt"
+	"time"
+
+	"manetlab/protocol"
+)
+
+// Name is the registered name of the protocol.
+const Name = "adhoc/vasudevan"
+
+// The variants selected by the "variant" parameter.
+const (
+	Unicast   = "unicast"   // Election sent by Send to each neighbour, all awaited
+	Broadcast = "broadcast" // one broadcast Election; children answer Child
+	Optimised = "optimised" // broadcast plus the departed-leader check (default)
+)
+
+func init() {
+	protocol.Register(protocol.Spec{
+		Name:     Name,
+		Summary:  "capacity-aware tree election for MANETs (Vasudevan, Kurose, Towsley): diffusing computations, beacons, merges",
+		New:      New,
+		Messages: messages,
+	})
+}
+
+// config holds the parameters; see New for their meaning and defaults.
+type config struct {
+	variant         string
+	beaconPeriod    time.Duration
+	beaconLoss      int
+	probePeriod     time.Duration
+	childTimeout    time.Duration
+	electionTimeout time.Duration
+	ackTimeout      time.Duration
+}
+
+// lease is how long a leader is believed without hearing its beacons.
+func (c config) lease() time.Duration { return time.Duration(c.beaconLoss) * c.beaconPeriod }
+
+// New builds one node's Process. Parameters (durations as "2s" or seconds):
+//
+//	variant          unicast | broadcast | optimised (default optimised)
+//	beacon_period    how often the leader floods a Beacon (default 2s)
+//	beacon_loss      missed beacons before the leader is presumed lost (default 3)
+//	probe_period     how often awaited children are probed; one that has not
+//	                 replied by the next probe is dropped (default 1s)
+//	child_timeout    broadcast variants: how long a parent collects Child
+//	                 answers after its Election (default 500ms)
+//	election_timeout longest a node awaits Acks in one computation (default 20s)
+//	ack_timeout      longest a node waits for Leader after its Ack (default 30s)
+func New(cfg protocol.Config) (protocol.Process, error) {
+	r := cfg.Params.Reader()
+	c := config{
+		variant:         r.String("variant", Optimised, Unicast, Broadcast, Optimised),
+		beaconPeriod:    r.Duration("beacon_period", 2*time.Second),
+		beaconLoss:      r.Int("beacon_loss", 3),
+		probePeriod:     r.Duration("probe_period", time.Second),
+		childTimeout:    r.Duration("child_timeout", 500*time.Millisecond),
+		electionTimeout: r.Duration("election_timeout", 20*time.Second),
+		ackTimeout:      r.Duration("ack_timeout", 30*time.Second),
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	for _, p := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"beacon_period", c.beaconPeriod},
+		{"probe_period", c.probePeriod},
+		{"child_timeout", c.childTimeout},
+		{"election_timeout", c.electionTimeout},
+		{"ack_timeout", c.ackTimeout},
+	} {
+		if p.d <= 0 {
+			return nil, fmt.Errorf("protocol.params.%s: %v must be positive", p.name, p.d)
+		}
+	}
+	if c.beaconLoss < 1 {
+		return nil, fmt.Errorf("protocol.params.beacon_loss: %d must be at least 1", c.beaconLoss)
+	}
+	if cfg.Env == nil {
+		return nil, fmt.Errorf("adhoc: node %d has no Env", cfg.ID)
+	}
+	return newNode(cfg, c), nil
+}
