@@ -1,0 +1,227 @@
+package adhoc
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"manetlab/protocol"
+)
+
+// recEnv is a bare Env that records what one Node does, for tests that
+// drive a single Node event by event.
+type recEnv struct {
+	now    time.Duration
+	out    []sent
+	timers map[protocol.TimerID]protocol.Timeout
+	next   protocol.TimerID
+	notes  []protocol.Note
+}
+
+type sent struct {
+	to  protocol.NodeID // None for a broadcast
+	msg protocol.Message
+}
+
+func newRecEnv() *recEnv { return &recEnv{timers: map[protocol.TimerID]protocol.Timeout{}} }
+
+func (e *recEnv) Now() time.Duration                          { return e.now }
+func (e *recEnv) Send(to protocol.NodeID, m protocol.Message) { e.out = append(e.out, sent{to, m}) }
+func (e *recEnv) Broadcast(m protocol.Message)                { e.out = append(e.out, sent{protocol.None, m}) }
+func (e *recEnv) Deliver(protocol.NodeID, protocol.Message) {
+	panic("adhoc must not use Deliver")
+}
+func (e *recEnv) Flood(protocol.Message) { panic("adhoc must not use Flood") }
+func (e *recEnv) SetTimer(after time.Duration, name string, arg int64) protocol.TimerID {
+	e.next++
+	e.timers[e.next] = protocol.Timeout{ID: e.next, Name: name, Arg: arg}
+	return e.next
+}
+func (e *recEnv) CancelTimer(id protocol.TimerID) { delete(e.timers, id) }
+func (e *recEnv) Rand() *rand.Rand                { return rand.New(rand.NewPCG(1, 2)) }
+func (e *recEnv) Note(n protocol.Note)            { e.notes = append(e.notes, n) }
+func (e *recEnv) Logf(format string, args ...any) {}
+
+// fire delivers the pending timer named name, failing if there is none.
+func (e *recEnv) fire(t *testing.T, n *Node, name string) {
+	t.Helper()
+	for id, to := range e.timers {
+		if to.Name == name {
+			delete(e.timers, id)
+			n.Step(to)
+			return
+		}
+	}
+	t.Fatalf("no %s timer pending", name)
+}
+
+// take returns and clears the recorded messages.
+func (e *recEnv) take() []sent {
+	out := e.out
+	e.out = nil
+	return out
+}
+
+// awaitingNode returns node 1 (value 1) as the source of a unicast
+// election that awaits neighbours 2 and 3.
+func awaitingNode(t *testing.T) (*Node, *recEnv) {
+	t.Helper()
+	env := newRecEnv()
+	p, err := New(protocol.Config{ID: 1, Value: 1, Params: protocol.Params{"variant": Unicast}, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.(*Node)
+	n.Step(protocol.Start{})
+	n.Step(protocol.NeighborUp{ID: 2})
+	n.Step(protocol.NeighborUp{ID: 3})
+	env.take()
+	env.now = time.Minute
+	n.Step(protocol.Command{Name: protocol.Elect})
+	if n.phase != awaiting || !n.waiting[2] || !n.waiting[3] {
+		t.Fatalf("after Elect: phase %d waiting %v", n.phase, n.waiting)
+	}
+	var to []protocol.NodeID
+	for _, s := range env.take() {
+		if _, ok := s.msg.(Election); ok {
+			to = append(to, s.to)
+		}
+	}
+	if len(to) != 2 || to[0] != 2 || to[1] != 3 {
+		t.Fatalf("unicast Election sent to %v, want [2 3]", to)
+	}
+	return n, env
+}
+
+func TestAwaitingNodeAcceptsLeader(t *testing.T) {
+	cases := []struct {
+		name   string
+		leader Leader
+		accept bool
+	}{
+		// The subtree's best so far is node 3 with value 4.
+		{"own computation's result, worse than the best so far", Leader{Leader: 7, Value: 2, Num: 60000, Src: 1, TTL: time.Second}, true},
+		{"better leader of an older computation", Leader{Leader: 7, Value: 9, Num: 3, Src: 7, TTL: time.Second}, true},
+		{"worse leader of an older computation", Leader{Leader: 7, Value: 2, Num: 3, Src: 7, TTL: time.Second}, false},
+		{"better leader whose lease ran out", Leader{Leader: 7, Value: 9, Num: 3, Src: 7}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n, env := awaitingNode(t)
+			if n.idx != (Index{Num: 60000, ID: 1}) {
+				t.Fatalf("index %v, want 60000.1 (ms of the run)", n.idx)
+			}
+			n.Step(protocol.Receive{From: 3, Hops: 1, Msg: Ack{Num: 60000, Src: 1, Best: 3, Value: 4}})
+			if n.phase != awaiting || n.best != 3 {
+				t.Fatalf("after Ack from 3: phase %d best %d", n.phase, n.best)
+			}
+			n.Step(protocol.Receive{From: 2, Hops: 1, Msg: c.leader})
+			if got := n.phase == idle; got != c.accept {
+				t.Fatalf("left the election: %v, want %v", got, c.accept)
+			}
+			if !c.accept {
+				return
+			}
+			if n.leader != 7 {
+				t.Errorf("leader %d, want 7", n.leader)
+			}
+			forwarded := false
+			for _, s := range env.take() {
+				if l, ok := s.msg.(Leader); ok && s.to == protocol.None && l.Leader == 7 {
+					forwarded = true
+				}
+			}
+			if !forwarded {
+				t.Errorf("Leader not flooded on")
+			}
+			if _, on := n.timers[tProbe]; on {
+				t.Errorf("probe timer still running after the election ended")
+			}
+		})
+	}
+}
+
+func TestProbeDropsSilentChild(t *testing.T) {
+	n, env := awaitingNode(t)
+	n.Step(protocol.Receive{From: 3, Hops: 1, Msg: Ack{Num: n.idx.Num, Src: 1, Best: 3, Value: 4}})
+	env.fire(t, n, tProbe)
+	probes := 0
+	for _, s := range env.take() {
+		if _, ok := s.msg.(Probe); ok && s.to == 2 {
+			probes++
+		}
+	}
+	if probes != 1 || n.phase != awaiting {
+		t.Fatalf("first probe round: %d probes to 2, phase %d", probes, n.phase)
+	}
+	// A Reply keeps the child; silence through the next round drops it.
+	n.Step(protocol.Receive{From: 2, Hops: 1, Msg: Reply{Num: n.idx.Num, Src: 1}})
+	env.fire(t, n, tProbe)
+	if n.phase != awaiting || !n.waiting[2] {
+		t.Fatalf("child that replied was dropped")
+	}
+	env.fire(t, n, tProbe)
+	if n.phase != idle || n.leader != 3 {
+		t.Fatalf("after silent round: phase %d leader %d, want idle and 3 (best Ack)", n.phase, n.leader)
+	}
+	ls := 0
+	for _, s := range env.take() {
+		if l, ok := s.msg.(Leader); ok && l.Leader == 3 && l.Num == n.idx.Num {
+			ls++
+		}
+	}
+	if ls != 1 {
+		t.Errorf("source flooded %d Leader messages, want 1", ls)
+	}
+}
+
+func TestElectionTimeoutBoundsTheWait(t *testing.T) {
+	n, env := awaitingNode(t)
+	// Neither neighbour ever answers and probes are never fired: the
+	// election timeout alone must end the wait.
+	env.fire(t, n, tElection)
+	if n.phase != idle || n.leader != 1 {
+		t.Fatalf("after election timeout: phase %d leader %d", n.phase, n.leader)
+	}
+}
+
+func TestParams(t *testing.T) {
+	env := newRecEnv()
+	if _, err := New(protocol.Config{ID: 1, Env: env, Params: protocol.Params{"variant": "flooding"}}); err == nil || !strings.Contains(err.Error(), "variant") {
+		t.Errorf("bad variant: err %v", err)
+	}
+	if _, err := New(protocol.Config{ID: 1, Env: env, Params: protocol.Params{"beacon_perod": "1s"}}); err == nil || !strings.Contains(err.Error(), "beacon_perod") {
+		t.Errorf("misspelt parameter: err %v", err)
+	}
+	if _, err := New(protocol.Config{ID: 1, Env: env, Params: protocol.Params{"probe_period": "0s"}}); err == nil {
+		t.Errorf("zero probe period accepted")
+	}
+	p, err := New(protocol.Config{ID: 1, Env: env, Params: protocol.Params{"beacon_period": 5, "beacon_loss": 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.(*Node).cfg
+	if c.variant != Optimised || c.lease() != 20*time.Second {
+		t.Errorf("config %+v: want optimised and a 20s lease", c)
+	}
+}
+
+func TestRegistered(t *testing.T) {
+	s, err := protocol.Lookup(Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, m := range s.Messages {
+		if kinds[m.Kind()] {
+			t.Errorf("message kind %q listed twice", m.Kind())
+		}
+		kinds[m.Kind()] = true
+	}
+	for _, k := range []string{"election", "ack", "leader", "probe", "reply", "child", "beacon", "leader-exchange"} {
+		if !kinds[k] {
+			t.Errorf("message kind %q not registered", k)
+		}
+	}
+}
