@@ -63,7 +63,7 @@ func (w *world) send(n *node, f *frame) {
 				ev.Ev = trace.EvRelay
 			}
 		}
-		if f.kind != frameHello && f.origin == f.from {
+		if f.kind == frameBroadcast || f.kind == frameFlood && f.origin == f.from {
 			w.res.Messages[ev.Kind]++
 		}
 		w.out.node(n.index, &ev)
