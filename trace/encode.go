@@ -68,6 +68,8 @@ func AppendJSON(dst []byte, e *Event) []byte {
 	dst = appendStr(dst, `,"protocol":`, e.Protocol)
 	dst = appendStr(dst, `,"scenario":`, e.Scenario)
 	dst = appendUint(dst, `,"seed":`, e.Seed)
+	dst = appendStr(dst, `,"host":`, e.Host)
+	dst = appendStr(dst, `,"src":`, e.Src)
 	return append(dst, '}')
 }
 

@@ -76,6 +76,7 @@ func randEvent(r *rand.Rand) *Event {
 		Reason: randString(r), Leader: randID(r), Epoch: randString(r), Peer: randID(r),
 		Text: randString(r), Schema: int(randInt(r)), Run: randString(r), Driver: randString(r),
 		Protocol: randString(r), Scenario: randString(r), Seed: uint64(randInt(r)),
+		Host: randString(r), Src: randString(r),
 	}
 	if r.IntN(2) == 0 {
 		e.HLC = &HLC{Wall: randInt(r), Logical: r.Uint32() >> r.IntN(32)}

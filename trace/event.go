@@ -50,6 +50,14 @@ type Event struct {
 	Protocol string `json:"protocol,omitempty"`
 	Scenario string `json:"scenario,omitempty"` // run file: the resolved scenario as YAML
 	Seed     uint64 `json:"seed,omitempty"`
+	// Host names the machine a real node ran on, so that the aggregator
+	// can estimate one clock offset per machine rather than per node.
+	Host string `json:"host,omitempty"`
+
+	// Src is where a merged event came from ("node-3.jsonl:42"); only
+	// `manetlab trace merge` writes it, so merged output points back to
+	// the original files.
+	Src string `json:"src,omitempty"`
 }
 
 // HLC is a hybrid logical clock reading: wall nanoseconds and a logical
