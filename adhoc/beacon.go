@@ -30,7 +30,7 @@ func (n *Node) onBeacon(from protocol.NodeID, m Beacon) {
 	n.maxNum = max(n.maxNum, m.Num)
 	lease := n.cfg.lease()
 	if n.phase != idle {
-		if !n.accepts(from, m.Leader, m.Value, idx) {
+		if !n.accepts(m.Leader, m.Value, idx) {
 			return
 		}
 		n.ackParentOnLeave(from, m.Leader, m.Value)

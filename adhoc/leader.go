@@ -62,13 +62,14 @@ func (n *Node) adopt(l protocol.NodeID, v float64, epoch Index, ttl time.Duratio
 
 // accepts reports whether a node in an election takes leader l (value v,
 // chosen by idx) and leaves its computation: the result of its own
-// computation; anything its parent passes on (the parent left first); a
-// leader better than its subtree's best that is not the departed one; or,
-// once it has acknowledged and only waits, the result of a later
-// computation. A Leader is never refused merely because Acks are awaited.
-func (n *Node) accepts(from, l protocol.NodeID, v float64, idx Index) bool {
+// computation; a leader better than its subtree's best that is not
+// presumed lost; or, once it has acknowledged and only waits, the result
+// of a later computation. A Leader is never refused merely because Acks
+// are awaited. A lesser leader passed on by the parent is refused: taking
+// it would only make this better node claim again at once, and with
+// several claimants that feeds a storm of elections.
+func (n *Node) accepts(l protocol.NodeID, v float64, idx Index) bool {
 	return idx == n.idx ||
-		(n.parent != protocol.None && from == n.parent) ||
 		(!n.isLost(l) && protocol.Better(l, v, n.best, n.bestVal)) ||
 		(n.phase == acked && n.idx.Less(idx))
 }
@@ -98,7 +99,7 @@ func (n *Node) onLeader(from protocol.NodeID, m Leader) {
 		n.seen[m.Leader] = idx
 	}
 	if n.phase != idle {
-		if !n.accepts(from, m.Leader, m.Value, idx) {
+		if !n.accepts(m.Leader, m.Value, idx) {
 			return
 		}
 		n.ackParentOnLeave(from, m.Leader, m.Value)
