@@ -95,7 +95,7 @@ func randEvent(r *rand.Rand) *Event {
 // then does a decoded event equal the original (invalid bytes become
 // U+FFFD, as with json.Marshal).
 func validStrings(e *Event) bool {
-	for _, s := range []string{e.Ev, e.Kind, e.Reason, e.Epoch, e.Text, e.Run, e.Driver, e.Protocol, e.Scenario} {
+	for _, s := range []string{e.Ev, e.Kind, e.Reason, e.Epoch, e.Text, e.Run, e.Driver, e.Protocol, e.Scenario, e.Host, e.Src} {
 		if !utf8.ValidString(s) {
 			return false
 		}
