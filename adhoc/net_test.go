@@ -29,6 +29,7 @@ type testNet struct {
 	events  int
 	timerID protocol.TimerID
 	trace   func(netEvent) // debugging hook: sees every delivery
+	loss    float64        // chance that one receiver misses a broadcast
 }
 
 type testNode struct {
@@ -374,6 +375,11 @@ func (e *testEnv) Broadcast(m protocol.Message) {
 	}
 	e.net.sent[m.Kind()]++
 	for _, b := range e.net.neighbours(e.node.id) {
+		// Broadcasts are not acknowledged, so each receiver may miss one;
+		// Send stands for the link layer's retransmission and never fails.
+		if e.net.loss > 0 && e.net.rng.Float64() < e.net.loss {
+			continue
+		}
 		e.net.transmit(e.node.id, b, m)
 	}
 }

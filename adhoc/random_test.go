@@ -9,7 +9,8 @@ import (
 )
 
 // churn runs a random graph through random cuts, links, crashes,
-// recoveries, value changes and Elect commands for two minutes, then
+// recoveries, value changes and Elect commands for up to five minutes,
+// half the time with lossy broadcasts, then
 // leaves it alone long enough for every timeout to expire, and returns the
 // network for checking.
 func churn(t testing.TB, seed uint64, variant string) *testNet {
@@ -21,6 +22,11 @@ func churn(t testing.TB, seed uint64, variant string) *testNet {
 		w.startAll()
 	} else {
 		w.startKnowing()
+	}
+	if r.IntN(2) == 0 {
+		// Lost broadcasts during the churn: lost Elections, Childs' parents
+		// never hearing, lost Leader floods and beacons.
+		w.loss = 0.2
 	}
 	ids := w.ids()
 	pick := func() protocol.NodeID { return ids[r.IntN(len(ids))] }
@@ -49,6 +55,7 @@ func churn(t testing.TB, seed uint64, variant string) *testNet {
 			w.recover(id)
 		}
 	}
+	w.loss = 0
 	// Every wait is bounded: lease 6s, election_timeout 20s, ack_timeout
 	// 30s, so after 2 minutes of quiet everything must have settled.
 	w.run(2 * time.Minute)
@@ -66,6 +73,9 @@ func TestRandomChurnStabilises(t *testing.T) {
 		if err := w.checkStable(); err != nil {
 			t.Errorf("seed %d variant %s: %v", seed, v, err)
 			continue
+		}
+		if err := w.checkEpochs(); err != nil {
+			t.Errorf("seed %d variant %s: %v", seed, v, err)
 		}
 		// And it stays settled: no election in another minute of quiet.
 		n := 0
