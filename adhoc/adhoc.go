@@ -16,7 +16,19 @@
 //   - Every wait is bounded. A node awaiting Acks gives up after
 //     election_timeout and reports what it has; a node that sent its Ack
 //     and hears no Leader within ack_timeout ends the computation itself,
-//     like an orphan.
+//     like an orphan. So one computation holds a node at most
+//     election_timeout + ack_timeout (50 s by default); only a higher
+//     computation, which restarts the clock, can hold it longer, and that
+//     needs someone to start one. A vanished child is dropped within two
+//     probe periods, at once on NeighborDown.
+//   - A node hears a Beacon or Leader mid-election: it leaves for it if it
+//     is its own computation's result, a leader better than its subtree's
+//     best, or (once it has acknowledged) a later computation's result. A
+//     node that leaves while it still owes its parent an Ack sends it
+//     first, with the better of its subtree's best and that leader.
+//   - Both ends of a new link send Exchange; a node that hears a Beacon or
+//     a Leader of a lesser leader from a neighbour sends it an Exchange
+//     too, which repairs merges whose exchange was lost or deferred.
 //   - A node that ends a computation on its own (orphan, Leader lost)
 //     announces the leader under a fresh index of its own, so that no index
 //     ever names two different leaders.

@@ -12,9 +12,13 @@ func (n *Node) beacon() {
 	n.setTimer(tBeacon, n.cfg.beaconPeriod)
 }
 
-// newer reports whether beacon (inc, seq) follows (inc0, seq0).
+// newer reports whether beacon (inc, seq) follows (inc0, seq0): a later
+// beacon of the same incarnation, or any beacon of another incarnation
+// (a driver whose clock restarts with the process gives no order between
+// incarnations; only old beacons still in flight right after a crash can
+// then be taken twice).
 func newer(inc, seq, inc0, seq0 uint64) bool {
-	return inc > inc0 || inc == inc0 && seq > seq0
+	return inc != inc0 || seq > seq0
 }
 
 func (n *Node) onBeacon(from protocol.NodeID, m Beacon) {

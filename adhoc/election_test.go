@@ -240,6 +240,14 @@ func TestLeaderCrashDetectedByBeaconLoss(t *testing.T) {
 			if w.nodes[1].proc.leader != old && old != 1 {
 				t.Errorf("recovered best node %d not leading again", old)
 			}
+			// The new incarnation's beacons are forwarded and renew the
+			// leases, although its beacon counter started again at 1.
+			elections := w.sent["election"]
+			w.run(time.Minute)
+			w.mustStable()
+			if n := w.sent["election"] - elections; n != 0 {
+				t.Errorf("%d Election messages in a quiet minute after the recovery", n)
+			}
 		})
 	}
 }

@@ -97,9 +97,11 @@ func newNode(cfg protocol.Config, c config) *Node {
 func (n *Node) Step(ev protocol.Event) {
 	switch e := ev.(type) {
 	case protocol.Start:
-		// Now is the run's time, so a recovered node's beacons outrank
-		// those of its previous incarnation.
-		n.inc = uint64(n.env.Now()) + 1
+		// A recovered node must not have its beacons taken for
+		// duplicates of its previous incarnation's: the run's time plus
+		// random low bits make a new incarnation number (any change of
+		// incarnation is accepted, see newer).
+		n.inc = uint64(n.env.Now())<<8 | n.env.Rand().Uint64N(256) | 1
 		n.startElection(protocol.None)
 	case protocol.Receive:
 		n.receive(e.From, e.Msg)
