@@ -51,6 +51,9 @@ func (c *Config) Validate() error {
 	if err := checkArea(c.Area); err != nil {
 		bad("area", "%v", err)
 	}
+	if c.Stop < 0 {
+		bad("stop", "%v is negative (want 0 for never, or a time)", c.Stop)
+	}
 	if c.Model == ModelRandomWaypoint {
 		if err := checkSpeed(c.Speed); err != nil {
 			errs = append(errs, fmt.Errorf("mobility.speed: %w", err))

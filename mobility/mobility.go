@@ -27,6 +27,10 @@ type Config struct {
 	Pause units.Duration `yaml:"pause"`
 	// File is the ns-2 mobility trace, relative to the scenario file.
 	File string `yaml:"file"`
+	// Stop halts every node where it is at this time (default 0: motion
+	// goes on to the end), so that a run can settle after a period of
+	// mobility.
+	Stop units.Duration `yaml:"stop"`
 }
 
 // Leg is one straight, constant-speed piece of a trajectory: from Start on,

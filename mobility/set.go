@@ -95,3 +95,24 @@ func appendLeg(tr Trajectory, l Leg) Trajectory {
 	}
 	return append(tr, l)
 }
+
+// StopAt returns a Set in which every node halts at time t where it is
+// then: legs starting after t are dropped and a moving leg is cut there.
+// Experiments use it to let the network settle after a period of motion.
+func (s *Set) StopAt(t time.Duration) *Set {
+	trajs := make([]Trajectory, len(s.trajs))
+	for i, tr := range s.trajs {
+		var out Trajectory
+		for _, l := range tr {
+			if l.Start > t {
+				break
+			}
+			out = append(out, l)
+		}
+		if n := len(out); n > 0 && out[n-1].Vel != (geo.Vec{}) {
+			out = append(out, Leg{Start: t, From: out[n-1].at(t)})
+		}
+		trajs[i] = out
+	}
+	return NewSet(trajs)
+}

@@ -89,3 +89,25 @@ func BenchmarkPosition(b *testing.B) {
 		s.Position(i%100, time.Duration(i)*time.Millisecond%time.Hour)
 	}
 }
+
+func TestStopAtHaltsEveryNodeWhereItIs(t *testing.T) {
+	s := NewSet([]Trajectory{
+		{{Start: 0, From: geo.Vec{}, Vel: geo.Vec{X: 2}}, {Start: 10 * time.Second, From: geo.Vec{X: 20}, Vel: geo.Vec{Y: 1}}},
+		{{Start: 0, From: geo.Vec{X: 5}}},
+	})
+	st := s.StopAt(4 * time.Second)
+	for _, at := range []time.Duration{4 * time.Second, 9 * time.Second, time.Minute} {
+		if p := st.Position(0, at); p != (geo.Vec{X: 8}) {
+			t.Fatalf("node 0 at %v: %v, want stopped at x=8", at, p)
+		}
+	}
+	if p := st.Position(0, 2*time.Second); p != (geo.Vec{X: 4}) {
+		t.Fatalf("before the stop: %v", p)
+	}
+	if p := st.Position(1, time.Minute); p != (geo.Vec{X: 5}) {
+		t.Fatalf("a static node moved: %v", p)
+	}
+	if c := st.Changes(); c[len(c)-1] != 4*time.Second {
+		t.Fatalf("last change %v, want the stop", c[len(c)-1])
+	}
+}

@@ -16,6 +16,14 @@ import (
 // initial positions win. (It is not named Mobility because the field
 // holding the mobility section already is.)
 func (s *Scenario) MobilityModel() (mobility.Model, error) {
+	set, err := s.motion()
+	if err != nil || s.Mobility.Stop <= 0 {
+		return set, err
+	}
+	return set.StopAt(s.Mobility.Stop.D()), nil
+}
+
+func (s *Scenario) motion() (*mobility.Set, error) {
 	c := s.Mobility
 	if c.Model == "ns2" {
 		set, err := mobility.ReadNS2(c.File)

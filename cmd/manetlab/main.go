@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	_ "manetlab/adhoc"    // registers adhoc/vasudevan
 	_ "manetlab/baseline" // registers baseline/floodmax
 )
 
