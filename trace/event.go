@@ -82,6 +82,7 @@ const (
 	EvCommand  = "command"  // a workload command (Text) was given
 	EvPosition = "position" // the node was at Pos
 	EvEnd      = "end"      // the run ended cleanly
+	EvStats    = "stats"    // a real node's counters at the end (Text: "name=count ...")
 	// Protocol notes use the protocol.NoteKind names: "leader",
 	// "election-start", "election-end", "cs-request", "cs-enter",
 	// "cs-exit", "info".
