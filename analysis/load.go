@@ -1,0 +1,429 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// evType is an event type in compact form.
+type evType uint8
+
+const (
+	tOther evType = iota
+	tSend
+	tRelay
+	tRecv
+	tDrop
+	tStart
+	tCrash
+	tRecover
+	tCommand
+	tLeader
+	tElStart
+	tElEnd
+	tCSRequest
+	tCSEnter
+	tCSExit
+	tEnd
+	tPosition
+)
+
+var evTypes = map[string]evType{
+	trace.EvSend: tSend, trace.EvRelay: tRelay, trace.EvRecv: tRecv, trace.EvDrop: tDrop,
+	trace.EvStart: tStart, trace.EvCrash: tCrash, trace.EvRecover: tRecover, trace.EvCommand: tCommand,
+	string(protocol.NoteLeader): tLeader, string(protocol.NoteElectionStart): tElStart,
+	string(protocol.NoteElectionEnd): tElEnd, string(protocol.NoteCSRequest): tCSRequest,
+	string(protocol.NoteCSEnter): tCSEnter, string(protocol.NoteCSExit): tCSExit,
+	trace.EvEnd: tEnd, trace.EvPosition: tPosition,
+}
+
+// event is one trace event in compact form: the fields the analysis uses,
+// strings interned, and where it came from.
+type event struct {
+	t        int64
+	wall     int64
+	hlcW     int64
+	hlcL     uint32
+	hasHLC   bool
+	hasValue bool
+	typ      evType
+	node     protocol.NodeID
+	from     protocol.NodeID
+	to       protocol.NodeID
+	origin   protocol.NodeID
+	leader   protocol.NodeID
+	bytes    int32
+	file     int32 // index into run.files
+	line     int32
+	kind     int32 // interned
+	epoch    int32 // interned
+	text     int32 // interned
+	seq      uint64
+	oseq     uint64
+	value    float64
+	off      int64 // canonical line in run.arena (merge only)
+	n        int32
+}
+
+// proc is one process: a node's events in its own order, or (id 0) the
+// run file's.
+type proc struct {
+	id  protocol.NodeID
+	evs []event
+}
+
+// run is a loaded run: one or more directories of one run id.
+type run struct {
+	dirs       []string
+	header     trace.Event
+	headerFile string
+	hasRunFile bool
+	hosts      map[protocol.NodeID]string
+	procs      []*proc // the run file's first (id 0), then nodes by ID
+	byID       map[protocol.NodeID]*proc
+	files      []string
+	strs       []string
+	strIdx     map[string]int32
+	arena      []byte // canonical lines, when loadOptions.lines
+	problems   []trace.Problem
+	duplicates int
+	seen       map[uint64]uint64 // line hash -> file<<32|line of the first copy
+}
+
+// loadOptions choose what a load keeps.
+type loadOptions struct {
+	// keep selects event types by name (nil: all); headers are always read.
+	keep func(ev string) bool
+	// lines keeps each event's canonical JSON line, for merged output.
+	lines bool
+	// multi allows several directories and node files without a run file.
+	multi bool
+}
+
+// str interns s.
+func (r *run) str(s string) int32 {
+	if i, ok := r.strIdx[s]; ok {
+		return i
+	}
+	i := int32(len(r.strs))
+	r.strs = append(r.strs, s)
+	r.strIdx[s] = i
+	return i
+}
+
+// src formats an event's origin as file:line.
+func (r *run) src(e *event) string {
+	return r.files[e.file] + ":" + strconv.Itoa(int(e.line))
+}
+
+// where is a Problem-style location for an event.
+func (r *run) where(e *event) trace.Problem {
+	return trace.Problem{File: r.files[e.file], Line: int(e.line)}
+}
+
+// nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones.
+func (r *run) nodeFiles(dir string) ([]protocol.NodeID, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	var ids []protocol.NodeID
+	for _, de := range entries {
+		num, ok := strings.CutPrefix(de.Name(), "node-")
+		if !ok {
+			continue
+		}
+		if num, ok = strings.CutSuffix(num, ".jsonl"); !ok {
+			continue
+		}
+		id, err := strconv.ParseUint(num, 10, 32)
+		if err != nil || id == 0 || strconv.FormatUint(id, 10) != num {
+			r.problems = append(r.problems, trace.Problem{File: filepath.Join(dir, de.Name()), Msg: "not a node ID in the file name; skipped"})
+			continue
+		}
+		ids = append(ids, protocol.NodeID(id))
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// load reads the run in dirs. With one directory it behaves like
+// trace.ReadDir (a run file is required); with opt.multi, traces gathered
+// from several machines are combined, and run ids that disagree between
+// directories are an error naming the files.
+func load(dirs []string, opt loadOptions) (*run, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("no trace directory given")
+	}
+	r := &run{dirs: dirs, byID: map[protocol.NodeID]*proc{}, strIdx: map[string]int32{},
+		seen: map[uint64]uint64{}, hosts: map[protocol.NodeID]string{}}
+	r.str("")
+	runProc := &proc{}
+	r.procs = append(r.procs, runProc)
+
+	// The reference run id: the first run file's; without any, the first
+	// node file's (only when merging traces of real machines).
+	var runFiles []string
+	for _, d := range dirs {
+		p := trace.RunFile(d)
+		if _, err := os.Stat(p); err == nil {
+			runFiles = append(runFiles, p)
+		} else if !opt.multi {
+			return nil, fmt.Errorf("run directory %s: %w", d, trace.ErrNoRunFile)
+		}
+	}
+	type fileRun struct{ file, run string }
+	var ids []fileRun
+	for _, p := range runFiles {
+		h, err := trace.ReadHeader(p)
+		if err != nil {
+			return nil, err
+		}
+		if !r.hasRunFile {
+			r.header, r.headerFile, r.hasRunFile = h, p, true
+		}
+		ids = append(ids, fileRun{p, h.Run})
+	}
+	perDir := make([][]protocol.NodeID, len(dirs))
+	for i, d := range dirs {
+		ns, err := r.nodeFiles(d)
+		if err != nil {
+			return nil, err
+		}
+		perDir[i] = ns
+		if r.hasRunFile && len(dirs) == 1 {
+			continue
+		}
+		// Without a run file in this directory nothing says which run its
+		// node files belong to, so they must all agree.
+		if _, err := os.Stat(trace.RunFile(d)); err == nil {
+			continue
+		}
+		for _, id := range ns {
+			p := trace.NodeFile(d, id)
+			h, err := trace.ReadHeader(p)
+			if err != nil {
+				continue // reported when the file is read
+			}
+			if !r.hasRunFile && r.headerFile == "" {
+				r.header, r.headerFile = h, p
+			}
+			ids = append(ids, fileRun{p, h.Run})
+		}
+	}
+	if r.headerFile == "" {
+		return nil, fmt.Errorf("%s: no run file and no readable node file", strings.Join(dirs, ", "))
+	}
+	var clash []string
+	for _, fr := range ids {
+		if fr.run != r.header.Run {
+			clash = append(clash, fmt.Sprintf("%s: run %q", fr.file, fr.run))
+		}
+	}
+	if len(clash) > 0 {
+		return nil, fmt.Errorf("traces of different runs in one merge: %s: run %q; %s", r.headerFile, r.header.Run, strings.Join(clash, "; "))
+	}
+
+	for i, d := range dirs {
+		if p := trace.RunFile(d); slices.Contains(runFiles, p) {
+			if err := r.readFile(p, 0, runProc, opt); err != nil {
+				return nil, err
+			}
+		}
+		for _, id := range perDir[i] {
+			pr := r.byID[id]
+			if pr == nil {
+				pr = &proc{id: id}
+			}
+			if err := r.readFile(trace.NodeFile(d, id), id, pr, opt); err != nil {
+				return nil, err
+			}
+			if r.byID[id] == nil && pr.evs != nil {
+				r.byID[id] = pr
+			}
+		}
+	}
+	for _, id := range r.nodeIDs() {
+		r.procs = append(r.procs, r.byID[id])
+	}
+	r.reportMissing()
+	r.seen = nil
+	return r, nil
+}
+
+// nodeIDs lists the nodes with a usable file, ascending.
+func (r *run) nodeIDs() []protocol.NodeID {
+	ids := make([]protocol.NodeID, 0, len(r.byID))
+	for id := range r.byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// readFile appends the events of one file to pr, checking its header:
+// a node file without a usable header, of another run or naming another
+// node is reported and skipped, as trace.ReadDir does.
+func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOptions) error {
+	fi := int32(len(r.files))
+	r.files = append(r.files, path)
+	first, why := true, ""
+	keep := opt.keep
+	if keep != nil {
+		keep = func(ev string) bool { return ev == trace.EvHeader || opt.keep(ev) }
+	}
+	var buf []byte
+	var kept []event
+	probs, err := trace.ScanEvents(path, keep, func(e *trace.Event, line int) error {
+		if first {
+			first = false
+			why = r.headerProblem(e, id)
+			if why == "" && e.Host != "" && id != 0 {
+				r.hosts[id] = e.Host
+			}
+			return nil
+		}
+		if why != "" {
+			return nil
+		}
+		if e.Ev == trace.EvHeader {
+			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: "a second header; skipped"})
+			return nil
+		}
+		if id != 0 && e.Node != id {
+			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("event of node %d in node %d's file; skipped", e.Node, id)})
+			return nil
+		}
+		buf = trace.AppendJSON(buf[:0], e)
+		h := fnv.New64a()
+		h.Write(buf)
+		sum := h.Sum64()
+		if prev, dup := r.seen[sum]; dup {
+			r.duplicates++
+			r.problems = append(r.problems, trace.Problem{File: path, Line: line,
+				Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
+			return nil
+		}
+		r.seen[sum] = uint64(fi)<<32 | uint64(uint32(line))
+		ce := r.compact(e)
+		ce.file, ce.line = fi, int32(line)
+		if opt.lines {
+			ce.off, ce.n = int64(len(r.arena)), int32(len(buf))
+			r.arena = append(r.arena, buf...)
+		}
+		kept = append(kept, ce)
+		return nil
+	})
+	r.problems = append(r.problems, probs...)
+	if err != nil {
+		r.problems = append(r.problems, trace.Problem{File: path, Msg: err.Error() + "; file skipped"})
+		return nil
+	}
+	if first {
+		why = "no events, not even a header"
+	}
+	if why != "" {
+		if id == 0 {
+			return fmt.Errorf("%s: %s", path, why)
+		}
+		r.problems = append(r.problems, trace.Problem{File: path, Msg: why + "; file skipped"})
+		return nil
+	}
+	if pr.evs == nil {
+		pr.evs = []event{}
+	}
+	pr.evs = append(pr.evs, kept...)
+	return nil
+}
+
+// headerProblem says why h is not an acceptable header for node id (0:
+// the run file) of this run, or "".
+func (r *run) headerProblem(h *trace.Event, id protocol.NodeID) string {
+	switch {
+	case h.Ev != trace.EvHeader:
+		return fmt.Sprintf("the first event is %q, not a %q", h.Ev, trace.EvHeader)
+	case h.Schema <= 0:
+		return "the header has no schema"
+	case h.Schema > trace.Schema:
+		return fmt.Sprintf("schema %d is newer than this reader's %d", h.Schema, trace.Schema)
+	case h.Run != r.header.Run:
+		return fmt.Sprintf("run %q, not %q of %s (a file left from another run?)", h.Run, r.header.Run, r.headerFile)
+	case h.Node != id:
+		return fmt.Sprintf("the header is node %d's, not node %d's", h.Node, id)
+	}
+	return ""
+}
+
+// compact converts a decoded event.
+func (r *run) compact(e *trace.Event) event {
+	c := event{t: e.T, wall: e.Wall, typ: evTypes[e.Ev], node: e.Node, from: e.From, to: e.To,
+		origin: e.Origin, leader: e.Leader, bytes: int32(e.Bytes), seq: e.Seq, oseq: e.OSeq}
+	if e.HLC != nil {
+		c.hasHLC, c.hlcW, c.hlcL = true, e.HLC.Wall, e.HLC.Logical
+	}
+	if e.Value != nil {
+		c.hasValue, c.value = true, *e.Value
+	}
+	if e.Kind != "" {
+		c.kind = r.str(e.Kind)
+	}
+	if e.Epoch != "" {
+		c.epoch = r.str(e.Epoch)
+	}
+	if e.Text != "" && (c.typ == tCommand) {
+		c.text = r.str(e.Text)
+	}
+	return c
+}
+
+// reportMissing names nodes the run file speaks of that have no usable
+// node file.
+func (r *run) reportMissing() {
+	seen := map[protocol.NodeID]bool{}
+	var missing []protocol.NodeID
+	for i := range r.procs[0].evs {
+		id := r.procs[0].evs[i].node
+		if id == protocol.None || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if r.byID[id] == nil {
+			missing = append(missing, id)
+		}
+	}
+	slices.Sort(missing)
+	for _, id := range missing {
+		r.problems = append(r.problems, trace.Problem{File: trace.NodeFile(r.dirs[0], id),
+			Msg: fmt.Sprintf("node %d appears in %s but has no usable trace file", id, trace.RunFileName)})
+	}
+}
+
+// end is the end of the run: the run file's end event, else the latest
+// event time.
+func (r *run) end() int64 {
+	var end int64
+	for _, p := range r.procs {
+		for i := range p.evs {
+			end = max(end, p.evs[i].t)
+		}
+	}
+	return end
+}
+
+// problemStrings formats problems as file:line: msg.
+func problemStrings(ps []trace.Problem) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
+}

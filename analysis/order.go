@@ -1,0 +1,263 @@
+package analysis
+
+import (
+	"container/heap"
+	"fmt"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// ref names an event: its process's index in run.procs and its index there.
+type ref struct{ p, i int32 }
+
+var noRef = ref{-1, -1}
+
+// msgKey identifies a frame: its sender and sequence number, or a
+// multi-hop message's originator and originator sequence.
+type msgKey struct {
+	node protocol.NodeID
+	seq  uint64
+}
+
+// graph is the causal graph of a run: process order (implicit in each
+// proc's event order) plus one edge from each send to each of its
+// receives.
+type graph struct {
+	r *run
+	// pred is, for every event, its send when it is a matched receive.
+	pred      [][]ref
+	matched   int
+	unmatched int
+}
+
+// isReceive reports whether an event is the receiving end of a frame.
+func isReceive(e *event) bool { return e.typ == tRecv || e.typ == tDrop }
+
+// isSend reports whether an event puts a frame on the air.
+func isSend(e *event) bool { return e.typ == tSend || e.typ == tRelay }
+
+// clock is the ordering key of an event: its hybrid logical clock when it
+// has one (which already respects causality), else its wall clock, else
+// the driver's time (one global virtual clock in sim).
+func clock(e *event) (int64, uint32) {
+	switch {
+	case e.hasHLC:
+		return e.hlcW, e.hlcL
+	case e.wall != 0:
+		return e.wall, 0
+	}
+	return e.t, 0
+}
+
+// before reports whether event a's clock is below b's.
+func before(a, b *event) bool {
+	aw, al := clock(a)
+	bw, bl := clock(b)
+	return aw < bw || aw == bw && al < bl
+}
+
+// maxProblems bounds how many problems of one sort are listed; the rest
+// are counted.
+const maxProblems = 20
+
+// buildGraph matches every receive to its send by (from, seq), falling
+// back to (origin, oseq). A sequence number used twice by one sender (a
+// restarted process) is resolved to the latest send whose clock is not
+// after the receive's.
+func buildGraph(r *run) *graph {
+	g := &graph{r: r, pred: make([][]ref, len(r.procs))}
+	sends := map[msgKey][]ref{}
+	origins := map[msgKey][]ref{}
+	for p, pr := range r.procs {
+		for i := range pr.evs {
+			e := &pr.evs[i]
+			if !isSend(e) {
+				continue
+			}
+			sends[msgKey{e.node, e.seq}] = append(sends[msgKey{e.node, e.seq}], ref{int32(p), int32(i)})
+			if e.typ == tSend && e.origin == e.node && e.oseq != 0 {
+				origins[msgKey{e.origin, e.oseq}] = append(origins[msgKey{e.origin, e.oseq}], ref{int32(p), int32(i)})
+			}
+		}
+	}
+	listed := 0
+	for p, pr := range r.procs {
+		g.pred[p] = make([]ref, len(pr.evs))
+		for i := range pr.evs {
+			g.pred[p][i] = noRef
+			e := &pr.evs[i]
+			if !isReceive(e) || e.from == e.node || e.from == protocol.None && e.origin == protocol.None {
+				continue
+			}
+			cands := sends[msgKey{e.from, e.seq}]
+			if len(cands) == 0 && e.origin != protocol.None {
+				cands = origins[msgKey{e.origin, e.oseq}]
+			}
+			if len(cands) == 0 {
+				g.unmatched++
+				if listed < maxProblems {
+					listed++
+					r.problems = append(r.problems, trace.Problem{File: r.files[e.file], Line: int(e.line),
+						Msg: fmt.Sprintf("%s from node %d seq %d has no matching send (sender's trace lost?)", evName(e), e.from, e.seq)})
+				}
+				continue
+			}
+			best := cands[0]
+			for _, c := range cands[1:] {
+				s := g.ev(c)
+				if !before(e, s) && before(g.ev(best), s) {
+					best = c
+				}
+			}
+			g.pred[p][i] = best
+			g.matched++
+		}
+	}
+	if g.unmatched > listed {
+		r.problems = append(r.problems, trace.Problem{File: r.dirs[0], Msg: fmt.Sprintf("%d more receives without a matching send", g.unmatched-listed)})
+	}
+	return g
+}
+
+// ev returns the event at x.
+func (g *graph) ev(x ref) *event { return &g.r.procs[x.p].evs[x.i] }
+
+// evName is an event type's trace name.
+func evName(e *event) string {
+	for name, t := range evTypes {
+		if t == e.typ {
+			return name
+		}
+	}
+	return "event"
+}
+
+// orderStats says how much the clocks alone got wrong.
+type orderStats struct {
+	// Repaired counts receives whose clock is below their send's: the
+	// topological pass put them after it.
+	Repaired int
+	// Broken counts receive edges ignored to break a cycle, which only
+	// damaged traces contain.
+	Broken int
+}
+
+// headItem is a process whose next event is ready to be emitted.
+type headItem struct {
+	w  int64
+	l  uint32
+	id protocol.NodeID
+	p  int32
+}
+
+type headHeap []headItem
+
+func (h headHeap) Len() int { return len(h) }
+func (h headHeap) Less(a, b int) bool {
+	x, y := h[a], h[b]
+	if x.w != y.w {
+		return x.w < y.w
+	}
+	if x.l != y.l {
+		return x.l < y.l
+	}
+	if x.id != y.id {
+		return x.id < y.id
+	}
+	return x.p < y.p
+}
+func (h headHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *headHeap) Push(x any)   { *h = append(*h, x.(headItem)) }
+func (h *headHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// order calls fn for every event in an order that keeps each process's
+// order and puts every receive after its send: Kahn's algorithm over
+// process order and send-to-receive edges, choosing among ready events
+// the smallest clock (then node ID), so the output is deterministic and
+// follows the clocks wherever they respect causality.
+func (g *graph) order(fn func(x ref)) orderStats {
+	var st orderStats
+	procs := g.r.procs
+	next := make([]int32, len(procs))
+	waiting := map[ref][]ref{} // send -> receives at their process's head
+	h := &headHeap{}
+	// offer puts process p's head on the heap when it is ready, else
+	// parks it until its send is emitted.
+	offer := func(p int32) {
+		i := next[p]
+		if int(i) >= len(procs[p].evs) {
+			return
+		}
+		if s := g.pred[p][i]; s != noRef && next[s.p] <= s.i {
+			waiting[s] = append(waiting[s], ref{p, i})
+			return
+		}
+		w, l := clock(&procs[p].evs[i])
+		heap.Push(h, headItem{w, l, procs[p].id, p})
+	}
+	for p := range procs {
+		offer(int32(p))
+	}
+	left := 0
+	for _, pr := range procs {
+		left += len(pr.evs)
+	}
+	for left > 0 {
+		if h.Len() == 0 {
+			g.breakCycle(next, h, &st)
+		}
+		it := heap.Pop(h).(headItem)
+		x := ref{it.p, next[it.p]}
+		e := g.ev(x)
+		if s := g.pred[x.p][x.i]; s != noRef && before(e, g.ev(s)) {
+			st.Repaired++
+		}
+		fn(x)
+		left--
+		next[x.p]++
+		offer(x.p)
+		if ws, ok := waiting[x]; ok {
+			delete(waiting, x)
+			for _, w := range ws {
+				if next[w.p] == w.i { // still parked on this send
+					ev := g.ev(w)
+					ww, wl := clock(ev)
+					heap.Push(h, headItem{ww, wl, procs[w.p].id, w.p})
+				}
+			}
+		}
+	}
+	return st
+}
+
+// breakCycle handles a stall: every remaining head waits for a send that
+// cannot come first, which only a damaged trace produces. The head with
+// the smallest clock is released without its edge, and reported.
+func (g *graph) breakCycle(next []int32, h *headHeap, st *orderStats) {
+	best := noRef
+	for p := range g.r.procs {
+		i := next[p]
+		if int(i) >= len(g.r.procs[p].evs) {
+			continue
+		}
+		if best == noRef || before(g.ev(ref{int32(p), i}), g.ev(best)) {
+			best = ref{int32(p), i}
+		}
+	}
+	st.Broken++
+	e := g.ev(best)
+	s := g.ev(g.pred[best.p][best.i])
+	if st.Broken <= maxProblems {
+		g.r.problems = append(g.r.problems, trace.Problem{File: g.r.files[e.file], Line: int(e.line),
+			Msg: fmt.Sprintf("causal cycle: this receive cannot follow its send %s; placed by its clock", g.r.src(s))})
+	}
+	g.pred[best.p][best.i] = noRef
+	w, l := clock(e)
+	heap.Push(h, headItem{w, l, g.r.procs[best.p].id, best.p})
+}
