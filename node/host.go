@@ -1,0 +1,399 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	"manetlab/link"
+	"manetlab/mobility"
+	"manetlab/protocol"
+	"manetlab/radio"
+	"manetlab/scenario"
+	"manetlab/trace"
+	"manetlab/wire"
+)
+
+// Host is a running node process: the nodes it hosts, its sockets and its
+// event loop.
+type Host struct {
+	opt     Options
+	s       *scenario.Scenario
+	spec    protocol.Spec
+	codec   *wire.Codec
+	runID   uint64
+	members []scenario.Member
+	ids     []protocol.NodeID       // every member, ascending
+	index   map[protocol.NodeID]int // member ID -> mobility index
+	mob     mobility.Model
+	prop    radio.Propagation
+	loss    radio.Loss
+
+	hello, timeout time.Duration
+
+	data, ctrl *link.Conn
+	nodes      []*hosted // in the order of opt.IDs
+	byID       map[protocol.NodeID]*hosted
+
+	// Now() is offset plus the monotonic time since base.
+	base   time.Time
+	offset time.Duration
+	end    time.Duration
+
+	frames  chan *rxFrame
+	quit    chan struct{} // closed when the loop stops: readers give up
+	readers sync.WaitGroup
+	sched   schedule
+	timer   *time.Timer
+	timerID uint64
+	senders []seqWindow // per member index: duplicate suppression
+	locs    []location  // per member index: latest location frame
+	jitter  *rand.Rand  // relay and hello-phase choices
+	txbuf   []byte
+
+	cnt     *counters
+	log     *rateLog
+	stopped bool
+
+	done chan struct{}
+	res  Result
+	err  error // the first trace write error
+}
+
+// Result is what a finished Host reports.
+type Result struct {
+	// Stats are the final counters.
+	Stats Stats
+	// Leaders maps each hosted node to the leader it last noted (None:
+	// no leader).
+	Leaders map[protocol.NodeID]protocol.NodeID
+}
+
+// rxFrame is a datagram that passed decoding and the run check, on its way
+// from a reader goroutine to the loop. Its message is decoded once, when
+// first needed.
+type rxFrame struct {
+	f       wire.Frame
+	msg     protocol.Message
+	decoded bool
+	bad     bool
+}
+
+// Run starts a Host and waits for it to finish: at the end of the
+// scenario's duration, or when ctx is cancelled.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	h, err := Start(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	return h.Wait()
+}
+
+// Start opens the sockets and trace files, boots the hosted processes
+// (at Options.Start, if that is still to come) and returns once the node
+// process is ready: frames are being read and the loop runs. Cancel ctx to
+// stop early; the traces then end as they do at the end of the duration.
+func Start(ctx context.Context, opt Options) (*Host, error) {
+	h, err := newHost(opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.open(); err != nil {
+		h.closeAll()
+		return nil, err
+	}
+	if h.now() >= 0 {
+		if err := h.bootAll(); err != nil {
+			h.closeAll()
+			return nil, err
+		}
+	}
+	for _, c := range []*link.Conn{h.data, h.ctrl} {
+		h.readers.Add(1)
+		go h.read(c)
+	}
+	go h.loop(ctx)
+	return h, nil
+}
+
+func newHost(opt Options) (*Host, error) {
+	s := opt.Scenario
+	switch {
+	case s == nil:
+		return nil, errors.New("node: no scenario")
+	case len(opt.IDs) == 0:
+		return nil, errors.New("node: no node to host (--id or --ids)")
+	case opt.Out == "":
+		return nil, errors.New("node: no trace directory (--out)")
+	case opt.Run == "":
+		return nil, errors.New("node: no run name (--run)")
+	}
+	if opt.Group == "" {
+		opt.Group = DefaultGroup
+	}
+	if opt.Control == "" {
+		opt.Control = DefaultControl
+	}
+	spec, err := protocol.Lookup(s.Protocol.Name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: protocol.name: %w", s.Path, err)
+	}
+	codec, err := wire.NewCodec(spec)
+	if err != nil {
+		return nil, err
+	}
+	mob, err := s.MobilityModel()
+	if err != nil {
+		return nil, err
+	}
+	prop, err := radio.NewPropagation(s.Radio)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	loss, err := radio.NewLoss(s.Radio)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	h := &Host{
+		opt: opt, s: s, spec: spec, codec: codec, runID: wire.RunID(opt.Run),
+		members: s.Members(), ids: s.MemberIDs(), index: map[protocol.NodeID]int{},
+		mob: mob, prop: prop, loss: loss,
+		hello: s.Radio.Hello.Period.D(), timeout: s.Radio.Hello.Timeout.D(),
+		byID:   map[protocol.NodeID]*hosted{},
+		end:    s.Duration.D(),
+		frames: make(chan *rxFrame, 1024),
+		quit:   make(chan struct{}),
+		timer:  time.NewTimer(time.Hour),
+		cnt:    newCounters(),
+		log:    newRateLog(opt.Log, LogPeriod),
+		done:   make(chan struct{}),
+	}
+	if mob.Len() < len(h.members) {
+		return nil, fmt.Errorf("%s: mobility gives %d nodes, the scenario has %d", s.Path, mob.Len(), len(h.members))
+	}
+	for _, m := range h.members {
+		h.index[m.ID] = m.Index
+	}
+	h.senders = make([]seqWindow, len(h.members))
+	h.locs = make([]location, len(h.members))
+	for _, id := range opt.IDs {
+		i, ok := h.index[id]
+		if !ok {
+			return nil, fmt.Errorf("%s: node %d is not in the scenario (nodes: %d of them, IDs %d to %d)",
+				s.Path, id, len(h.ids), h.ids[0], h.ids[len(h.ids)-1])
+		}
+		if h.byID[id] != nil {
+			return nil, fmt.Errorf("node %d listed twice", id)
+		}
+		n := &hosted{id: id, idx: i, value: h.members[i].Value}
+		h.nodes = append(h.nodes, n)
+		h.byID[id] = n
+	}
+	// Build one process up front so that bad protocol parameters fail
+	// before any socket or file is opened.
+	if _, err := spec.New(protocol.Config{ID: h.nodes[0].id, Value: h.nodes[0].value, Members: h.ids,
+		Params: s.Protocol.Params, Env: &env{h: h, n: h.nodes[0]}}); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	start := opt.Start
+	h.base = time.Now()
+	if start == 0 {
+		start = h.base.UnixNano()
+	}
+	h.offset = time.Duration(h.base.UnixNano() - start)
+	seed := s.Seed
+	h.jitter = rand.New(rand.NewPCG(seed^uint64(h.base.UnixNano()), 0x6a6974746572))
+	return h, nil
+}
+
+// open joins the groups and opens the trace files.
+func (h *Host) open() error {
+	var err error
+	if h.data, err = link.Open(link.Config{Group: h.opt.Group, Iface: h.opt.Iface, TTL: h.opt.TTL}); err != nil {
+		return fmt.Errorf("node: data group: %w", err)
+	}
+	if h.ctrl, err = link.Open(link.Config{Group: h.opt.Control, Iface: h.opt.Iface, TTL: h.opt.TTL}); err != nil {
+		return fmt.Errorf("node: control group: %w", err)
+	}
+	for _, n := range h.nodes {
+		if err := h.openTrace(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeAll releases sockets and files after a failed Start.
+func (h *Host) closeAll() {
+	for _, c := range []*link.Conn{h.data, h.ctrl} {
+		if c != nil {
+			c.Close()
+		}
+	}
+	for _, n := range h.nodes {
+		if n.out != nil {
+			n.out.Close()
+		}
+	}
+}
+
+// now is the time since the run's start.
+func (h *Host) now() time.Duration { return h.offset + time.Since(h.base) }
+
+// Stats returns the counters so far; safe to call at any time.
+func (h *Host) Stats() Stats { return h.cnt.snapshot() }
+
+// Done is closed when the Host has stopped and its traces are closed.
+func (h *Host) Done() <-chan struct{} { return h.done }
+
+// Wait blocks until the Host stops and returns its result and the first
+// error writing a trace, if any.
+func (h *Host) Wait() (*Result, error) {
+	<-h.done
+	return &h.res, h.err
+}
+
+// loop is the one goroutine that touches protocol state.
+func (h *Host) loop(ctx context.Context) {
+	defer h.finish()
+	if h.now() < 0 {
+		// Boot at the run's start; until then frames are read and counted.
+		if !h.waitStart(ctx) {
+			return
+		}
+		if err := h.bootAll(); err != nil {
+			h.fail(err)
+			return
+		}
+	}
+	for {
+		now := h.now()
+		if now >= h.end {
+			return
+		}
+		for h.sched.len() > 0 && h.sched.peek() <= now {
+			h.dispatch(h.sched.pop())
+		}
+		next := h.end
+		if h.sched.len() > 0 && h.sched.peek() < next {
+			next = h.sched.peek()
+		}
+		h.timer.Reset(next - h.now())
+		select {
+		case <-ctx.Done():
+			return
+		case rf := <-h.frames:
+			h.receive(rf)
+		case <-h.timer.C:
+		}
+	}
+}
+
+// waitStart handles frames until the run's start; false if ctx ended it.
+func (h *Host) waitStart(ctx context.Context) bool {
+	for {
+		d := -h.now()
+		if d <= 0 {
+			return true
+		}
+		h.timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			return false
+		case rf := <-h.frames:
+			if rf.f.Type == wire.TypeLocation {
+				h.location(&rf.f)
+			}
+		case <-h.timer.C:
+		}
+	}
+}
+
+func (h *Host) fail(err error) {
+	if h.err == nil {
+		h.err = err
+	}
+}
+
+// finish ends every trace, closes the sockets and waits for the readers.
+func (h *Host) finish() {
+	h.stopped = true
+	h.timer.Stop()
+	close(h.quit)
+	h.data.Close()
+	h.ctrl.Close()
+	h.readers.Wait()
+	st := h.cnt.snapshot()
+	h.res = Result{Stats: st, Leaders: map[protocol.NodeID]protocol.NodeID{}}
+	for _, n := range h.nodes {
+		if n.alive {
+			h.emitLocal(n, &trace.Event{Ev: trace.EvStats, Text: st.String()})
+			h.emitLocal(n, &trace.Event{Ev: trace.EvEnd})
+		}
+		if err := n.out.Close(); err != nil {
+			h.fail(fmt.Errorf("node %d: %w", n.id, err))
+		}
+		h.res.Leaders[n.id] = n.leader
+	}
+	close(h.done)
+}
+
+// read is a reader goroutine: it decodes datagrams, checks the run and
+// passes frames to the loop.
+func (h *Host) read(c *link.Conn) {
+	defer h.readers.Done()
+	buf := make([]byte, wire.MaxFrame+1)
+	for {
+		n, err := c.Recv(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			select {
+			case <-h.quit:
+				return
+			default:
+			}
+			h.log.logf("socket", "%v", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		h.cnt.received.Add(1)
+		rf := &rxFrame{}
+		if err := wire.Decode(buf[:n], h.opt.Key, &rf.f); err != nil {
+			h.reject(wire.Reason(err), "%d bytes: %v", n, err)
+			continue
+		}
+		if rf.f.Run != h.runID {
+			h.reject("run", "%s frame from node %d of run %#x, not %#x (%s)", rf.f.Type, rf.f.From, rf.f.Run, h.runID, h.opt.Run)
+			continue
+		}
+		if len(rf.f.Body) > 0 {
+			rf.f.Body = append([]byte(nil), rf.f.Body...)
+		}
+		select {
+		case h.frames <- rf:
+		case <-h.quit:
+			return
+		}
+	}
+}
+
+// reject counts a dropped datagram and logs it at a limited rate.
+func (h *Host) reject(reason, format string, args ...any) {
+	c := h.cnt.rejected[reason]
+	if c == nil {
+		c = h.cnt.rejected["other"]
+	}
+	c.Add(1)
+	switch reason {
+	case "own", "range", "loss":
+		// The normal working of the radio: counted, not logged.
+	default:
+		h.log.logf(reason, format, args...)
+	}
+}

@@ -1,0 +1,124 @@
+package node
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+	"manetlab/wire"
+)
+
+// radioStream separates the radio model's random draws from the
+// protocol's, so that the number of frames heard does not shift what a
+// protocol draws.
+const radioStream = 0x726164696f // "radio"
+
+// hosted is the loop's state for one hosted node.
+type hosted struct {
+	id    protocol.NodeID
+	idx   int // member index: the mobility model's node number
+	value float64
+	inc   uint32 // incarnation: 1 + the starts already in its trace
+	alive bool
+	// recovered: the trace file existed for this run, so this process
+	// is a restart and appends.
+	recovered bool
+
+	proc     protocol.Process
+	env      *env
+	rng      *rand.Rand // the protocol's
+	radioRng *rand.Rand // reception decisions at this node
+	clock    *wire.Clock
+	out      eventWriter
+
+	seq, oseq uint64                  // last frame and flood-origin sequence numbers used
+	timers    map[uint64]pendingTimer // pending protocol timers
+	nbrs      map[int]time.Duration   // neighbour member index -> last hello heard
+	seen      map[int]*seqWindow      // flood origin member index -> oseqs handled
+	queues    map[int]*linkQueue      // unicast destination member index -> queue
+
+	leader protocol.NodeID
+}
+
+type pendingTimer struct {
+	name string
+	arg  int64
+}
+
+func (h *Host) bootAll() error {
+	for _, n := range h.nodes {
+		if err := h.boot(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// boot starts a hosted node's process.
+func (h *Host) boot(n *hosted) error {
+	n.timers = map[uint64]pendingTimer{}
+	n.nbrs = map[int]time.Duration{}
+	n.seen = map[int]*seqWindow{}
+	n.queues = map[int]*linkQueue{}
+	// A restarted node's sequence numbers must not fall inside what its
+	// neighbours' duplicate windows remember of its earlier life.
+	n.seq = uint64(n.inc-1) << 32
+	n.oseq = n.seq
+	n.clock = wire.NewClock(nil)
+	n.rng = rand.New(rand.NewPCG(h.s.Seed, uint64(n.id)<<32|uint64(n.inc)))
+	n.radioRng = rand.New(rand.NewPCG(h.s.Seed^radioStream, uint64(n.id)<<32|uint64(n.inc)))
+	n.env = &env{h: h, n: n}
+	proc, err := h.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: h.ids, Params: h.s.Protocol.Params, Env: n.env})
+	if err != nil {
+		return fmt.Errorf("%s: node %d: %w", h.s.Path, n.id, err)
+	}
+	n.proc, n.alive = proc, true
+	if n.recovered {
+		h.emitLocal(n, &trace.Event{Ev: trace.EvRecover})
+	}
+	h.emitLocal(n, &trace.Event{Ev: trace.EvStart})
+	now := h.now()
+	phase := time.Duration(h.jitter.Int64N(int64(h.hello) + 1))
+	h.sched.push(task{at: now + phase, kind: taskHello, n: n})
+	for i, c := range h.s.Workload {
+		if c.Node == n.id && c.At.D() >= now {
+			h.sched.push(task{at: c.At.D(), kind: taskCommand, n: n, ref: i})
+		}
+	}
+	n.proc.Step(protocol.Start{})
+	return nil
+}
+
+// dispatch runs a scheduled task.
+func (h *Host) dispatch(t task) {
+	n := t.n
+	if !n.alive {
+		return
+	}
+	switch t.kind {
+	case taskTimer:
+		pt, ok := n.timers[t.id]
+		if !ok {
+			return // cancelled
+		}
+		delete(n.timers, t.id)
+		n.proc.Step(protocol.Timeout{ID: protocol.TimerID(t.id), Name: pt.name, Arg: pt.arg})
+	case taskHello:
+		h.helloTick(n)
+	case taskRetx:
+		h.retransmit(n, t.dest, t.id)
+	case taskRelay:
+		h.relay(n, t.relay)
+	case taskCommand:
+		c := h.s.Workload[t.ref]
+		cmd := protocol.Command{Name: protocol.CommandName(c.Command), Value: c.Value}
+		if cmd.Name == protocol.SetValue {
+			n.value = c.Value
+		}
+		v := c.Value
+		h.emitLocal(n, &trace.Event{Ev: trace.EvCommand, Text: c.Command, Value: &v})
+		n.proc.Step(cmd)
+	}
+}

@@ -1,0 +1,140 @@
+package node
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/scenario"
+)
+
+// Default multicast groups: data frames and the mobility player's
+// location frames.
+const (
+	DefaultGroup   = "239.77.0.1:47000"
+	DefaultControl = "239.77.0.2:47001"
+)
+
+// Link-layer constants, as the simulator uses them.
+const (
+	// HopLimit bounds a flood's hops.
+	HopLimit = 32
+	// Retries is how many times a unicast frame is retransmitted before
+	// the sender gives up (802.11's short retry limit).
+	Retries = 7
+	// RetryBase is the wait for the first acknowledgement; each
+	// retransmission doubles it.
+	RetryBase = 5 * time.Millisecond
+	// RelayJitter bounds the random wait before relaying a flood frame, so
+	// that neighbours do not all retransmit at the same instant.
+	RelayJitter = time.Millisecond
+	// QueueLimit bounds the frames waiting per unicast link; a protocol
+	// that sends faster than the link acknowledges loses the excess
+	// (traced as drop reason "queue").
+	QueueLimit = 1024
+	// LogPeriod is the least time between two log lines for one reason.
+	LogPeriod = 5 * time.Second
+)
+
+// Options say what a node process runs and where.
+type Options struct {
+	// Scenario is the loaded scenario (with --set and --seed applied).
+	Scenario *scenario.Scenario
+	// IDs are the hosted nodes; each must be a member of the scenario.
+	IDs []protocol.NodeID
+	// Out is the trace directory: node-<id>.jsonl per hosted node.
+	Out string
+	// Run names the run; every node and the player of a run use the same
+	// name (frames of other runs are dropped).
+	Run string
+	// Start is the run's start, Unix nanoseconds; zero means now.
+	// Env.Now() is the time since Start, and the run stops at Start plus
+	// the scenario's duration.
+	Start int64
+	// Group and Control are the data and location multicast groups
+	// (defaults DefaultGroup, DefaultControl).
+	Group, Control string
+	// Iface is the interface to use ("" lets the link choose); TTL the
+	// multicast TTL (0 keeps frames on this host).
+	Iface string
+	TTL   int
+	// Key, when not empty, signs every frame and rejects unsigned or
+	// badly signed ones.
+	Key []byte
+	// Log receives rate-limited lines about dropped datagrams and the
+	// protocols' Logf output; nil discards them.
+	Log io.Writer
+	// Debug, when true, also passes protocol Logf lines to Log.
+	Debug bool
+}
+
+// ParseIDs reads a list of node IDs and ranges such as "1-50,60,70-80".
+func ParseIDs(s string) ([]protocol.NodeID, error) {
+	var ids []protocol.NodeID
+	seen := map[protocol.NodeID]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseUint(strings.TrimSpace(lo), 10, 32)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.ParseUint(strings.TrimSpace(hi), 10, 32)
+		}
+		if err != nil || a == 0 || b < a {
+			return nil, fmt.Errorf("ids %q: %q is not a node ID (1 or more) or a range such as 1-50", s, part)
+		}
+		if b-a >= 1<<20 {
+			return nil, fmt.Errorf("ids %q: range %q is too large", s, part)
+		}
+		for id := a; id <= b; id++ {
+			if seen[protocol.NodeID(id)] {
+				return nil, fmt.Errorf("ids %q: node %d listed twice", s, id)
+			}
+			seen[protocol.NodeID(id)] = true
+			ids = append(ids, protocol.NodeID(id))
+		}
+	}
+	return ids, nil
+}
+
+// KeyEnv is the environment variable that holds the run's key when no key
+// file is given.
+const KeyEnv = "MANETLAB_KEY"
+
+// LoadKey returns the run's HMAC key: from the file at path if path is not
+// empty, else from the environment variable KeyEnv, else none. Leading
+// and trailing white space (a newline left by an editor or echo) is
+// removed; what remains is decoded as hexadecimal if it is an even number
+// of hex digits, and used as raw bytes otherwise. An empty key from a
+// named file is an error, so that a typo never silently turns signing off.
+func LoadKey(path string) ([]byte, error) {
+	var raw []byte
+	src := KeyEnv
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("key file: %w", err)
+		}
+		raw, src = b, path
+	} else {
+		raw = []byte(os.Getenv(KeyEnv))
+		if len(raw) == 0 {
+			return nil, nil
+		}
+	}
+	k := []byte(strings.TrimSpace(string(raw)))
+	if len(k) == 0 {
+		return nil, fmt.Errorf("key %s is empty", src)
+	}
+	if len(k)%2 == 0 {
+		if h, err := hex.DecodeString(string(k)); err == nil {
+			return h, nil
+		}
+	}
+	return k, nil
+}

@@ -1,0 +1,174 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"manetlab/link"
+	"manetlab/mobility"
+	"manetlab/protocol"
+	"manetlab/scenario"
+	"manetlab/wire"
+)
+
+// DefaultPeriod is how often the player multicasts every position.
+const DefaultPeriod = 100 * time.Millisecond
+
+// PlayOptions configure the mobility player.
+type PlayOptions struct {
+	Scenario *scenario.Scenario
+	// Run names the run, as the nodes' Options.Run.
+	Run string
+	// Start is the run's start, Unix ns (zero: now); positions are the
+	// model's at the time since Start.
+	Start int64
+	// Control is the group location frames go to (default DefaultControl).
+	Control string
+	Iface   string
+	TTL     int
+	// Key signs the frames when not empty.
+	Key []byte
+	// Period between two rounds of positions (default DefaultPeriod).
+	Period time.Duration
+	// Log receives send errors; nil discards them.
+	Log io.Writer
+}
+
+// Player multicasts the positions of a scenario's mobility model as
+// location frames, as EMANE's location events do, so that nodes on several
+// machines agree on positions without synchronised clocks.
+type Player struct {
+	opt    PlayOptions
+	conn   *link.Conn
+	mob    mobility.Model
+	ids    []protocol.NodeID // by mobility index
+	run    uint64
+	clock  *wire.Clock
+	base   time.Time
+	offset time.Duration
+	seq    uint64
+	rounds atomic.Uint64
+	done   chan struct{}
+	err    error
+}
+
+// StartPlayer opens the control group and starts playing: one round of
+// positions every period and one whenever some leg starts, until the
+// scenario's duration has passed or ctx is cancelled.
+func StartPlayer(ctx context.Context, opt PlayOptions) (*Player, error) {
+	s := opt.Scenario
+	if s == nil {
+		return nil, errors.New("mobility play: no scenario")
+	}
+	if opt.Run == "" {
+		return nil, errors.New("mobility play: no run name (--run)")
+	}
+	if opt.Control == "" {
+		opt.Control = DefaultControl
+	}
+	if opt.Period <= 0 {
+		opt.Period = DefaultPeriod
+	}
+	mob, err := s.MobilityModel()
+	if err != nil {
+		return nil, err
+	}
+	p := &Player{opt: opt, mob: mob, run: wire.RunID(opt.Run), clock: wire.NewClock(nil), done: make(chan struct{})}
+	for _, m := range s.Members() {
+		p.ids = append(p.ids, m.ID)
+	}
+	if p.conn, err = link.Open(link.Config{Group: opt.Control, Iface: opt.Iface, TTL: opt.TTL}); err != nil {
+		return nil, fmt.Errorf("mobility play: %w", err)
+	}
+	p.base = time.Now()
+	start := opt.Start
+	if start == 0 {
+		start = p.base.UnixNano()
+	}
+	p.offset = time.Duration(p.base.UnixNano() - start)
+	go p.play(ctx)
+	return p, nil
+}
+
+// Play runs a player until the scenario's duration has passed or ctx is
+// cancelled.
+func Play(ctx context.Context, opt PlayOptions) error {
+	p, err := StartPlayer(ctx, opt)
+	if err != nil {
+		return err
+	}
+	return p.Wait()
+}
+
+// Wait blocks until the player stops.
+func (p *Player) Wait() error {
+	<-p.done
+	return p.err
+}
+
+// Rounds is how many rounds of positions were sent.
+func (p *Player) Rounds() uint64 { return p.rounds.Load() }
+
+func (p *Player) now() time.Duration { return p.offset + time.Since(p.base) }
+
+func (p *Player) play(ctx context.Context) {
+	defer close(p.done)
+	defer p.conn.Close()
+	end := p.opt.Scenario.Duration.D()
+	changes := p.mob.Changes()
+	tm := time.NewTimer(0)
+	defer tm.Stop()
+	for {
+		t := p.now()
+		if t >= end {
+			return
+		}
+		p.round(max(t, 0))
+		// The next round: the next period boundary, or a leg's start if
+		// that comes first, so that a turn is announced when it happens.
+		next := (t/p.opt.Period + 1) * p.opt.Period
+		if t < 0 {
+			next = min(next, 0)
+		}
+		if i, _ := slices.BinarySearch(changes, t+1); i < len(changes) && changes[i] < next {
+			next = changes[i]
+		}
+		tm.Reset(min(next, end) - p.now())
+		select {
+		case <-ctx.Done():
+			return
+		case <-tm.C:
+		}
+	}
+}
+
+// round sends every node's position at model time t.
+func (p *Player) round(t time.Duration) {
+	var buf []byte
+	for i, id := range p.ids {
+		pos := p.mob.Position(i, t)
+		p.seq++
+		f := wire.Frame{Type: wire.TypeLocation, Run: p.run, Seq: p.seq, Clock: p.clock.Now(),
+			Loc: wire.Location{Node: id, X: pos.X, Y: pos.Y, Z: pos.Z, Time: time.Now().UnixNano()}}
+		var err error
+		if buf, err = f.AppendTo(buf[:0], p.opt.Key); err != nil {
+			p.logf("%v", err)
+			continue
+		}
+		if err := p.conn.Send(buf); err != nil {
+			p.logf("%v", err)
+		}
+	}
+	p.rounds.Add(1)
+}
+
+func (p *Player) logf(format string, args ...any) {
+	if p.opt.Log != nil {
+		fmt.Fprintf(p.opt.Log, "mobility play: "+format+"\n", args...)
+	}
+}

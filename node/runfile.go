@@ -1,0 +1,58 @@
+package node
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"manetlab/scenario"
+	"manetlab/trace"
+)
+
+// WriteRunFile writes the run file (run.jsonl) of a real run into dir, as
+// the simulator writes its own: a header with driver "node", the run name
+// and the resolved scenario, every node's position at 0 and at the end of
+// the duration from the scenario's mobility model (the ground truth the
+// summary computes components from), the extra run-wide events (crash,
+// recover; sorted by T, their Node set) and a final end event. The
+// launcher calls it once per run; report.Summarize then reads the
+// directory.
+func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Event) error {
+	y, err := s.YAML()
+	if err != nil {
+		return err
+	}
+	mob, err := s.MobilityModel()
+	if err != nil {
+		return err
+	}
+	w, err := trace.Create(trace.RunFile(dir), true)
+	if err != nil {
+		return err
+	}
+	end := s.Duration.D()
+	evs := []trace.Event{{Ev: trace.EvHeader, Schema: trace.Schema, Run: run, Driver: "node",
+		Protocol: s.Protocol.Name, Seed: s.Seed, Scenario: string(y)}}
+	positions := func(t time.Duration) {
+		for _, m := range s.Members() {
+			p := mob.Position(m.Index, t)
+			evs = append(evs, trace.Event{T: int64(t), Node: m.ID, Ev: trace.EvPosition, Pos: &[3]float64{p.X, p.Y, p.Z}})
+		}
+	}
+	positions(0)
+	more := slices.Clone(extra)
+	slices.SortStableFunc(more, func(a, b trace.Event) int { return int(min(max(a.T-b.T, -1), 1)) })
+	evs = append(evs, more...)
+	positions(end)
+	evs = append(evs, trace.Event{T: int64(end), Ev: trace.EvEnd})
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("run file: %w", err)
+	}
+	return nil
+}

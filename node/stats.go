@@ -1,0 +1,111 @@
+package node
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Reasons are the labels of rejected datagrams: the wire decoder's
+// (wire.Reason) and the node's own. Every label is always present in
+// Stats.Rejected, zero or not, so scripts need not guess.
+var Reasons = []string{
+	// wire.Reason labels: the datagram did not decode.
+	"short", "magic", "version", "flags", "type", "length", "field",
+	"hmac", "no-hmac", "code", "body", "other",
+	// The node's own checks, in pipeline order.
+	"run",       // a frame of another run on the same group
+	"own",       // a hosted node's own frame, looped back
+	"sender",    // From (or a flood's origin, or a location's node) is no member of the scenario
+	"duplicate", // a (sender, sequence) already seen, or older than the window
+	"range",     // the radio model: out of range at the current positions
+	"loss",      // the radio model: lost by the loss model
+}
+
+// Stats are a node process's counters, shared by the nodes it hosts.
+type Stats struct {
+	// Datagrams the sockets returned.
+	Received uint64
+	// Delivered counts messages handed to a protocol (one per receiver).
+	Delivered uint64
+	// Sent counts datagrams transmitted, retransmissions, acks and hellos
+	// included.
+	Sent uint64
+	// Rejected counts dropped datagrams by reason (see Reasons). A frame
+	// heard by several hosted nodes may count once per node for the radio
+	// reasons ("own", "range", "loss").
+	Rejected map[string]uint64
+}
+
+// String formats the counters on one line, as the trace's stats event and
+// the log carry them: "received=N delivered=N sent=N short=N ...", zero
+// reasons left out.
+func (s Stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "received=%d delivered=%d sent=%d", s.Received, s.Delivered, s.Sent)
+	for _, r := range Reasons {
+		if n := s.Rejected[r]; n > 0 {
+			fmt.Fprintf(&b, " %s=%d", r, n)
+		}
+	}
+	return b.String()
+}
+
+// counters are updated by the reader goroutines and the loop alike.
+type counters struct {
+	received, delivered, sent atomic.Uint64
+	rejected                  map[string]*atomic.Uint64 // fixed keys: read-only map
+}
+
+func newCounters() *counters {
+	c := &counters{rejected: map[string]*atomic.Uint64{}}
+	for _, r := range Reasons {
+		c.rejected[r] = new(atomic.Uint64)
+	}
+	return c
+}
+
+func (c *counters) snapshot() Stats {
+	s := Stats{Received: c.received.Load(), Delivered: c.delivered.Load(), Sent: c.sent.Load(), Rejected: map[string]uint64{}}
+	for r, n := range c.rejected {
+		s.Rejected[r] = n.Load()
+	}
+	return s
+}
+
+// rateLog writes at most one line per reason per period, with the number
+// of lines it held back, so that a flood of garbage cannot flood the log.
+type rateLog struct {
+	w      io.Writer
+	period time.Duration
+	mu     sync.Mutex
+	last   map[string]time.Time
+	held   map[string]int
+}
+
+func newRateLog(w io.Writer, period time.Duration) *rateLog {
+	return &rateLog{w: w, period: period, last: map[string]time.Time{}, held: map[string]int{}}
+}
+
+func (l *rateLog) logf(reason, format string, args ...any) {
+	if l.w == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	if now.Sub(l.last[reason]) < l.period {
+		l.held[reason]++
+		return
+	}
+	l.last[reason] = now
+	more := ""
+	if n := l.held[reason]; n > 0 {
+		more = fmt.Sprintf(" (and %d more since the last line)", n)
+		l.held[reason] = 0
+	}
+	fmt.Fprintf(l.w, "node: dropped (%s): %s%s\n", reason, fmt.Sprintf(format, args...), more)
+}

@@ -1,0 +1,106 @@
+package node
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"manetlab/trace"
+	"manetlab/wire"
+)
+
+// eventWriter is a node's trace file: a trace.Writer for a new file, an
+// appender for a restarted node's existing one.
+type eventWriter interface {
+	Write(e *trace.Event) error
+	Close() error
+}
+
+// openTrace opens node n's trace. A file that already holds this run's
+// header for this node is a restart after a crash: it is appended to, and
+// the starts it records give the incarnation. Anything else is replaced.
+func (h *Host) openTrace(n *hosted) error {
+	path := trace.NodeFile(h.opt.Out, n.id)
+	if old, err := trace.ReadHeader(path); err == nil && old.Run == h.opt.Run && old.Node == n.id {
+		starts := 0
+		if _, err := trace.ScanEvents(path, func(ev string) bool { return ev == trace.EvStart },
+			func(*trace.Event, int) error { starts++; return nil }); err != nil {
+			return fmt.Errorf("node %d: %w", n.id, err)
+		}
+		w, err := openAppend(path)
+		if err != nil {
+			return fmt.Errorf("node %d: %w", n.id, err)
+		}
+		n.out, n.inc, n.recovered = w, uint32(starts+1), true
+		return nil
+	}
+	w, err := trace.Create(path, false)
+	if err != nil {
+		return fmt.Errorf("node %d: %w", n.id, err)
+	}
+	hdr := trace.Event{Ev: trace.EvHeader, Schema: trace.Schema, Run: h.opt.Run, Driver: "node",
+		Protocol: h.s.Protocol.Name, Node: n.id, Seed: h.s.Seed}
+	if err := w.Write(&hdr); err != nil {
+		w.Close()
+		return fmt.Errorf("node %d: %w", n.id, err)
+	}
+	n.out, n.inc = w, 1
+	return nil
+}
+
+// appender writes events to the end of an existing trace, one write(2)
+// per line, as trace.Writer does unbuffered.
+type appender struct {
+	f    *os.File
+	line []byte
+}
+
+// openAppend opens path for appending. If the last line was cut short by
+// a kill, a newline ends it first, so that the damage stays on that one
+// line and the new events read cleanly.
+func openAppend(path string) (*appender, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err != nil && err != io.EOF {
+			f.Close()
+			return nil, fmt.Errorf("trace %s: %w", path, err)
+		}
+		if last[0] != '\n' {
+			if _, err := f.Write([]byte{'\n'}); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("trace %s: %w", path, err)
+			}
+		}
+	}
+	return &appender{f: f, line: make([]byte, 0, 512)}, nil
+}
+
+func (a *appender) Write(e *trace.Event) error {
+	a.line = append(trace.AppendJSON(a.line[:0], e), '\n')
+	if _, err := a.f.Write(a.line); err != nil {
+		return fmt.Errorf("trace %s: %w", a.f.Name(), err)
+	}
+	return nil
+}
+
+func (a *appender) Close() error { return a.f.Close() }
+
+// emit stamps e with node n's times and writes it. stamp is the event's
+// hybrid logical clock reading.
+func (h *Host) emit(n *hosted, e *trace.Event, stamp wire.HLC) {
+	e.T = int64(h.now())
+	e.Wall = time.Now().UnixNano()
+	e.HLC = &trace.HLC{Wall: stamp.Wall, Logical: stamp.Logical}
+	e.Node = n.id
+	if err := n.out.Write(e); err != nil {
+		h.fail(fmt.Errorf("node %d: %w", n.id, err))
+	}
+}
+
+// emitLocal writes a local event, stamped by a clock tick.
+func (h *Host) emitLocal(n *hosted, e *trace.Event) { h.emit(n, e, n.clock.Now()) }
