@@ -1,0 +1,549 @@
+// Package launch runs a scenario with real node processes on this machine:
+// the mobility player and one `manetlab node` process per node (or per K
+// nodes), all started against a common start time; it applies the fault
+// schedule by killing and restarting node processes, stops everything at
+// the end of the scenario, on a failure or on Ctrl-C, and writes the run
+// file, so that the run directory reads like one from the simulator.
+//
+// Every child runs in a process group of its own and is reaped; the
+// launcher never leaves a process behind, whatever happens.
+package launch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/scenario"
+	"manetlab/trace"
+)
+
+// Options say how to launch a run. Zero values are sensible defaults
+// except for Scenario and Out.
+type Options struct {
+	// Scenario is the scenario file the children read; Sets and the
+	// scenario's resolved seed are passed along, so that every process
+	// resolves the same scenario as the launcher did.
+	Scenario string
+	Sets     []string
+	// Out is the run directory: node traces, run.jsonl, and log/ with
+	// each process's standard error.
+	Out string
+	// Run names the run; frames of other runs are ignored by the nodes.
+	Run string
+	// IDsPerProcess is how many nodes one process hosts (default 1).
+	// Nodes named in the fault schedule get a process each regardless.
+	IDsPerProcess int
+	// Group, Control, Iface, KeyFile are passed on when not empty; TTL
+	// when not negative.
+	Group, Control, Iface, KeyFile string
+	TTL                            int
+	// Command is the manetlab binary and any leading arguments (default:
+	// this executable). Tests point it at a fake node.
+	Command []string
+	// Wrap, when not empty, lists command prefixes, one per host, that
+	// node processes run under (e.g. "ip netns exec h1"); processes are
+	// spread over them in contiguous blocks, and the player runs under
+	// the first.
+	Wrap [][]string
+	// StartDelay is how far in the future the common start time is set
+	// (default 1.5s plus 60ms per process), long enough for every process
+	// to start and print ready.
+	StartDelay time.Duration
+	// ReadyTimeout bounds the wait for every "ready" line (default: the
+	// start delay plus 10s).
+	ReadyTimeout time.Duration
+	// Grace is how long processes get to exit by themselves at the end,
+	// and then after SIGTERM, before SIGKILL (default 3s).
+	Grace time.Duration
+	// Progress, when not nil, receives a line every ProgressEvery (default
+	// 5s): elapsed/duration and processes alive; and warnings.
+	Progress      io.Writer
+	ProgressEvery time.Duration
+}
+
+// Result is what a launch did.
+type Result struct {
+	Dir, Run string
+	// Start is the common start time handed to every process.
+	Start time.Time
+	// Elapsed is the run time from Start to the end written in run.jsonl.
+	Elapsed time.Duration
+	// Interrupted is true when the context was cancelled (Ctrl-C).
+	Interrupted bool
+	// Procs describes every process, the player last.
+	Procs []ProcStats
+	// Failures lists node processes that ended on their own with an
+	// error before the end of the run.
+	Failures []string
+}
+
+// ProcStats is one process's resource use, summed over its restarts.
+type ProcStats struct {
+	Name   string            `json:"name"`
+	IDs    []protocol.NodeID `json:"ids,omitempty"`
+	Host   int               `json:"host"`
+	PIDs   []int             `json:"pids"`
+	CPU    time.Duration     `json:"cpu_ns"`
+	MaxRSS int64             `json:"max_rss_bytes"`
+	Wall   time.Duration     `json:"wall_ns"`
+	Exit   string            `json:"exit"`
+}
+
+// proc is one process slot: a group of nodes (or the player), run by one
+// instance at a time.
+type proc struct {
+	group
+	args  []string
+	log   string // file receiving the process's stdout after ready, and stderr
+	inst  *instance
+	stats ProcStats
+}
+
+// instance is one OS process of a slot.
+type instance struct {
+	cmd     *exec.Cmd
+	started time.Time
+	first   chan struct{} // closed once the first stdout line (or EOF) is read
+	line    string        // the first line, valid after first is closed
+	done    chan struct{} // closed once the process is reaped
+	err     error         // Wait's result, valid after done is closed
+}
+
+type launcher struct {
+	opt   Options
+	s     *scenario.Scenario
+	procs []*proc // nodes, then the player
+	byID  map[protocol.NodeID]*proc
+	start time.Time
+}
+
+// Run launches scenario s (read from opt.Scenario) and returns when every
+// process has exited: at the end of the run, when ctx is cancelled, or on
+// a failure to start. It writes run.jsonl unless the processes could not
+// all be started. On any return, no child is left running.
+func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error) {
+	if opt.Out == "" || opt.Run == "" || opt.Scenario == "" {
+		return nil, errors.New("launch: Options need Scenario, Out and Run")
+	}
+	if len(opt.Command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("launch: find this executable: %w", err)
+		}
+		opt.Command = []string{exe}
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = 3 * time.Second
+	}
+	if opt.ProgressEvery <= 0 {
+		opt.ProgressEvery = 5 * time.Second
+	}
+	if err := os.MkdirAll(filepath.Join(opt.Out, "log"), 0o755); err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	l := &launcher{opt: opt, s: s, byID: map[protocol.NodeID]*proc{}}
+	for _, g := range plan(s, opt.IDsPerProcess, len(opt.Wrap)) {
+		p := &proc{group: g}
+		l.procs = append(l.procs, p)
+		for _, id := range g.ids {
+			l.byID[id] = p
+		}
+	}
+	l.procs = append(l.procs, &proc{}) // the player, on host 0
+	if l.opt.StartDelay <= 0 {
+		l.opt.StartDelay = 1500*time.Millisecond + time.Duration(len(l.procs))*60*time.Millisecond
+	}
+	if l.opt.ReadyTimeout <= 0 {
+		l.opt.ReadyTimeout = l.opt.StartDelay + 10*time.Second
+	}
+	l.start = time.Now().Add(l.opt.StartDelay).Round(time.Millisecond)
+	for _, p := range l.procs {
+		p.args = l.args(p)
+		p.log = filepath.Join(opt.Out, "log", strings.ReplaceAll(p.name(), " ", "-")+".log")
+		p.stats = ProcStats{Name: p.name(), IDs: p.ids, Host: p.host}
+	}
+	res := &Result{Dir: opt.Out, Run: opt.Run, Start: l.start}
+	defer func() { res.Procs = l.stats() }()
+
+	if err := l.startAll(ctx); err != nil {
+		l.killAll() // nothing gathered yet that a graceful stop would save
+		return res, err
+	}
+	events, end, interrupted, failures := l.supervise(ctx)
+	res.Interrupted, res.Failures, res.Elapsed = interrupted, failures, end
+	if err := writeRunFile(opt.Out, opt.Run, s, events, end); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// args are the command line of p's processes.
+func (l *launcher) args(p *proc) []string {
+	o := l.opt
+	var a []string
+	if p.ids == nil {
+		a = []string{"mobility", "play", o.Scenario, "--run", o.Run}
+	} else {
+		a = []string{"node", "--scenario", o.Scenario}
+		if len(p.ids) == 1 {
+			a = append(a, "--id", strconv.FormatUint(uint64(p.ids[0]), 10))
+		} else {
+			a = append(a, "--ids", FormatIDs(p.ids))
+		}
+		a = append(a, "--out", o.Out, "--run", o.Run)
+	}
+	a = append(a, "--start", strconv.FormatInt(l.start.UnixNano(), 10), "--seed", strconv.FormatUint(l.s.Seed, 10))
+	if o.Group != "" && p.ids != nil {
+		a = append(a, "--group", o.Group)
+	}
+	for _, f := range [][2]string{{"--control", o.Control}, {"--iface", o.Iface}, {"--key-file", o.KeyFile}} {
+		if f[1] != "" {
+			a = append(a, f[0], f[1])
+		}
+	}
+	if o.TTL >= 0 {
+		a = append(a, "--ttl", strconv.Itoa(o.TTL))
+	}
+	for _, s := range o.Sets {
+		a = append(a, "--set", s)
+	}
+	return a
+}
+
+// spawn starts a new instance of p.
+func (l *launcher) spawn(p *proc) error {
+	argv := slices.Concat(l.opt.Command, p.args)
+	if len(l.opt.Wrap) > 0 {
+		argv = slices.Concat(l.opt.Wrap[p.host], argv)
+	}
+	logf, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.name(), err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = logf
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		logf.Close()
+		return fmt.Errorf("%s: %w", p.name(), err)
+	}
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("%s: start %s: %w", p.name(), argv[0], err)
+	}
+	in := &instance{cmd: cmd, started: time.Now(), first: make(chan struct{}), done: make(chan struct{})}
+	p.inst = in
+	p.stats.PIDs = append(p.stats.PIDs, cmd.Process.Pid)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			in.line = sc.Text()
+		}
+		close(in.first)
+		for sc.Scan() {
+			logf.Write(append(sc.Bytes(), '\n'))
+		}
+		io.Copy(logf, stdout) // a line too long for the scanner: keep draining
+		in.err = cmd.Wait()
+		logf.Close()
+		close(in.done)
+	}()
+	return nil
+}
+
+// awaitReady waits until p's current instance prints "ready <pid>", or
+// fails naming p.
+func (l *launcher) awaitReady(ctx context.Context, p *proc, timeout <-chan time.Time) error {
+	in := p.inst
+	pid := in.cmd.Process.Pid
+	select {
+	case <-in.first:
+	case <-timeout:
+		return fmt.Errorf("%s (pid %d) did not print \"ready <pid>\" within %s%s", p.name(), pid, l.opt.ReadyTimeout, l.tail(p))
+	case <-ctx.Done():
+		return fmt.Errorf("interrupted while %s (pid %d) was starting", p.name(), pid)
+	}
+	f := strings.Fields(in.line)
+	if len(f) == 2 && f[0] == "ready" {
+		if _, err := strconv.Atoi(f[1]); err == nil {
+			return nil
+		}
+	}
+	if in.line == "" {
+		// Closed stdout without a line: it exited (or is exiting).
+		select {
+		case <-in.done:
+		case <-time.After(time.Second):
+		}
+		return fmt.Errorf("%s (pid %d) exited before it was ready: %v%s", p.name(), pid, in.err, l.tail(p))
+	}
+	return fmt.Errorf("%s (pid %d) printed %q, want \"ready <pid>\"%s", p.name(), pid, in.line, l.tail(p))
+}
+
+// tail is the end of p's log, to quote in an error.
+func (l *launcher) tail(p *proc) string {
+	b, err := os.ReadFile(p.log)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return fmt.Sprintf("; its log %s ends:\n  %s", p.log, strings.Join(lines, "\n  "))
+}
+
+// startAll starts every process, then waits for each one's ready line.
+func (l *launcher) startAll(ctx context.Context) error {
+	for _, p := range l.procs {
+		if err := ctx.Err(); err != nil {
+			return errors.New("interrupted while starting processes")
+		}
+		if err := l.spawn(p); err != nil {
+			return err
+		}
+	}
+	timeout := time.After(l.opt.ReadyTimeout)
+	for _, p := range l.procs {
+		if err := l.awaitReady(ctx, p, timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// alive reports whether p has a running instance.
+func alive(p *proc) bool {
+	if p.inst == nil {
+		return false
+	}
+	select {
+	case <-p.inst.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// reap accounts for p's instance, which has exited.
+func (p *proc) reap() {
+	in := p.inst
+	<-in.done
+	cpu, rss := usage(in.cmd.ProcessState)
+	p.stats.CPU += cpu
+	p.stats.MaxRSS = max(p.stats.MaxRSS, rss)
+	p.stats.Wall += time.Since(in.started)
+	p.stats.Exit = exitString(in)
+	p.inst = nil
+}
+
+func exitString(in *instance) string {
+	if in.err == nil {
+		return "exit 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(in.err, &ee) {
+		return ee.ProcessState.String()
+	}
+	return in.err.Error()
+}
+
+// supervise runs the fault schedule until the end of the run or ctx is
+// cancelled, then stops every process. It returns the crashes and
+// recoveries applied, the end time for the run file, whether the run was
+// interrupted, and the processes that failed on their own.
+func (l *launcher) supervise(ctx context.Context) (events []runEvent, end time.Duration, interrupted bool, failures []string) {
+	dur := l.s.Duration.D()
+	faults := slices.Clone(l.s.Faults)
+	slices.SortStableFunc(faults, func(a, b scenario.Fault) int { return int(a.At.D() - b.At.D()) })
+	next := 0
+	check := time.NewTicker(250 * time.Millisecond)
+	defer check.Stop()
+	lastProgress := time.Now()
+	endAt := time.NewTimer(time.Until(l.start.Add(dur)))
+	defer endAt.Stop()
+	faultTimer := time.NewTimer(time.Hour)
+	defer faultTimer.Stop()
+	arm := func() {
+		faultTimer.Stop()
+		if next < len(faults) {
+			faultTimer.Reset(time.Until(l.start.Add(faults[next].At.D())))
+		}
+	}
+	arm()
+	since := func() time.Duration { return max(0, time.Since(l.start)) }
+	crashed := map[*proc]bool{}
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			interrupted = true
+			break loop
+		case <-endAt.C:
+			break loop
+		case <-faultTimer.C:
+			for next < len(faults) && !time.Now().Before(l.start.Add(faults[next].At.D())) {
+				f := faults[next]
+				next++
+				for _, id := range f.Crash {
+					p := l.byID[id]
+					if p == nil || !alive(p) {
+						continue
+					}
+					kill(p.inst.cmd.Process)
+					p.reap()
+					crashed[p] = true
+					events = append(events, runEvent{since(), id, trace.EvCrash})
+				}
+				for _, id := range f.Recover {
+					p := l.byID[id]
+					if p == nil || alive(p) {
+						continue
+					}
+					t := since()
+					if err := l.restart(ctx, p); err != nil {
+						l.warn("recover: %v", err)
+						failures = append(failures, err.Error())
+						continue
+					}
+					delete(crashed, p)
+					events = append(events, runEvent{t, id, trace.EvRecover})
+				}
+			}
+			arm()
+		case <-check.C:
+			for _, p := range l.procs {
+				if p.inst != nil && !alive(p) {
+					in := p.inst
+					p.reap()
+					if in.err == nil && since() >= dur-time.Second {
+						continue // ended by itself at the end, a moment before the launcher's timer
+					}
+					msg := fmt.Sprintf("%s (pid %d) ended at %s before the end of the run: %s%s",
+						p.name(), in.cmd.Process.Pid, since().Round(time.Millisecond), exitString(in), l.tail(p))
+					l.warn("%s", msg)
+					failures = append(failures, msg)
+					for _, id := range p.ids {
+						events = append(events, runEvent{since(), id, trace.EvCrash})
+					}
+				}
+			}
+			if l.opt.Progress != nil && time.Since(lastProgress) >= l.opt.ProgressEvery {
+				lastProgress = time.Now()
+				l.progress(since(), dur)
+			}
+		}
+	}
+	end = dur
+	if interrupted {
+		end = min(since(), dur)
+		l.stopAll(0)
+	} else {
+		l.stopAll(l.opt.Grace)
+	}
+	return events, end, interrupted, failures
+}
+
+// restart starts a new instance of p with the same nodes and start time,
+// and waits for it to be ready.
+func (l *launcher) restart(ctx context.Context, p *proc) error {
+	if err := l.spawn(p); err != nil {
+		return err
+	}
+	if err := l.awaitReady(ctx, p, time.After(l.opt.ReadyTimeout)); err != nil {
+		kill(p.inst.cmd.Process)
+		p.reap()
+		return err
+	}
+	return nil
+}
+
+// stopAll lets every process exit by itself for wait, then sends SIGTERM
+// and after a grace period SIGKILL to the stragglers, and reaps them all.
+func (l *launcher) stopAll(wait time.Duration) {
+	waitAll := func(d time.Duration) bool {
+		deadline := time.After(d)
+		for _, p := range l.procs {
+			if p.inst == nil {
+				continue
+			}
+			select {
+			case <-p.inst.done:
+			case <-deadline:
+				return false
+			}
+		}
+		return true
+	}
+	if wait <= 0 || !waitAll(wait) {
+		for _, p := range l.procs {
+			if alive(p) {
+				terminate(p.inst.cmd.Process)
+			}
+		}
+		if !waitAll(l.opt.Grace) {
+			for _, p := range l.procs {
+				if alive(p) {
+					l.warn("%s (pid %d) ignored SIGTERM for %s; killing it", p.name(), p.inst.cmd.Process.Pid, l.opt.Grace)
+					kill(p.inst.cmd.Process)
+				}
+			}
+		}
+	}
+	// SIGKILL every group once more: the processes are gone, but anything
+	// they started and left in their groups may not be.
+	l.killAll()
+}
+
+// killAll sends SIGKILL to every process group and reaps them.
+func (l *launcher) killAll() {
+	for _, p := range l.procs {
+		if p.inst != nil {
+			kill(p.inst.cmd.Process)
+			p.reap()
+		}
+	}
+}
+
+func (l *launcher) progress(el, dur time.Duration) {
+	n, up := 0, 0
+	for _, p := range l.procs[:len(l.procs)-1] {
+		n++
+		if alive(p) {
+			up++
+		}
+	}
+	player := "player up"
+	if !alive(l.procs[len(l.procs)-1]) {
+		player = "player down"
+	}
+	fmt.Fprintf(l.opt.Progress, "run: %s/%s, %d/%d node processes alive, %s\n",
+		el.Round(100*time.Millisecond), dur, up, n, player)
+}
+
+func (l *launcher) warn(format string, args ...any) {
+	if l.opt.Progress != nil {
+		fmt.Fprintf(l.opt.Progress, "run: warning: "+format+"\n", args...)
+	}
+}
+
+func (l *launcher) stats() []ProcStats {
+	out := make([]ProcStats, len(l.procs))
+	for i, p := range l.procs {
+		out[i] = p.stats
+	}
+	return out
+}

@@ -1,0 +1,392 @@
+package launch
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"manetlab/launch/launchtest"
+	"manetlab/protocol"
+	"manetlab/report"
+	"manetlab/scenario"
+	"manetlab/trace"
+)
+
+// The test binary doubles as the fake node (and, for the Ctrl-C test, as
+// the launcher): the launcher under test starts os.Args[0] with the
+// environment below set.
+const (
+	envFake     = "MANETLAB_LAUNCH_TEST_FAKE"
+	envLauncher = "MANETLAB_LAUNCH_TEST_LAUNCHER"
+)
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(envLauncher); dir != "" {
+		os.Unsetenv(envLauncher) // its children are fake nodes
+		os.Exit(launcherMain(dir, os.Args[1]))
+	}
+	if os.Getenv(envFake) == "1" {
+		os.Exit(launchtest.Main(os.Args[1:]))
+	}
+	os.Setenv(envFake, "1")
+	os.Exit(m.Run())
+}
+
+// launcherMain is `manetlab run` in miniature: the Ctrl-C test runs it as
+// a subprocess and interrupts it.
+func launcherMain(dir, path string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := scenario.Load(path, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	res, err := Run(ctx, s, Options{Scenario: path, Out: dir, Run: "sigint", TTL: -1, Command: []string{os.Args[0]},
+		Grace: time.Second, Progress: os.Stderr, ProgressEvery: 300 * time.Millisecond, StartDelay: 500 * time.Millisecond})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if res.Interrupted {
+		fmt.Println("interrupted")
+		return 130
+	}
+	return 0
+}
+
+// writeScenario writes a static scenario of n nodes in range of each
+// other, values = IDs, plus extra YAML.
+func writeScenario(t *testing.T, n int, dur string, extra string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.yaml")
+	y := fmt.Sprintf("name: t\nduration: %s\nnodes: {count: %d, values: id, placement: grid}\nmobility: {model: static, area: [100, 100]}\n%s", dur, n, extra)
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func launch(t *testing.T, path string, opt Options) (*Result, error) {
+	t.Helper()
+	return launchCtx(context.Background(), t, path, opt)
+}
+
+func launchCtx(ctx context.Context, t *testing.T, path string, opt Options) (*Result, error) {
+	t.Helper()
+	s, err := scenario.Load(path, opt.Sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Scenario = path
+	if opt.Out == "" {
+		opt.Out = t.TempDir()
+	}
+	if opt.Run == "" {
+		opt.Run = strings.ReplaceAll(t.Name(), "/", "-")
+	}
+	opt.Command = []string{os.Args[0]}
+	if opt.TTL == 0 {
+		opt.TTL = -1
+	}
+	if opt.StartDelay == 0 {
+		opt.StartDelay = 500 * time.Millisecond
+	}
+	var log strings.Builder
+	opt.Progress = &log
+	opt.ProgressEvery = 500 * time.Millisecond
+	res, err := Run(ctx, s, opt)
+	t.Logf("progress:\n%s", log.String())
+	t.Cleanup(func() { checkNothingLeft(t, opt.Out, opt.Run, res) })
+	return res, err
+}
+
+// checkNothingLeft fails t if any process the launcher started, by the
+// launcher's account or by the fakes' own, still runs.
+func checkNothingLeft(t *testing.T, dir, run string, res *Result) {
+	t.Helper()
+	pids := append(launchtest.PIDs(dir), launchtest.PIDs(launchtest.PlayerPIDDir(run))...)
+	if res != nil {
+		for _, p := range res.Procs {
+			pids = append(pids, p.PIDs...)
+		}
+	}
+	os.RemoveAll(launchtest.PlayerPIDDir(run))
+	for _, pid := range pids {
+		if launchtest.Running(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("pid %d still runs after the launcher returned", pid)
+		}
+	}
+}
+
+func TestRunElectsAndWritesTheRunFile(t *testing.T) {
+	path := writeScenario(t, 4, "1500ms", "")
+	res, err := launch(t, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Procs) != 5 || res.Procs[4].Name != "player" || res.Interrupted || len(res.Failures) > 0 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, p := range res.Procs {
+		if len(p.PIDs) != 1 || p.Exit != "exit 0" || p.MaxRSS == 0 {
+			t.Errorf("process %+v", p)
+		}
+	}
+	sum, err := report.Summarize(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != "valid" || sum.Driver != "node" || sum.Nodes != 4 || sum.Duration != 1.5 || len(sum.Problems) > 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	for id := protocol.NodeID(1); id <= 4; id++ {
+		if _, err := os.Stat(trace.NodeFile(res.Dir, id)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestIDsPerProcessKeepsFaultedNodesAlone(t *testing.T) {
+	path := writeScenario(t, 7, "1s", "faults: [{at: 900ms, crash: [3]}]\n")
+	res, err := launch(t, path, Options{IDsPerProcess: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range res.Procs {
+		names = append(names, p.Name)
+	}
+	if got, want := strings.Join(names, "; "), "nodes 1-2; node 3; nodes 4-6; node 7; player"; got != want {
+		t.Fatalf("processes %q, want %q", got, want)
+	}
+	b, err := os.ReadFile(filepath.Join(res.Dir, launchtest.ArgsLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--ids 1-2 ", "--id 3 ", "--ids 4-6 ", "--id 7 "} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("no %q in the command lines:\n%s", want, b)
+		}
+	}
+	if sum, err := report.Summarize(res.Dir); err != nil || sum.Verdict != "valid" {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+}
+
+func TestNodeThatFailsToStartIsNamedAndEverythingStops(t *testing.T) {
+	for _, tc := range []struct{ mode, want string }{
+		{"fail=3", `node 3 \(pid \d+\) exited before it was ready: exit status 1; its log .* ends:\n  manetlab: fake: told to fail`},
+		{"garble=2", `node 2 \(pid \d+\) printed "hello there", want "ready <pid>"`},
+		{"hang=4", `node 4 \(pid \d+\) did not print "ready <pid>" within 1s`},
+		{"hang=0", `player \(pid \d+\) did not print "ready <pid>" within 1s`},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Setenv(launchtest.Env, tc.mode)
+			path := writeScenario(t, 5, "30s", "")
+			start := time.Now()
+			_, err := launch(t, path, Options{ReadyTimeout: time.Second, Grace: 500 * time.Millisecond})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !regexpMatch(tc.want, err.Error()) {
+				t.Fatalf("error %q\nwant %s", err, tc.want)
+			}
+			if el := time.Since(start); el > 5*time.Second {
+				t.Errorf("took %s to give up", el)
+			}
+		})
+	}
+}
+
+func TestFaultScheduleKillsAndRestartsWithTheSameStart(t *testing.T) {
+	path := writeScenario(t, 3, "2500ms", "faults: [{at: 800ms, crash: [2]}, {at: 1600ms, recover: [2]}]\n")
+	res, err := launch(t, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node2 := res.Procs[1]
+	if node2.Name != "node 2" || len(node2.PIDs) != 2 {
+		t.Fatalf("node 2: %+v", node2)
+	}
+	// Both instances got the same command line (the same id and start).
+	b, _ := os.ReadFile(filepath.Join(res.Dir, launchtest.ArgsLog))
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.Contains(l, "--id 2 ") {
+			lines = append(lines, l[strings.IndexByte(l, ' '):])
+		}
+	}
+	if len(lines) != 2 || lines[0] != lines[1] {
+		t.Fatalf("node 2 started with %q", lines)
+	}
+	run, err := trace.ReadDir(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var faults []string
+	for _, e := range run.RunEvents {
+		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+			faults = append(faults, fmt.Sprintf("%s %d at %s", e.Ev, e.Node, time.Duration(e.T).Round(100*time.Millisecond)))
+		}
+	}
+	if got, want := strings.Join(faults, ", "), "crash 2 at 800ms, recover 2 at 1.6s"; got != want {
+		t.Errorf("run file faults %q, want %q", got, want)
+	}
+	// The killed instance wrote no end; the restarted one appended a
+	// second start and an end to the same file.
+	var evs []string
+	for _, e := range run.Nodes[2] {
+		evs = append(evs, e.Ev)
+	}
+	if got, want := strings.Join(evs, " "), "start leader start leader end"; got != want {
+		t.Errorf("node 2's trace %q, want %q", got, want)
+	}
+	if sum, err := report.Summarize(res.Dir); err != nil || sum.Verdict != "valid" || sum.Alive != 3 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+}
+
+func TestCancelStopsEverythingAndWritesWhatWasGathered(t *testing.T) {
+	t.Setenv(launchtest.Env, "ignoreterm=2")
+	path := writeScenario(t, 3, "60s", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := launchCtx(ctx, t, path, Options{Grace: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 4*time.Second {
+		t.Errorf("took %s to stop", el)
+	}
+	if !res.Interrupted || res.Elapsed <= 0 || res.Elapsed > 2*time.Second {
+		t.Fatalf("result %+v", res)
+	}
+	if res.Procs[1].Exit != "signal: killed" || res.Procs[0].Exit != "exit 0" {
+		t.Errorf("exits: node 1 %q (want exit 0 on SIGTERM), node 2 %q (want killed: it ignores SIGTERM)", res.Procs[0].Exit, res.Procs[1].Exit)
+	}
+	sum, err := report.Summarize(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Duration != res.Elapsed.Seconds() || sum.Verdict != "valid" {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+func TestNodeThatDiesIsReported(t *testing.T) {
+	t.Setenv(launchtest.Env, "die=2@0.3")
+	path := writeScenario(t, 3, "1500ms", "")
+	res, err := launch(t, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 1 || !strings.Contains(res.Failures[0], "node 2 (pid") || !strings.Contains(res.Failures[0], "exit status 3") {
+		t.Fatalf("failures %q", res.Failures)
+	}
+	run, err := trace.ReadDir(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashed := false
+	for _, e := range run.RunEvents {
+		crashed = crashed || (e.Ev == trace.EvCrash && e.Node == 2)
+	}
+	if !crashed {
+		t.Error("the run file does not record node 2's crash")
+	}
+}
+
+// TestCtrlCLeavesNoChildren runs a launcher as a subprocess, as a user
+// would, and interrupts it with SIGINT while its nodes run.
+func TestCtrlCLeavesNoChildren(t *testing.T) {
+	path := writeScenario(t, 4, "60s", "")
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], path)
+	cmd.Env = append(os.Environ(), envLauncher+"="+dir)
+	stderr, _ := cmd.StderrPipe()
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		checkNothingLeft(t, dir, "sigint", nil)
+	})
+	// Wait for the first progress line: every process is ready by then.
+	sc := bufio.NewScanner(stderr)
+	var log []string
+	for sc.Scan() {
+		log = append(log, sc.Text())
+		if strings.HasPrefix(sc.Text(), "run: ") {
+			break
+		}
+	}
+	pids := launchtest.PIDs(dir)
+	if len(pids) != 4 {
+		t.Fatalf("%d fake nodes recorded, want 4; launcher said %q", len(pids), log)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || out.String() != "interrupted\n" {
+		t.Fatalf("launcher: %v, output %q", err, out.String())
+	}
+	for _, pid := range pids {
+		if launchtest.Running(pid) {
+			t.Errorf("node pid %d survived Ctrl-C", pid)
+		}
+	}
+	if _, err := report.Summarize(dir); err != nil {
+		t.Errorf("no summary after Ctrl-C: %v", err)
+	}
+}
+
+func TestFormatIDs(t *testing.T) {
+	for _, tc := range []struct {
+		in   []protocol.NodeID
+		want string
+	}{
+		{[]protocol.NodeID{1}, "1"},
+		{[]protocol.NodeID{3, 1, 2}, "1-3"},
+		{[]protocol.NodeID{1, 2, 3, 5, 7, 8, 10}, "1-3,5,7-8,10"},
+	} {
+		if got := FormatIDs(tc.in); got != tc.want {
+			t.Errorf("FormatIDs(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestPlanSpreadsProcessesOverHosts(t *testing.T) {
+	s, err := scenario.Parse([]byte("nodes: {count: 12}\n"), "x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range plan(s, 2, 3) {
+		got = append(got, fmt.Sprintf("%s@%d", FormatIDs(g.ids), g.host))
+	}
+	if want := "1-2@0 3-4@0 5-6@1 7-8@1 9-10@2 11-12@2"; strings.Join(got, " ") != want {
+		t.Errorf("plan %q, want %q", got, want)
+	}
+}
+
+func regexpMatch(pattern, s string) bool {
+	return regexp.MustCompile(`(?s)` + pattern).MatchString(s)
+}
