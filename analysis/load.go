@@ -304,7 +304,10 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 			return nil
 		}
 		buf = trace.AppendJSON(buf[:0], e)
+		// The process is part of the key: the run file legitimately
+		// repeats a node's crash and recover lines.
 		h := fnv.New64a()
+		h.Write([]byte{byte(id), byte(id >> 8), byte(id >> 16), byte(id >> 24)})
 		h.Write(buf)
 		sum := h.Sum64()
 		if prev, dup := r.seen[sum]; dup {

@@ -34,6 +34,7 @@ func newApp() *cli.App {
 			simCommand(),
 			mobilityCommand(),
 			protocolsCommand(),
+			traceCommand(),
 		},
 		Suggest:         true,
 		HideHelpCommand: true,

@@ -1,0 +1,329 @@
+package analysis
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"manetlab/protocol"
+)
+
+// DefaultBeaconKinds are the periodic message kinds left out of M: they
+// are sent whether or not an election runs.
+var DefaultBeaconKinds = []string{"beacon", "hello", "announce", "heartbeat"}
+
+// Metrics are the paper's figures for one run (docs/analysis.md defines
+// them). A nil figure is one the run cannot give: F, R, T and M for a
+// protocol that notes no elections, T when no election completed.
+type Metrics struct {
+	F              *float64 `json:"F"`
+	R              *float64 `json:"R"`
+	T              *float64 `json:"T"`
+	MBcast         *float64 `json:"M_bcast"`
+	MUcast         *float64 `json:"M_ucast"`
+	WrongOrUnknown *float64 `json:"wrong_or_unknown"`
+	// Note says why figures are missing.
+	Note string `json:"note,omitempty"`
+}
+
+// MetricsReport is the full measurement of one run.
+type MetricsReport struct {
+	Run      string  `json:"run"`
+	Protocol string  `json:"protocol"`
+	Nodes    int     `json:"nodes"`
+	Duration float64 `json:"duration"`
+	Metrics
+	Messages  map[string]KindCount `json:"messages"`
+	PerNode   []NodeMetrics        `json:"per_node"`
+	Elections []ElectionMetrics    `json:"elections"`
+	Problems  []string             `json:"problems,omitempty"`
+}
+
+// KindCount counts the frames of one kind put on the air (send and
+// relay events) and their bytes.
+type KindCount struct {
+	Broadcast uint64 `json:"broadcast"`
+	Unicast   uint64 `json:"unicast"`
+	Bytes     uint64 `json:"bytes"`
+}
+
+// NodeMetrics is one node's share.
+type NodeMetrics struct {
+	Node          protocol.NodeID `json:"node"`
+	Sent          uint64          `json:"sent"`
+	Bytes         uint64          `json:"bytes"`
+	LeaderChanges int             `json:"leader_changes"`
+	NoLeader      float64         `json:"no_leader"`   // live seconds without a leader
+	InElection    float64         `json:"in_election"` // live seconds in an election
+	Live          float64         `json:"live"`        // seconds alive
+}
+
+// ElectionMetrics is one election epoch.
+type ElectionMetrics struct {
+	Epoch string  `json:"epoch"`
+	Start float64 `json:"start"`
+	// End is when the last participant adopted a leader under this
+	// epoch; null when none did.
+	End          *float64 `json:"end"`
+	Participants int      `json:"participants"`
+	Messages     uint64   `json:"messages"`
+}
+
+// MetricsOptions tune ComputeMetrics.
+type MetricsOptions struct {
+	// BeaconKinds are excluded from M (default DefaultBeaconKinds).
+	BeaconKinds []string
+	// Step is the ground-truth grid of wrong_or_unknown (default 100 ms).
+	Step time.Duration
+}
+
+// metricEvents are what the metrics read: receives and neighbour events,
+// most of a trace, are skipped undecoded.
+func metricEvents(ev string) bool {
+	switch evTypes[ev] {
+	case tOther, tPosition, tRecv, tDrop:
+		return false
+	}
+	return true
+}
+
+// ComputeMetrics reads the run in dir and measures it.
+func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
+	if opt.BeaconKinds == nil {
+		opt.BeaconKinds = DefaultBeaconKinds
+	}
+	if opt.Step <= 0 {
+		opt.Step = DefaultStep
+	}
+	r, err := load([]string{dir}, loadOptions{keep: metricEvents})
+	if err != nil {
+		return nil, err
+	}
+	rep := &MetricsReport{Run: r.header.Run, Protocol: r.header.Protocol, Messages: map[string]KindCount{}}
+	end := r.end()
+	rep.Duration = seconds(end)
+	tr, terr := newTruth(r, opt.Step)
+	members := r.nodeIDs()
+	if terr == nil {
+		members = members[:0]
+		for _, m := range tr.members {
+			members = append(members, m.ID)
+		}
+	}
+	rep.Nodes = len(members)
+	beacon := map[int32]bool{}
+	for _, k := range opt.BeaconKinds {
+		beacon[r.str(k)] = true
+	}
+
+	// Liveness from the run file: crash and recover.
+	downAt := map[protocol.NodeID][]int64{} // alternating crash, recover times
+	for _, e := range r.procs[0].evs {
+		if e.typ == tCrash || e.typ == tRecover {
+			downAt[e.node] = append(downAt[e.node], e.t)
+		}
+	}
+
+	type epochInfo struct {
+		start   int64
+		end     int64
+		done    bool
+		started map[protocol.NodeID]int64
+		adopted map[protocol.NodeID]bool
+	}
+	epochs := map[int32]*epochInfo{}
+	var epochOrder []int32
+	sendTimes := map[protocol.NodeID][]int64{} // non-beacon sends, for per-election counts
+	var liveTotal, electionTotal float64
+	var bcast, ucast uint64
+	for _, id := range members {
+		nm := NodeMetrics{Node: id}
+		pr := r.byID[id]
+		var evs []event
+		if pr != nil {
+			evs = pr.evs
+		}
+		// Walk the node's events with its liveness: alive from 0 unless a
+		// crash; leader none at start; in an election from election-start
+		// until a leader is adopted or the election ends.
+		alive, leader, inElection := true, protocol.None, false
+		var since int64 // start of the current stretch
+		crashes := downAt[id]
+		ci := 0
+		account := func(to int64) {
+			if alive && to > since {
+				d := seconds(to - since)
+				nm.Live += d
+				if leader == protocol.None {
+					nm.NoLeader += d
+				}
+				if inElection {
+					nm.InElection += d
+				}
+			}
+			since = max(since, to)
+		}
+		applyFault := func(until int64) {
+			for ci < len(crashes) && crashes[ci] <= until {
+				account(crashes[ci])
+				alive = !alive
+				if !alive {
+					leader, inElection = protocol.None, false
+				}
+				ci++
+			}
+		}
+		for i := range evs {
+			e := &evs[i]
+			applyFault(e.t)
+			account(e.t)
+			switch e.typ {
+			case tStart:
+				leader, inElection = protocol.None, false
+			case tLeader:
+				if e.leader != leader {
+					nm.LeaderChanges++
+				}
+				leader = e.leader
+				if e.leader != protocol.None {
+					inElection = false
+					if ep := epochs[e.epoch]; e.epoch != 0 && ep != nil {
+						if _, in := ep.started[id]; in && !ep.adopted[id] {
+							ep.adopted[id] = true
+							ep.end, ep.done = max(ep.end, e.t), true
+						}
+					}
+				}
+			case tElStart:
+				inElection = true
+				if e.epoch != 0 {
+					ep := epochs[e.epoch]
+					if ep == nil {
+						ep = &epochInfo{start: e.t, started: map[protocol.NodeID]int64{}, adopted: map[protocol.NodeID]bool{}}
+						epochs[e.epoch] = ep
+						epochOrder = append(epochOrder, e.epoch)
+					}
+					ep.start = min(ep.start, e.t)
+					if _, ok := ep.started[id]; !ok {
+						ep.started[id] = e.t
+					}
+				}
+			case tElEnd:
+				inElection = false
+			case tSend, tRelay:
+				nm.Sent++
+				nm.Bytes += uint64(e.bytes)
+				kc := rep.Messages[r.strs[e.kind]]
+				if e.to == protocol.None {
+					kc.Broadcast++
+				} else {
+					kc.Unicast++
+				}
+				kc.Bytes += uint64(e.bytes)
+				rep.Messages[r.strs[e.kind]] = kc
+				if !beacon[e.kind] {
+					if e.to == protocol.None {
+						bcast++
+					} else {
+						ucast++
+					}
+					sendTimes[id] = append(sendTimes[id], e.t)
+				}
+			}
+		}
+		applyFault(end)
+		account(end)
+		liveTotal += nm.Live
+		electionTotal += nm.InElection
+		rep.PerNode = append(rep.PerNode, nm)
+	}
+
+	// Elections, in order of their first start.
+	sort.SliceStable(epochOrder, func(a, b int) bool { return epochs[epochOrder[a]].start < epochs[epochOrder[b]].start })
+	var tSum float64
+	tCount := 0
+	for _, k := range epochOrder {
+		ep := epochs[k]
+		em := ElectionMetrics{Epoch: r.strs[k], Start: seconds(ep.start), Participants: len(ep.started)}
+		until := end
+		if ep.done {
+			d := seconds(ep.end)
+			em.End = &d
+			until = ep.end
+			tSum += seconds(ep.end - ep.start)
+			tCount++
+		}
+		for id := range ep.started {
+			ts := sendTimes[id]
+			lo, _ := slices.BinarySearch(ts, ep.start)
+			hi, _ := slices.BinarySearch(ts, until+1)
+			em.Messages += uint64(hi - lo)
+		}
+		rep.Elections = append(rep.Elections, em)
+	}
+
+	n := float64(rep.Nodes)
+	if len(epochs) == 0 {
+		rep.Note = "no election-start notes: F, R, T and M apply only to protocols that hold elections"
+	} else {
+		rep.F = ptr(electionTotal / liveTotal)
+		if end > 0 && n > 0 {
+			rep.R = ptr(float64(len(epochs)) / n / (seconds(end) / 60))
+		}
+		if tCount > 0 {
+			rep.T = ptr(tSum / float64(tCount))
+		} else {
+			rep.Note = "no election completed: T unknown"
+		}
+		rep.MBcast = ptr(float64(bcast) / n / float64(len(epochs)))
+		rep.MUcast = ptr(float64(ucast) / n / float64(len(epochs)))
+	}
+	if terr != nil {
+		if rep.Note != "" {
+			rep.Note += "; "
+		}
+		rep.Note += "wrong_or_unknown unknown: " + terr.Error()
+	} else {
+		rep.WrongOrUnknown = wrongOrUnknown(r, tr)
+	}
+	rep.Problems = problemStrings(r.problems)
+	return rep, nil
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// wrongOrUnknown is the share of live node-samples, on the ground-truth
+// grid below the end, whose leader is not the best node of their
+// component.
+func wrongOrUnknown(r *run, tr *truth) *float64 {
+	fo := newFollower(r, tr)
+	var live, wrong int
+	tr.walk(func(s *snapshot, final bool) {
+		if final {
+			return
+		}
+		fo.advance(s.t)
+		for ci, c := range s.comps {
+			best := tr.members[s.best[ci]].ID
+			for _, i := range c {
+				live++
+				if fo.leader[i] != best {
+					wrong++
+				}
+			}
+		}
+	})
+	if live == 0 {
+		return nil
+	}
+	return ptr(float64(wrong) / float64(live))
+}
+
+// Summary is the headline Metrics of the run in dir, for report.Summary.
+func Summary(dir string) (*Metrics, error) {
+	m, err := ComputeMetrics(dir, MetricsOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &m.Metrics, nil
+}

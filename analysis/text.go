@@ -1,0 +1,118 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"time"
+)
+
+// shownProblems bounds the problems text reports print.
+const shownProblems = 10
+
+func writeProblems(w io.Writer, ps []string) {
+	for i, p := range ps {
+		if i == shownProblems {
+			fmt.Fprintf(w, "  ... %d more trace problems (see --json)\n", len(ps)-shownProblems)
+			break
+		}
+		fmt.Fprintf(w, "trace problem: %s\n", p)
+	}
+}
+
+// WriteText prints the merge report for people.
+func (m *MergeReport) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "merged run %s: %d events from %d files; %d receives matched, %d without a send; %d duplicates dropped; %d receives placed after their send against the clocks; %d cycles broken\n",
+		m.Run, m.Events, m.Files, m.Matched, m.Unmatched, m.Duplicates, m.Repaired, m.CyclesBroken)
+	for _, set := range [][]Offset{m.HostOffsets, m.Offsets} {
+		for _, o := range set {
+			name := o.Host
+			if name == "" {
+				name = fmt.Sprintf("node %d", o.Node)
+			}
+			if !o.Known {
+				fmt.Fprintf(w, "clock %s: offset unknown (no frames both ways)\n", name)
+				continue
+			}
+			fmt.Fprintf(w, "clock %s: %+v ±%v against %s (%d pairs)\n", name, time.Duration(o.Offset), time.Duration(o.Uncertainty), o.Reference, o.Pairs)
+		}
+	}
+	writeProblems(w, m.Problems)
+}
+
+// WriteText prints the verdicts and witnesses for people.
+func (c *CheckReport) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "run %s (%s)\n", c.Run, c.Protocol)
+	for _, p := range c.Properties {
+		fmt.Fprintf(w, "%-22s %s", p.Name, p.Verdict)
+		if p.Violations > 0 {
+			fmt.Fprintf(w, " (%d violations)", p.Violations)
+		}
+		if p.Reason != "" {
+			fmt.Fprintf(w, ": %s", p.Reason)
+		}
+		fmt.Fprintln(w)
+		for _, wi := range p.Witnesses {
+			fmt.Fprintf(w, "  - %s\n", wi.Text)
+			for _, e := range wi.Events {
+				what := ""
+				if e.What != "" {
+					what = " (" + e.What + ")"
+				}
+				fmt.Fprintf(w, "      %s: node %d %s at %.3fs%s\n", e.Src, e.Node, e.Ev, e.T, what)
+			}
+		}
+	}
+	writeProblems(w, c.Problems)
+}
+
+// fmtOpt formats an optional figure.
+func fmtOpt(v *float64, format string) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf(format, *v)
+}
+
+// WriteText prints the metrics for people.
+func (m *MetricsReport) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "run %s: %s, %d nodes, %.1fs\n", m.Run, m.Protocol, m.Nodes, m.Duration)
+	fmt.Fprintf(w, "F (share of live time in an election)    %s\n", fmtOpt(m.F, "%.4f"))
+	fmt.Fprintf(w, "R (elections per node per minute)        %s\n", fmtOpt(m.R, "%.4f"))
+	fmt.Fprintf(w, "T (mean election time, s)                %s\n", fmtOpt(m.T, "%.3f"))
+	fmt.Fprintf(w, "M (per node per election)                %s broadcasts, %s unicasts\n", fmtOpt(m.MBcast, "%.2f"), fmtOpt(m.MUcast, "%.2f"))
+	fmt.Fprintf(w, "wrong or unknown leader (share)          %s\n", fmtOpt(m.WrongOrUnknown, "%.4f"))
+	if m.Note != "" {
+		fmt.Fprintf(w, "note: %s\n", m.Note)
+	}
+	kinds := make([]string, 0, len(m.Messages))
+	for k := range m.Messages {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	fmt.Fprintln(w, "messages by kind: broadcast unicast bytes")
+	for _, k := range kinds {
+		c := m.Messages[k]
+		fmt.Fprintf(w, "  %-18s %9d %9d %12d\n", k, c.Broadcast, c.Unicast, c.Bytes)
+	}
+	const most = 20
+	fmt.Fprintln(w, "per node: sent bytes leader-changes no-leader(s) in-election(s) live(s)")
+	for i, n := range m.PerNode {
+		if i == most {
+			fmt.Fprintf(w, "  ... %d more nodes (see --json)\n", len(m.PerNode)-most)
+			break
+		}
+		fmt.Fprintf(w, "  %6d %8d %10d %6d %10.1f %10.1f %8.1f\n", n.Node, n.Sent, n.Bytes, n.LeaderChanges, n.NoLeader, n.InElection, n.Live)
+	}
+	if len(m.Elections) > 0 {
+		fmt.Fprintln(w, "elections: epoch start(s) end(s) participants messages")
+		for i, e := range m.Elections {
+			if i == most {
+				fmt.Fprintf(w, "  ... %d more elections (see --json)\n", len(m.Elections)-most)
+				break
+			}
+			fmt.Fprintf(w, "  %-12s %9.3f %9s %5d %8d\n", e.Epoch, e.Start, fmtOpt(e.End, "%.3f"), e.Participants, e.Messages)
+		}
+	}
+	writeProblems(w, m.Problems)
+}
