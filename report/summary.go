@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"manetlab/analysis"
 	"manetlab/geo"
 	"manetlab/mobility"
 	"manetlab/protocol"
@@ -38,6 +39,10 @@ type Summary struct {
 	ElectionTime float64 `json:"election_time"`
 	// Duration of the run in seconds.
 	Duration float64 `json:"duration"`
+	// Metrics are the paper's figures (F, R, T, M) and the share of
+	// node-time with a wrong or unknown leader; docs/analysis.md defines
+	// them. Nil when they could not be computed.
+	Metrics *analysis.Metrics `json:"metrics,omitempty"`
 	// Problems lists what the trace reader could not read (file:line).
 	Problems []string `json:"problems,omitempty"`
 }
@@ -159,6 +164,11 @@ func Summarize(dir string) (*Summary, error) {
 		}
 		sum.Alive += len(c)
 		sum.Components = append(sum.Components, comp)
+	}
+	// A second pass, which skips receives undecoded: the metrics need the
+	// notes and sends of every node in time order, not the summary's state.
+	if sum.Metrics, err = analysis.Summary(dir); err != nil {
+		return nil, err
 	}
 	return sum, nil
 }
