@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 		os.Exit(launchtest.Main(os.Args[1:]))
 	}
 	os.Setenv(envFake, "1")
+	// A race-enabled fake would otherwise sleep a second at exit, longer
+	// than the grace periods of these tests.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	os.Exit(m.Run())
 }
 
