@@ -38,6 +38,7 @@ type hosted struct {
 	nbrs      map[int]time.Duration   // neighbour member index -> last hello heard
 	seen      map[int]*seqWindow      // flood origin member index -> oseqs handled
 	queues    map[int]*linkQueue      // unicast destination member index -> queue
+	unicasts  map[int]*seqWindow      // unicast sender member index -> sequences delivered
 
 	leader protocol.NodeID
 }
@@ -62,6 +63,7 @@ func (h *Host) boot(n *hosted) error {
 	n.nbrs = map[int]time.Duration{}
 	n.seen = map[int]*seqWindow{}
 	n.queues = map[int]*linkQueue{}
+	n.unicasts = map[int]*seqWindow{}
 	// A restarted node's sequence numbers must not fall inside what its
 	// neighbours' duplicate windows remember of its earlier life.
 	n.seq = uint64(n.inc-1) << 32

@@ -29,7 +29,7 @@ const (
 	Retries = 7
 	// RetryBase is the wait for the first acknowledgement; each
 	// retransmission doubles it.
-	RetryBase = 5 * time.Millisecond
+	RetryBase = 2 * time.Millisecond
 	// RelayJitter bounds the random wait before relaying a flood frame, so
 	// that neighbours do not all retransmit at the same instant.
 	RelayJitter = time.Millisecond

@@ -37,17 +37,12 @@ func (h *Host) receive(rf *rxFrame) {
 			return
 		}
 	}
-	if !h.senders[si].accept(f.Seq) {
+	// A unicast is retransmitted with its sequence number until
+	// acknowledged, and a copy the radio model dropped at its receiver must
+	// not shadow the retransmission: unicasts are checked per receiver,
+	// after the radio, below.
+	if f.Type != wire.TypeUnicast && !h.senders[si].accept(f.Seq) {
 		h.reject("duplicate", "%s frame (%d, %d) seen before", f.Type, f.From, f.Seq)
-		if f.Type == wire.TypeUnicast {
-			// A retransmission whose ack was lost: acknowledge again,
-			// deliver once.
-			if r := h.byID[f.To]; r != nil && r != own && r.alive {
-				if o, _ := h.hear(r, si); o == radio.Received {
-					h.ack(r, f)
-				}
-			}
-		}
 		return
 	}
 	for _, r := range h.nodes {
@@ -91,6 +86,13 @@ func (h *Host) receive(rf *rxFrame) {
 				return // not acknowledged: the sender gives up
 			}
 			h.ack(r, f)
+			if !r.unicastWindow(si).accept(f.Seq) {
+				// A retransmission whose ack was lost (or a replay):
+				// acknowledged again, delivered once.
+				h.reject("duplicate", "unicast frame (%d, %d) delivered before", f.From, f.Seq)
+				r.clock.Update(f.Clock)
+				continue
+			}
 			h.deliver(r, rf, f.From, 1)
 		case wire.TypeFlood:
 			if !h.floodArrive(r, rf) {

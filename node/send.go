@@ -245,6 +245,17 @@ func (n *hosted) window(origin int) *seqWindow {
 	return w
 }
 
+// unicastWindow is n's record of the unicasts from member from it has
+// delivered.
+func (n *hosted) unicastWindow(from int) *seqWindow {
+	w := n.unicasts[from]
+	if w == nil {
+		w = &seqWindow{}
+		n.unicasts[from] = w
+	}
+	return w
+}
+
 // relayDelay is the random wait before relaying.
 func (h *Host) relayDelay() time.Duration {
 	return time.Duration(h.jitter.Int64N(int64(RelayJitter)))
