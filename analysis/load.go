@@ -278,11 +278,14 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 	r.files = append(r.files, path)
 	first, why := true, ""
 	keep := opt.keep
-	if keep != nil {
+	if keep != nil && id == 0 {
+		keep = nil // the run file is small, and its positions name the nodes
+	} else if keep != nil {
 		keep = func(ev string) bool { return ev == trace.EvHeader || opt.keep(ev) }
 	}
 	var buf []byte
 	var kept []event
+	before := len(r.problems)
 	probs, err := trace.ScanEvents(path, keep, func(e *trace.Event, line int) error {
 		if first {
 			first = false
@@ -341,6 +344,8 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		r.problems = append(r.problems, trace.Problem{File: path, Msg: why + "; file skipped"})
 		return nil
 	}
+	// The reader's problems and ours, in line order.
+	slices.SortStableFunc(r.problems[before:], func(a, b trace.Problem) int { return a.Line - b.Line })
 	if pr.evs == nil {
 		pr.evs = []event{}
 	}

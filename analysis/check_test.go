@@ -1,0 +1,178 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+func leaderAt(s float64, l protocol.NodeID, epoch string) trace.Event {
+	return trace.Event{T: sec(s), Ev: string(protocol.NoteLeader), Leader: l, Epoch: epoch}
+}
+
+func ev(s float64, kind string) trace.Event { return trace.Event{T: sec(s), Ev: kind} }
+
+func property(t *testing.T, rep *CheckReport, name string) Property {
+	t.Helper()
+	for _, p := range rep.Properties {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no property %s in %+v", name, rep)
+	return Property{}
+}
+
+func TestCheckEpochAndStableLeader(t *testing.T) {
+	scen := lineScenario(t, 3, 60*time.Second)
+	good := func() map[protocol.NodeID][]trace.Event {
+		return map[protocol.NodeID][]trace.Event{
+			1: {ev(0, trace.EvStart), leaderAt(2, 3, "1.3")},
+			2: {ev(0, trace.EvStart), leaderAt(2, 3, "1.3")},
+			3: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")},
+		}
+	}
+	t.Run("valid", func(t *testing.T) {
+		dir := t.TempDir()
+		synthRun(t, dir, scen, 60*time.Second, nil, good())
+		rep, err := Check(dir, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range rep.Properties {
+			if p.Verdict != Valid {
+				t.Errorf("%s: %s (%s) %+v", p.Name, p.Verdict, p.Reason, p.Witnesses)
+			}
+		}
+		if p := property(t, rep, PropStableLeader); p.Checked != 451 {
+			t.Errorf("stable leader checked %d instants, want 451 (15 s to 60 s every 100 ms)", p.Checked)
+		}
+	})
+	t.Run("two leaders in one epoch, wrong final leader", func(t *testing.T) {
+		dir := t.TempDir()
+		nodes := good()
+		nodes[1] = append(nodes[1], leaderAt(30, 2, "1.3"))
+		synthRun(t, dir, scen, 60*time.Second, nil, nodes)
+		rep, err := Check(dir, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep := property(t, rep, PropEpochLeader)
+		if ep.Verdict != Invalid || len(ep.Witnesses) != 1 || len(ep.Witnesses[0].Events) != 2 {
+			t.Fatalf("epoch check: %+v", ep)
+		}
+		if got, want := ep.Witnesses[0].Events[1].Src, trace.NodeFile(dir, 1)+":4"; got != want {
+			t.Errorf("epoch witness names %s, want %s", got, want)
+		}
+		st := property(t, rep, PropStableLeader)
+		if st.Verdict != Invalid || len(st.Witnesses) != 1 {
+			t.Fatalf("stable check: %+v", st)
+		}
+		w := st.Witnesses[0]
+		if !strings.Contains(w.Text, "at 30.0s") || !strings.Contains(w.Text, "node 1 follows 2") || w.Events[0].Src != trace.NodeFile(dir, 1)+":4" {
+			t.Errorf("stable witness: %+v", w)
+		}
+		if !rep.Invalid() {
+			t.Error("report not invalid")
+		}
+	})
+	t.Run("no stable window", func(t *testing.T) {
+		dir := t.TempDir()
+		crash := []trace.Event{{T: sec(50), Node: 1, Ev: trace.EvCrash}}
+		synthRun(t, dir, scen, 60*time.Second, crash, good())
+		rep, err := Check(dir, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Stable from 15 s to 50 s, then a change: the window before it
+		// is checked, so the verdict is valid, not unknown.
+		if st := property(t, rep, PropStableLeader); st.Verdict != Valid || st.Checked != 350 {
+			t.Errorf("crash at 50 s: %+v", st)
+		}
+		rep, err = Check(dir, CheckOptions{Stabilisation: 55 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := property(t, rep, PropStableLeader); st.Verdict != Unknown || !strings.Contains(st.Reason, "50.0s") {
+			t.Errorf("55 s stabilisation: %+v", st)
+		}
+	})
+}
+
+func TestCheckMutexIsCausal(t *testing.T) {
+	scen := lineScenario(t, 2, 10*time.Second)
+	send := trace.Event{T: sec(3), Ev: trace.EvSend, Kind: "token", Seq: 1, To: 2}
+	recv := trace.Event{T: sec(1), Ev: trace.EvRecv, Kind: "token", From: 1, Seq: 1}
+	cases := []struct {
+		name  string
+		nodes map[protocol.NodeID][]trace.Event
+		want  string
+	}{
+		{"disjoint in time but concurrent", map[protocol.NodeID][]trace.Event{
+			1: {ev(1, "cs-enter"), ev(2, "cs-exit")},
+			2: {ev(5, "cs-enter"), ev(6, "cs-exit")},
+		}, Invalid},
+		// Node 2's clock says it entered before node 1 left, but it
+		// entered after receiving the token node 1 sent after leaving.
+		{"ordered by a message against the clocks", map[protocol.NodeID][]trace.Event{
+			1: {ev(1, "cs-enter"), ev(2, "cs-exit"), send},
+			2: {recv, ev(1.5, "cs-enter"), ev(1.8, "cs-exit")},
+		}, Valid},
+		{"message sent before leaving", map[protocol.NodeID][]trace.Event{
+			1: {ev(1, "cs-enter"), send, ev(4, "cs-exit")},
+			2: {recv, ev(1.5, "cs-enter"), ev(1.8, "cs-exit")},
+		}, Invalid},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			synthRun(t, dir, scen, 10*time.Second, nil, c.nodes)
+			rep, err := Check(dir, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := property(t, rep, PropMutex)
+			if p.Verdict != c.want {
+				t.Fatalf("verdict %s, want %s: %+v", p.Verdict, c.want, p)
+			}
+			if c.want == Invalid && (len(p.Witnesses) != 1 || len(p.Witnesses[0].Events) != 4 || p.Witnesses[0].Events[0].Src != trace.NodeFile(dir, 1)+":2") {
+				t.Errorf("witness: %+v", p.Witnesses)
+			}
+		})
+	}
+}
+
+func TestCheckBadInput(t *testing.T) {
+	scen := lineScenario(t, 3, 20*time.Second)
+	dir := t.TempDir()
+	synthRun(t, dir, scen, 20*time.Second, []trace.Event{{T: 0, Node: 3, Ev: trace.EvPosition, Pos: &[3]float64{}}},
+		map[protocol.NodeID][]trace.Event{
+			1: {ev(0, trace.EvStart), leaderAt(1, 3, "")},
+			2: {ev(0, trace.EvStart), leaderAt(1, 3, "")},
+		})
+	appendRaw(t, trace.NodeFile(dir, 1), "garbage\n"+`{"t":1000000000,"node":1,"ev":"leader","leader":3}`+"\n"+`{"t":5,"node":1,"ev":"lea`)
+	writeTrace(t, trace.NodeFile(dir, 7), "other-run", 7, "")
+	rep, err := Check(dir, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := strings.Join(rep.Problems, "\n")
+	for _, want := range []string{
+		trace.NodeFile(dir, 1) + ":4: not a JSON event",
+		trace.NodeFile(dir, 1) + ":5: duplicate of " + trace.NodeFile(dir, 1) + ":3",
+		trace.NodeFile(dir, 1) + ":6: " + trace.MsgTruncated,
+		trace.NodeFile(dir, 7) + `: run "other-run"`,
+		trace.NodeFile(dir, 3) + ": node 3 appears in run.jsonl but has no usable trace file",
+	} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems lack %q:\n%s", want, problems)
+		}
+	}
+	// Node 3 has no trace, so it follows nobody: the rest is still judged.
+	if st := property(t, rep, PropStableLeader); st.Verdict != Invalid || !strings.Contains(st.Witnesses[0].Text, "node 3 has no leader") {
+		t.Errorf("stable: %+v", st)
+	}
+}
