@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"manetlab/node"
+	"manetlab/protocol"
+	"manetlab/scenario"
+)
+
+// nodeCommand runs real node processes. Its flags are a contract with the
+// `run` launcher and the testbed scripts: change them only together.
+func nodeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "node",
+		Usage: "run one or several nodes of a scenario over UDP multicast (the real driver)",
+		UsageText: `manetlab node --scenario S (--id N | --ids 1-50[,60,70-80]) --out DIR --run NAME
+    [--start UNIX_NS] [--group 239.77.0.1:47000] [--control 239.77.0.2:47001]
+    [--iface IF] [--ttl 0] [--key-file F] [--set path=value]... [--seed N]`,
+		Description: `Runs the scenario's protocol for the given nodes over the real radio: UDP
+multicast on --group, positions from the mobility player on --control (or
+the scenario's mobility model until the player is heard), the scenario's
+propagation and loss models applied at the receiver. Writes DIR/node-<id>.jsonl
+per node (appending if the file already holds this run: a restart) and, once
+its sockets are open and processes started, prints "ready <pid>" on standard
+output. Stops at --start plus the scenario's duration, or on SIGINT/SIGTERM,
+writing "stats" and "end" events, and exits 0.
+
+The HMAC key comes from --key-file, else from $MANETLAB_KEY: white space at
+both ends is trimmed, an even number of hex digits is decoded as hex, anything
+else is used as raw bytes. Every node and the player of a run need the same key.
+
+Example (one machine, three nodes in one process, no player needed for a
+static scenario):
+   manetlab node --scenario configs/static-line.yaml --ids 1-3 --out runs/real --run demo`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "scenario", Usage: "scenario `FILE` (YAML)", Required: true},
+			&cli.UintFlag{Name: "id", Usage: "host node `N`"},
+			&cli.StringFlag{Name: "ids", Usage: "host several nodes, e.g. 1-50,60,70-80"},
+			&cli.StringFlag{Name: "out", Usage: "trace `DIR`", Required: true},
+			&cli.StringFlag{Name: "run", Usage: "run `NAME`, the same for every node and the player", Required: true},
+			&cli.Int64Flag{Name: "start", Usage: "run start, Unix `NS` (default: now)"},
+			&cli.StringFlag{Name: "group", Value: node.DefaultGroup, Usage: "data multicast group and port"},
+			&cli.StringFlag{Name: "control", Value: node.DefaultControl, Usage: "location (control) multicast group and port"},
+			&cli.StringFlag{Name: "iface", Usage: "network interface (default: lo if multicast, else the first multicast one)"},
+			&cli.IntFlag{Name: "ttl", Value: 0, Usage: "multicast TTL: 0 stays on this host, 1 for a LAN"},
+			&cli.StringFlag{Name: "key-file", Usage: "HMAC key `FILE` (hex or raw bytes; default $MANETLAB_KEY)"},
+			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field, e.g. --set radio.range=250 (repeatable)"},
+			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
+			&cli.BoolFlag{Name: "debug", Usage: "also log the protocols' debug lines to stderr"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return fmt.Errorf("node: unexpected argument %q (the scenario goes in --scenario)", c.Args().First())
+			}
+			ids, err := hostedIDs(c)
+			if err != nil {
+				return err
+			}
+			s, err := scenarioFlag(c)
+			if err != nil {
+				return err
+			}
+			key, err := node.LoadKey(c.String("key-file"))
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			h, err := node.Start(ctx, node.Options{
+				Scenario: s, IDs: ids, Out: c.String("out"), Run: c.String("run"), Start: c.Int64("start"),
+				Group: c.String("group"), Control: c.String("control"), Iface: c.String("iface"), TTL: c.Int("ttl"),
+				Key: key, Log: c.App.ErrWriter, Debug: c.Bool("debug"),
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "ready %d\n", os.Getpid())
+			_, err = h.Wait()
+			return err
+		},
+	}
+}
+
+// hostedIDs reads --id or --ids (exactly one of them).
+func hostedIDs(c *cli.Context) ([]protocol.NodeID, error) {
+	switch {
+	case c.IsSet("id") && c.IsSet("ids"):
+		return nil, errors.New("node: give --id or --ids, not both")
+	case c.IsSet("id"):
+		id := c.Uint("id")
+		if id == 0 || id > 1<<32-1 {
+			return nil, fmt.Errorf("node: --id %d: node IDs run from 1", id)
+		}
+		return []protocol.NodeID{protocol.NodeID(id)}, nil
+	case c.IsSet("ids"):
+		return node.ParseIDs(c.String("ids"))
+	}
+	return nil, errors.New("node: which node? give --id N or --ids 1-50")
+}
+
+// scenarioFlag loads --scenario with the --set and --seed overrides.
+func scenarioFlag(c *cli.Context) (*scenario.Scenario, error) {
+	sets := c.StringSlice("set")
+	if c.IsSet("seed") {
+		sets = append(sets, fmt.Sprintf("seed=%d", c.Uint64("seed")))
+	}
+	return scenario.Load(c.String("scenario"), sets)
+}

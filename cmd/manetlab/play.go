@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"manetlab/node"
+)
+
+// playCommand is `mobility play`: the location player real nodes take
+// their positions from. Its flags are part of the launcher's contract.
+func playCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "play",
+		Usage:     "multicast the scenario's node positions to real nodes (location frames)",
+		ArgsUsage: "SCENARIO.yaml",
+		UsageText: `manetlab mobility play SCENARIO.yaml --run NAME [--start UNIX_NS]
+    [--control 239.77.0.2:47001] [--iface IF] [--ttl 0] [--key-file F]
+    [--period 100ms] [--set path=value]... [--seed N]`,
+		Description: `Evaluates the scenario's mobility model at the time since --start and
+multicasts every node's position as a location frame on --control, every
+--period and whenever a leg starts, until the scenario's duration has passed
+(or SIGINT/SIGTERM). Prints "ready <pid>" once its socket is open. Frames are
+signed with the key from --key-file or $MANETLAB_KEY, as for node.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "run", Usage: "run `NAME`, as given to the nodes", Required: true},
+			&cli.Int64Flag{Name: "start", Usage: "run start, Unix `NS` (default: now)"},
+			&cli.StringFlag{Name: "control", Value: node.DefaultControl, Usage: "location multicast group and port"},
+			&cli.StringFlag{Name: "iface", Usage: "network interface (default: lo if multicast, else the first multicast one)"},
+			&cli.IntFlag{Name: "ttl", Value: 0, Usage: "multicast TTL: 0 stays on this host, 1 for a LAN"},
+			&cli.StringFlag{Name: "key-file", Usage: "HMAC key `FILE` (hex or raw bytes; default $MANETLAB_KEY)"},
+			&cli.DurationFlag{Name: "period", Value: node.DefaultPeriod, Usage: "time between two rounds of positions"},
+			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field, e.g. --set mobility.speed=[1,5] (repeatable)"},
+			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
+		},
+		Action: func(c *cli.Context) error {
+			s, err := loadScenario(c)
+			if err != nil {
+				return err
+			}
+			if c.Duration("period") <= 0 {
+				return fmt.Errorf("mobility play: --period %s: want a positive duration such as 100ms", c.Duration("period"))
+			}
+			key, err := node.LoadKey(c.String("key-file"))
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			p, err := node.StartPlayer(ctx, node.PlayOptions{
+				Scenario: s, Run: c.String("run"), Start: c.Int64("start"), Control: c.String("control"),
+				Iface: c.String("iface"), TTL: c.Int("ttl"), Key: key, Period: c.Duration("period"), Log: c.App.ErrWriter,
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "ready %d\n", os.Getpid())
+			return p.Wait()
+		},
+	}
+}
