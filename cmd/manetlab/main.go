@@ -32,7 +32,6 @@ func newApp() *cli.App {
    manetlab protocols`,
 		Commands: []*cli.Command{
 			simCommand(),
-			runCommand(),
 			mobilityCommand(),
 			nodeCommand(),
 			protocolsCommand(),
