@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manetlab/analysis"
+)
+
+// simRun simulates the quickstart scenario, shortened, into a directory.
+func simRun(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, err := runCLI(t, "sim", "../../configs/quickstart.yaml", "--out", dir, "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestTraceCommands(t *testing.T) {
+	dir := simRun(t)
+	merged := filepath.Join(t.TempDir(), "merged.jsonl")
+	app := newApp()
+	var stderr bytes.Buffer
+	app.Writer, app.ErrWriter = &bytes.Buffer{}, &stderr
+	if err := app.Run(reorderArgs(app, []string{"manetlab", "trace", "merge", dir, "-o", merged})); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "merged run sim-quickstart-1") {
+		t.Errorf("merge report on stderr: %q", stderr.String())
+	}
+	data, err := os.ReadFile(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(data, []byte("\n")); n < 100 || !bytes.Contains(data, []byte(`"src":"`)) {
+		t.Errorf("merged file has %d lines, or no src fields", n)
+	}
+
+	// Floodmax's leases outlast 5 s, so the verdict may be invalid: the
+	// report must be complete either way.
+	out, err := runCLI(t, "trace", "check", dir, "--json", "--stabilisation", "5s")
+	if err != nil && err != errInvalid {
+		t.Fatal(err)
+	}
+	var rep analysis.CheckReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("check --json: %v\n%s", err, out)
+	}
+	if len(rep.Properties) != 3 {
+		t.Errorf("check: %+v", rep)
+	}
+
+	out, err = runCLI(t, "trace", "report", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"F", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages", "per_node"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("report --json lacks %q", k)
+		}
+	}
+	if w, ok := m["wrong_or_unknown"].(float64); !ok || w < 0 || w > 1 {
+		t.Errorf("wrong_or_unknown = %v", m["wrong_or_unknown"])
+	}
+}
+
+func TestTraceCheckExitsOneWhenInvalid(t *testing.T) {
+	dir := simRun(t)
+	// Node 1 claims under epoch "9" a leader that node 2 contradicts.
+	for _, id := range []string{"1", "2"} {
+		line := `{"t":1,"node":` + id + `,"ev":"leader","leader":` + id + `,"epoch":"9"}` + "\n"
+		f, err := os.OpenFile(filepath.Join(dir, "node-"+id+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(line)
+		f.Close()
+	}
+	out, err := runCLI(t, "trace", "check", dir)
+	if err == nil {
+		t.Fatalf("check of an invalid run succeeded:\n%s", out)
+	}
+	if !strings.Contains(out, "one-leader-per-epoch   invalid") || !strings.Contains(out, "node-2.jsonl:") {
+		t.Errorf("check output:\n%s", out)
+	}
+}
+
+func TestSimJSONHasMetrics(t *testing.T) {
+	out, err := runCLI(t, "sim", "../../configs/quickstart.yaml", "--out", t.TempDir(), "--quiet", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Metrics map[string]any `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Metrics["wrong_or_unknown"].(float64); !ok {
+		t.Errorf("sim --json metrics: %v", s.Metrics)
+	}
+}
