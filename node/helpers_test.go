@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	_ "manetlab/baseline"
+	"manetlab/baseline"
 	"manetlab/protocol"
 	"manetlab/scenario"
 )
@@ -45,4 +45,17 @@ func ids(n int) []protocol.NodeID {
 		out[i] = protocol.NodeID(i + 1)
 	}
 	return out
+}
+
+func mustSpec(name string) protocol.Spec {
+	s, err := protocol.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// announce is a floodmax announcement for leader id with value v.
+func announce(id protocol.NodeID, v float64) protocol.Message {
+	return baseline.Announce{Leader: id, Value: v, Inc: 1, Seq: 1, TTL: time.Second}
 }
