@@ -32,6 +32,7 @@ func newApp() *cli.App {
    manetlab protocols`,
 		Commands: []*cli.Command{
 			simCommand(),
+			runCommand(),
 			mobilityCommand(),
 			nodeCommand(),
 			protocolsCommand(),

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"manetlab/launch"
+	"manetlab/report"
+)
+
+// runNodeCommand is the program `run` starts for nodes and the player, with
+// its leading arguments; nil means this executable. Tests point it at a
+// helper.
+var runNodeCommand []string
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a scenario with real node processes on this machine (UDP multicast, wall clock)",
+		ArgsUsage: "SCENARIO.yaml",
+		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
+    [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
+    [--key-file F] [--run NAME] [--stats] [--quiet]
+
+Examples:
+   manetlab run configs/quickstart.yaml
+   manetlab run configs/quickstart.yaml --set duration=20s --set faults=[] --json
+   manetlab run configs/static-line.yaml --set nodes.count=200 --ids-per-process 50 --stats`,
+		Description: `Starts the mobility player and one "manetlab node" process per node (with
+--ids-per-process K, processes of K nodes each), all against a common start
+time a moment ahead; waits for every process to print "ready"; applies the
+fault schedule (a crash is SIGKILL of the node's process, a recovery starts
+it again with the same ID and start time; nodes named in faults always get
+a process of their own); stops at the end of the scenario; writes run.jsonl
+beside the node traces in --out (default runs/NAME-seedN-TIMESTAMP) and
+prints the same summary as "sim".
+
+Each process has its own process group and dies with the launcher. Ctrl-C
+stops every process, writes what was gathered and prints its summary. The
+standard error of every process goes to --out/log/. With --stats, the CPU
+time and peak RSS of each process are printed (and always written to
+--out/log/processes.json).
+
+On one machine the default multicast TTL 0 keeps every frame on the host.
+The nodes need multicast on an interface: lo has it after
+   sudo ip link set lo multicast on; sudo ip route add 224.0.0.0/4 dev lo`,
+		Flags: append(scenarioFlags(),
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/RUN)"},
+			&cli.StringFlag{Name: "run", Usage: "run name (default NAME-seedN-TIMESTAMP)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
+			&cli.IntFlag{Name: "ids-per-process", Value: 1, Usage: "nodes hosted by one process"},
+			&cli.StringFlag{Name: "group", Usage: "data multicast group `ADDR:PORT` (the node's default when empty)"},
+			&cli.StringFlag{Name: "control", Usage: "location multicast group `ADDR:PORT` (the node's default when empty)"},
+			&cli.StringFlag{Name: "iface", Usage: "network interface for multicast"},
+			&cli.IntFlag{Name: "ttl", Usage: "multicast TTL: 0 keeps frames on this host, 1 reaches the local network (the node's default when not given)"},
+			&cli.StringFlag{Name: "key-file", Usage: "sign frames with the key in `FILE`"},
+			&cli.BoolFlag{Name: "stats", Usage: "print CPU time and peak RSS of the processes"},
+			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
+			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is (default 1.5s + 60ms per process)"},
+			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready (default start delay + 10s)"},
+		),
+		Action: runAction,
+	}
+}
+
+func runAction(c *cli.Context) error {
+	s, err := loadScenario(c)
+	if err != nil {
+		return err
+	}
+	if c.Int("ids-per-process") < 1 {
+		return fmt.Errorf("--ids-per-process %d: want 1 or more", c.Int("ids-per-process"))
+	}
+	name := c.String("run")
+	if name == "" {
+		name = fmt.Sprintf("%s-seed%d-%s", s.Name, s.Seed, time.Now().Format("20060102-150405"))
+	}
+	out := c.String("out")
+	if out == "" {
+		out = filepath.Join("runs", name)
+	}
+	sets := c.StringSlice("set")
+	opt := launch.Options{
+		Scenario: c.Args().First(), Sets: sets, Out: out, Run: name,
+		IDsPerProcess: c.Int("ids-per-process"),
+		Group:         c.String("group"), Control: c.String("control"), Iface: c.String("iface"), KeyFile: c.String("key-file"),
+		TTL:          -1,
+		Command:      runNodeCommand,
+		StartDelay:   c.Duration("start-delay"),
+		ReadyTimeout: c.Duration("ready-timeout"),
+	}
+	if c.IsSet("ttl") {
+		if c.Int("ttl") < 0 || c.Int("ttl") > 255 {
+			return fmt.Errorf("--ttl %d: want 0 to 255", c.Int("ttl"))
+		}
+		opt.TTL = c.Int("ttl")
+	}
+	for _, w := range c.StringSlice("wrap") {
+		if f := strings.Fields(w); len(f) > 0 {
+			opt.Wrap = append(opt.Wrap, f)
+		}
+	}
+	if !c.Bool("quiet") {
+		opt.Progress = c.App.ErrWriter
+		if opt.Progress == nil {
+			opt.Progress = os.Stderr
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// After the first Ctrl-C the launcher stops its processes; a
+		// second one kills it at once (and its processes with it).
+		<-ctx.Done()
+		stop()
+	}()
+	res, err := launch.Run(ctx, s, opt)
+	if res != nil {
+		if werr := writeProcStats(res); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("run %s: %w", name, err)
+	}
+	sum, err := report.Summarize(out)
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+		w = c.App.ErrWriter
+		if w == nil {
+			w = os.Stderr
+		}
+	} else {
+		sum.WriteText(w)
+	}
+	if c.Bool("stats") {
+		writeStatsText(w, res)
+	}
+	if !c.Bool("json") {
+		fmt.Fprintf(w, "ran %d nodes in %d processes for %s; traces in %s\n",
+			len(s.Members()), len(res.Procs)-1, res.Elapsed.Round(time.Millisecond), out)
+	}
+	switch {
+	case res.Interrupted:
+		return fmt.Errorf("interrupted after %s; what was gathered is in %s", res.Elapsed.Round(time.Millisecond), out)
+	case len(res.Failures) > 0:
+		return errors.New(strings.Join(res.Failures, "\n"))
+	}
+	return nil
+}
+
+// writeProcStats writes every process's resource use to log/processes.json.
+func writeProcStats(res *launch.Result) error {
+	if len(res.Procs) == 0 {
+		return nil
+	}
+	b, err := json.MarshalIndent(res.Procs, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(res.Dir, "log", "processes.json"), append(b, '\n'), 0o644)
+}
+
+// writeStatsText prints the CPU time and peak RSS of the node processes
+// (mean and maximum) and of the player.
+func writeStatsText(w io.Writer, res *launch.Result) {
+	nodes := res.Procs[:len(res.Procs)-1]
+	player := res.Procs[len(res.Procs)-1]
+	if len(nodes) == 0 {
+		return
+	}
+	var cpu, rss []float64
+	for _, p := range nodes {
+		cpu = append(cpu, p.CPU.Seconds())
+		rss = append(rss, float64(p.MaxRSS)/(1<<20))
+	}
+	mean := func(xs []float64) float64 {
+		t := 0.0
+		for _, x := range xs {
+			t += x
+		}
+		return t / float64(len(xs))
+	}
+	el := max(res.Elapsed.Seconds(), 1e-3)
+	fmt.Fprintf(w, "processes: %d node processes over %.1fs of run: CPU %.2fs mean (%.1f%% of a core), %.2fs max, %.2fs total; peak RSS %.1f MiB mean, %.1f MiB max\n",
+		len(nodes), el, mean(cpu), 100*mean(cpu)/el, slices.Max(cpu), mean(cpu)*float64(len(cpu)), mean(rss), slices.Max(rss))
+	fmt.Fprintf(w, "player: CPU %.2fs, peak RSS %.1f MiB; per process in %s\n",
+		player.CPU.Seconds(), float64(player.MaxRSS)/(1<<20), filepath.Join(res.Dir, "log", "processes.json"))
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manetlab/internal/netnstest"
+	"manetlab/launch/launchtest"
+	"manetlab/report"
+	"manetlab/trace"
+)
+
+// The run tests have `manetlab run` start this test binary, which
+// TestRunHelperProcess turns into a fake node (launchtest) or into the
+// real manetlab, chosen by this variable.
+const envRunHelper = "MANETLAB_RUN_TEST_HELPER"
+
+// TestRunHelperProcess is not a test: it is what the processes started by
+// the run tests execute (the os/exec helper-process pattern).
+func TestRunHelperProcess(t *testing.T) {
+	switch os.Getenv(envRunHelper) {
+	case "fake":
+		os.Exit(launchtest.Main(flag.Args()))
+	case "main":
+		app := newApp()
+		if err := app.Run(reorderArgs(app, append([]string{"manetlab"}, flag.Args()...))); err != nil {
+			os.Stderr.WriteString("manetlab: " + err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+// writeRunScenario writes a static scenario of n nodes all in range of
+// each other, values = IDs, plus extra YAML. (A scenario file rather than
+// --set, because the CLI splits --set values on commas.)
+func writeRunScenario(t *testing.T, n int, dur, extra string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.yaml")
+	y := fmt.Sprintf("name: t\nduration: %s\nnodes: {count: %d, values: id, placement: grid}\nmobility: {model: static, area: [300, 300]}\n%s", dur, n, extra)
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// useHelper makes `run` start this test binary as mode ("fake" or "main").
+func useHelper(t *testing.T, mode string) {
+	t.Setenv(envRunHelper, mode)
+	runNodeCommand = []string{os.Args[0], "-test.run=^TestRunHelperProcess$", "--"}
+	t.Cleanup(func() { runNodeCommand = nil })
+}
+
+func TestRunPrintsTheSummaryAsJSON(t *testing.T) {
+	useHelper(t, "fake")
+	dir := t.TempDir()
+	out, err := runCLI(t, "run", writeRunScenario(t, 5, "5s", ""), "--json", "--out", dir, "--quiet", "--stats",
+		"--seed", "3", "--set", "nodes.count=3", "--set", "duration=1s", "--start-delay", "500ms", "--ttl", "0", "--group", "239.77.9.1:47999")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum report.Summary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if sum.Verdict != "valid" || sum.Seed != 3 || sum.Nodes != 3 || sum.Driver != "node" {
+		t.Fatalf("summary %+v", sum)
+	}
+	args, err := os.ReadFile(filepath.Join(dir, launchtest.ArgsLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--seed 3 ", "--set nodes.count=3 --set duration=1s", "--ttl 0 ", "--group 239.77.9.1:47999 ", "--out " + dir + " "} {
+		if !strings.Contains(string(args), want) {
+			t.Errorf("nodes were not given %q:\n%s", want, args)
+		}
+	}
+	var procs []map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "log", "processes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &procs); err != nil || len(procs) != 4 || procs[3]["name"] != "player" {
+		t.Fatalf("processes.json: %v\n%s", err, b)
+	}
+}
+
+func TestRunTextSummaryAndStats(t *testing.T) {
+	useHelper(t, "fake")
+	dir := t.TempDir()
+	out, err := runCLI(t, "run", writeRunScenario(t, 4, "1s", ""), "--out", dir, "--quiet", "--stats", "--ids-per-process", "2", "--start-delay", "500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"verdict: valid", "processes: 2 node processes over 1.0s of run", "player: CPU", "ran 4 nodes in 2 processes for 1s; traces in " + dir} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
+
+func TestRunNamesTheNodeThatFailed(t *testing.T) {
+	useHelper(t, "fake")
+	t.Setenv(launchtest.Env, "fail=2")
+	_, err := runCLI(t, "run", writeRunScenario(t, 3, "5s", ""), "--out", t.TempDir(), "--quiet",
+		"--start-delay", "300ms", "--run", "failing")
+	if err == nil || !strings.Contains(err.Error(), "run failing: node 2 (pid") || !strings.Contains(err.Error(), "told to fail") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "run needs exactly one scenario file"},
+		{[]string{"run", "../../configs/static-line.yaml", "--ids-per-process", "0"}, "--ids-per-process 0: want 1 or more"},
+		{[]string{"run", "../../configs/static-line.yaml", "--ttl", "-1"}, "--ttl -1: want 0 to 255"},
+		{[]string{"run", "../../configs/static-line.yaml", "--set", "nodes.count=-1"}, "nodes.count"},
+	} {
+		_, err := runCLI(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestRunRealNodesInNamespace runs the real node and player, one process
+// per node, inside a network namespace with multicast on lo, with a crash
+// and a recovery.
+func TestRunRealNodesInNamespace(t *testing.T) {
+	if findCommand(newApp().Commands, "node") == nil {
+		t.Skip("no node command in this build")
+	}
+	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+		return
+	}
+	useHelper(t, "main")
+	dir := t.TempDir()
+	path := writeRunScenario(t, 10, "12s", "radio: {range: 500}\nfaults: [{at: 3s, crash: [3]}, {at: 5s, recover: [3]}]\n")
+	out, err := runCLI(t, "run", path, "--json", "--out", dir, "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum report.Summary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+	if sum.Verdict != "valid" || sum.Nodes != 10 || sum.Alive != 10 || sum.Messages.Total == 0 || len(sum.Problems) > 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	run, err := trace.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := 0
+	for _, e := range run.Nodes[3] {
+		if e.Ev == trace.EvStart {
+			starts++
+		}
+	}
+	if starts != 2 {
+		t.Errorf("node 3 started %d times, want 2 (boot and recovery)", starts)
+	}
+}
