@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the tests need on a fresh Debian or Ubuntu machine, and
+# only what is missing: iproute2 (network namespaces, veth, bridges: the
+# netns tests and scripts/netns-testbed.sh) and ruby (the Vagrantfile
+# syntax check). Idempotent and quiet: it prints one line when it installs
+# something, nothing otherwise. scripts/test.sh runs it first as root.
+#
+#   sudo scripts/deps.sh
+set -euo pipefail
+
+need=()
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v ruby >/dev/null 2>&1 || need+=(ruby)
+# (chromium joins this list when the HTML report gets browser tests.)
+
+[ ${#need[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps.sh: missing ${need[*]}; run as root, or: sudo apt-get install ${need[*]}" >&2
+  exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "deps.sh: missing ${need[*]} and there is no apt-get; install them by hand" >&2
+  exit 1
+fi
+echo "deps.sh: installing ${need[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}"; } >"$log" 2>&1; then
+  cat "$log" >&2
+  echo "deps.sh: could not install ${need[*]}" >&2
+  exit 1
+fi
