@@ -69,6 +69,7 @@ func (n *Node) join(idx Index, parent, departed protocol.NodeID) {
 func (n *Node) dropLeader() {
 	n.stopTimer(tBeacon)
 	n.stopTimer(tLease)
+	n.stopTimer(tQuery)
 	if n.leader != protocol.None {
 		n.note(protocol.NoteLeader, protocol.None, 0, Index{}, "in election")
 	}
@@ -84,6 +85,15 @@ func (n *Node) onElection(from protocol.NodeID, m Election) {
 		if n.cfg.variant == Unicast && idx == n.last && from != n.parent {
 			n.env.Send(from, Ack{Num: m.Num, Src: m.Src})
 		}
+		return
+	}
+	if n.phase == idle && n.leader == n.id && m.Departed == n.id {
+		// We are the leader this election presumes lost: a false
+		// suspicion (beacons lost on the way). Joining would silence our
+		// beacons and make the suspicion true for everyone, so we refute
+		// it instead: we Ack with ourselves and beacon at once.
+		n.env.Send(from, Ack{Num: m.Num, Src: m.Src, Best: n.id, Value: n.value})
+		n.beaconNow()
 		return
 	}
 	if n.cfg.variant == Optimised && n.phase == idle && n.leader != m.Departed {
@@ -109,6 +119,9 @@ func (n *Node) onAck(from protocol.NodeID, m Ack) {
 	}
 	n.done[from] = true
 	n.drop(from)
+	if m.Best == from {
+		delete(n.lost, from) // an Ack from the node it names is proof of life
+	}
 	if m.Best != protocol.None && !n.isLost(m.Best) && protocol.Better(m.Best, m.Value, n.best, n.bestVal) {
 		n.best, n.bestVal = m.Best, m.Value
 	}

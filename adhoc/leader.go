@@ -14,6 +14,7 @@ func (n *Node) finish(m Leader) {
 		for _, t := range []string{tProbe, tChild, tElection, tAck} {
 			n.stopTimer(t)
 		}
+		source := n.phase == awaiting && n.parent == protocol.None
 		n.phase = idle
 		n.waiting, n.probed, n.done, n.collect = nil, nil, nil, false
 		// Only the computation's own result is credited to its index;
@@ -22,6 +23,16 @@ func (n *Node) finish(m Leader) {
 			n.note(protocol.NoteElectionEnd, m.Leader, m.Value, n.idx, "")
 		} else {
 			n.note(protocol.NoteElectionEnd, protocol.None, 0, n.idx, fmt.Sprintf("left for leader %d of %v", m.Leader, idx))
+			if source {
+				// The source gives up its computation (its leader
+				// turned out alive, or a better one is known): it
+				// announces that leader under the computation's index,
+				// so that every node that joined leaves it too instead
+				// of waiting for a result that would never come.
+				r := m
+				r.Num, r.Src, r.Departed = n.idx.Num, n.idx.ID, protocol.None
+				n.env.Broadcast(r)
+			}
 		}
 	}
 	n.presumeLost(m.Departed)
@@ -36,6 +47,9 @@ func (n *Node) adopt(l protocol.NodeID, v float64, epoch Index, ttl time.Duratio
 	now := n.env.Now()
 	if l != n.leader {
 		n.leaseEnd = now + ttl
+		// A leader just adopted counts as just heard of; only its own
+		// beacons are kept for queries.
+		n.bcn, n.bcnAt = Beacon{}, now
 	} else {
 		n.leaseEnd = max(n.leaseEnd, now+ttl)
 	}
@@ -47,6 +61,7 @@ func (n *Node) adopt(l protocol.NodeID, v float64, epoch Index, ttl time.Duratio
 	if l == n.id {
 		n.leaderValue = n.value
 		n.stopTimer(tLease)
+		n.stopTimer(tQuery)
 		if _, on := n.timers[tBeacon]; !on {
 			n.setTimer(tBeacon, n.cfg.beaconPeriod)
 		}
@@ -54,6 +69,7 @@ func (n *Node) adopt(l protocol.NodeID, v float64, epoch Index, ttl time.Duratio
 		n.leaderValue = v
 		n.stopTimer(tBeacon)
 		n.setTimer(tLease, n.leaseEnd-now)
+		n.armQuery()
 	}
 	if changed {
 		n.note(protocol.NoteLeader, l, n.leaderValue, epoch, "")
@@ -70,7 +86,7 @@ func (n *Node) adopt(l protocol.NodeID, v float64, epoch Index, ttl time.Duratio
 // several claimants that feeds a storm of elections.
 func (n *Node) accepts(l protocol.NodeID, v float64, idx Index) bool {
 	return idx == n.idx ||
-		(!n.isLost(l) && protocol.Better(l, v, n.best, n.bestVal)) ||
+		(!n.isLost(l) && (l == n.best || protocol.Better(l, v, n.best, n.bestVal))) ||
 		(n.phase == acked && n.idx.Less(idx))
 }
 
@@ -115,7 +131,7 @@ func (n *Node) onLeader(from protocol.NodeID, m Leader) {
 		} else if n.leader != n.id {
 			n.leaseEnd = max(n.leaseEnd, n.env.Now()+m.TTL)
 		}
-	case fresh && m.Departed != protocol.None && m.Departed == n.leader && n.leader != n.id:
+	case fresh && m.Departed != protocol.None && m.Departed == n.leader && n.leader != n.id && !n.leaseFresh():
 		// The election that chose m replaced our leader.
 		n.presumeLost(m.Departed)
 		n.adopt(m.Leader, m.Value, idx, m.TTL)

@@ -90,12 +90,25 @@ type Child struct {
 // Beacon is the leader's heartbeat, flooded through its component. Inc is
 // the leader's incarnation and Seq counts its beacons, so that every node
 // forwards each beacon once. Num and Src name the election that chose the
-// leader; Value is the leader's current value.
+// leader; Value is the leader's current value. Age is how long before it
+// was sent the leader sent it: zero from the leader and in the flood, the
+// time its holder has kept it when a Beacon answers a Query, so that a
+// repaired lease never outlasts the leader's own beacon.
 type Beacon struct {
 	Leader protocol.NodeID
 	Value  float64
 	Num    uint64
 	Src    protocol.NodeID
+	Inc    uint64
+	Seq    uint64
+	Age    time.Duration
+}
+
+// Query asks a neighbour for a beacon of Leader newer than (Inc, Seq): the
+// sender missed the flooded ones. It is sent by acknowledged unicast, so
+// it repairs what broadcast loss took; the answer is the Beacon itself.
+type Query struct {
+	Leader protocol.NodeID
 	Inc    uint64
 	Seq    uint64
 }
@@ -135,6 +148,9 @@ func (Beacon) Kind() string { return "beacon" }
 // Kind implements protocol.Message.
 func (Exchange) Kind() string { return "leader-exchange" }
 
+// Kind implements protocol.Message.
+func (Query) Kind() string { return "beacon-query" }
+
 // messages lists every message type for the wire codec. Append only: a
 // message's wire code is its position here plus one.
 var messages = []protocol.Message{
@@ -146,4 +162,5 @@ var messages = []protocol.Message{
 	Child{},
 	Beacon{},
 	Exchange{},
+	Query{},
 }

@@ -25,6 +25,7 @@ const (
 	tChild    = "child"    // awaiting (broadcast variants): stop collecting Childs
 	tElection = "election" // awaiting: give up waiting for Acks
 	tAck      = "ack"      // acked: give up waiting for Leader
+	tQuery    = "query"    // follower: ask neighbours for a missed beacon
 )
 
 // Node is one node's instance of the election.
@@ -52,6 +53,11 @@ type Node struct {
 	seen  map[protocol.NodeID]Index
 	// This node's incarnation and beacon counter, for its own beacons.
 	inc, seq uint64
+	// bcn is the newest beacon heard of the current leader and bcnAt
+	// when the leader sent it (or when the leader was adopted, if later),
+	// to answer neighbours' queries and to know when one is overdue.
+	bcn   Beacon
+	bcnAt time.Duration
 
 	phase    phase
 	idx      Index // computation this node takes part in
@@ -139,6 +145,8 @@ func (n *Node) receive(from protocol.NodeID, m protocol.Message) {
 		n.onBeacon(from, m)
 	case Exchange:
 		n.onExchange(from, m)
+	case Query:
+		n.onQuery(from, m)
 	}
 }
 
@@ -157,6 +165,8 @@ func (n *Node) timeout(name string) {
 		n.giveUp()
 	case tAck:
 		n.endAlone()
+	case tQuery:
+		n.query()
 	}
 }
 
