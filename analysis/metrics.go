@@ -241,10 +241,11 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 	// Elections, in order of their first start.
 	sort.SliceStable(epochOrder, func(a, b int) bool { return epochs[epochOrder[a]].start < epochs[epochOrder[b]].start })
 	var tSum float64
-	tCount := 0
+	tCount, participations := 0, 0
 	for _, k := range epochOrder {
 		ep := epochs[k]
 		em := ElectionMetrics{Epoch: r.strs[k], Start: seconds(ep.start), Participants: len(ep.started)}
+		participations += len(ep.started)
 		until := end
 		if ep.done {
 			d := seconds(ep.end)
@@ -275,8 +276,11 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		} else {
 			rep.Note = "no election completed: T unknown"
 		}
-		rep.MBcast = ptr(float64(bcast) / n / float64(len(epochs)))
-		rep.MUcast = ptr(float64(ucast) / n / float64(len(epochs)))
+		// Per node per election, as the paper counts it: a node that
+		// takes part in an election broadcasts its Election and its
+		// Leader once, so M_bcast is 2 when nothing goes wrong.
+		rep.MBcast = ptr(float64(bcast) / float64(participations))
+		rep.MUcast = ptr(float64(ucast) / float64(participations))
 	}
 	if terr != nil {
 		if rep.Note != "" {

@@ -32,13 +32,16 @@ func newApp() *cli.App {
    manetlab protocols`,
 		Commands: []*cli.Command{
 			simCommand(),
+			sweepCommand(),
 			runCommand(),
 			mobilityCommand(),
 			nodeCommand(),
 			protocolsCommand(),
 			traceCommand(),
 		},
-		Suggest:         true,
-		HideHelpCommand: true,
+		Suggest: true,
+		// --set values are YAML: "mobility.speed=[1,19]" must stay whole.
+		DisableSliceFlagSeparator: true,
+		HideHelpCommand:           true,
 	}
 }

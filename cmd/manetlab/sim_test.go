@@ -23,7 +23,7 @@ func runCLI(t *testing.T, args ...string) (string, error) {
 func TestSimJSONWithFlagsAfterTheScenario(t *testing.T) {
 	dir := t.TempDir()
 	out, err := runCLI(t, "sim", "../../configs/quickstart.yaml", "--json", "--out", dir, "--quiet",
-		"--set", "nodes.count=8", "--set", "radio.range=400", "--set", "radio.loss.p=0.1",
+		"--set", "nodes.count=8", "--set", "radio.range=400", "--set", "radio.loss.p=0.1", "--set", "mobility.speed=[2,9]",
 		"--set", "protocol.name=baseline/floodmax", "--seed", "7")
 	if err != nil {
 		t.Fatal(err)

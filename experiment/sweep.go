@@ -1,0 +1,271 @@
+// Package experiment runs grids of simulations — every combination of
+// scenario overrides, over several seeds — and tabulates their metrics, so
+// that algorithms can be compared side by side on the same radio, the same
+// mobility and the same faults.
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"manetlab/analysis"
+	"manetlab/report"
+	"manetlab/scenario"
+	"manetlab/sim"
+)
+
+// Axis is one varied scenario field and its values (YAML scalars).
+type Axis struct {
+	Path   string
+	Values []string
+}
+
+// ParseAxis reads "path=v1|v2|v3". Values are separated by '|' because
+// commas belong to YAML lists ("mobility.speed=[1,3]|[1,19]").
+func ParseAxis(s string) (Axis, error) {
+	path, vals, ok := strings.Cut(s, "=")
+	if !ok || path == "" || vals == "" {
+		return Axis{}, fmt.Errorf("--vary %q: want path=value1|value2|...", s)
+	}
+	return Axis{Path: path, Values: strings.Split(vals, "|")}, nil
+}
+
+// Options describe a sweep.
+type Options struct {
+	Scenario string   // scenario file
+	Sets     []string // fixed overrides applied to every run
+	Axes     []Axis
+	Seeds    int    // seeds 1..Seeds for every grid point
+	Out      string // traces go to Out/<point>/seed<N>
+	Workers  int    // concurrent simulations (default 2)
+	Progress func(done, total int)
+}
+
+// Point is one combination of axis values with its results over seeds.
+type Point struct {
+	Values []string `json:"values"` // one per axis, in axis order
+	Runs   int      `json:"runs"`
+	Valid  int      `json:"valid"` // runs whose final verdict was valid
+	// Mean and standard deviation over seeds of each metric; a metric
+	// a protocol does not define is absent.
+	Mean map[string]float64 `json:"mean"`
+	SD   map[string]float64 `json:"sd"`
+}
+
+// Result is a whole sweep.
+type Result struct {
+	Axes   []Axis  `json:"axes"`
+	Seeds  int     `json:"seeds"`
+	Points []Point `json:"points"`
+}
+
+// MetricNames are the metrics a sweep tabulates, in column order; leader
+// is the share of live node-time with a leader.
+var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages"}
+
+type job struct {
+	point, seed int
+	sets        []string
+	dir         string
+}
+
+// Run performs the sweep.
+func Run(opt Options) (*Result, error) {
+	if opt.Seeds <= 0 {
+		opt.Seeds = 1
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = 2
+	}
+	points := grid(opt.Axes)
+	var jobs []job
+	for p, vals := range points {
+		label := pointLabel(opt.Axes, vals)
+		for seed := 1; seed <= opt.Seeds; seed++ {
+			sets := append([]string{}, opt.Sets...)
+			for a, v := range vals {
+				sets = append(sets, opt.Axes[a].Path+"="+v)
+			}
+			sets = append(sets, fmt.Sprintf("seed=%d", seed))
+			jobs = append(jobs, job{p, seed, sets, filepath.Join(opt.Out, label, fmt.Sprintf("seed%d", seed))})
+		}
+	}
+	// Validate every combination before spending time on any run.
+	for _, j := range jobs {
+		if _, err := scenario.Load(opt.Scenario, j.sets); err != nil {
+			return nil, err
+		}
+	}
+	samples := make([][]map[string]float64, len(points))
+	valid := make([]int, len(points))
+	var mu sync.Mutex
+	var firstErr error
+	done := 0
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	for w := 0; w < opt.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				m, ok, err := runOne(opt.Scenario, j)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if err == nil {
+					samples[j.point] = append(samples[j.point], m)
+					if ok {
+						valid[j.point]++
+					}
+				}
+				done++
+				if opt.Progress != nil {
+					opt.Progress(done, len(jobs))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range jobs {
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	res := &Result{Axes: opt.Axes, Seeds: opt.Seeds}
+	for p, vals := range points {
+		pt := Point{Values: vals, Runs: len(samples[p]), Valid: valid[p], Mean: map[string]float64{}, SD: map[string]float64{}}
+		for _, name := range MetricNames {
+			var xs []float64
+			for _, s := range samples[p] {
+				if v, ok := s[name]; ok {
+					xs = append(xs, v)
+				}
+			}
+			if len(xs) > 0 {
+				pt.Mean[name], pt.SD[name] = meanSD(xs)
+			}
+		}
+		res.Points = append(res.Points, pt)
+	}
+	return res, nil
+}
+
+// runOne simulates one job and returns its metrics by name and whether
+// its final verdict was valid.
+func runOne(path string, j job) (map[string]float64, bool, error) {
+	s, err := scenario.Load(path, j.sets)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+		return nil, false, err
+	}
+	if _, err := sim.Run(s, sim.Options{Out: j.dir}); err != nil {
+		return nil, false, fmt.Errorf("%s %v: %w", path, j.sets, err)
+	}
+	sum, err := report.Summarize(j.dir)
+	if err != nil {
+		return nil, false, err
+	}
+	mr, err := analysis.ComputeMetrics(j.dir, analysis.MetricsOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	out := map[string]float64{"messages": float64(sum.Messages.Total)}
+	put := func(name string, v *float64) {
+		if v != nil && !math.IsNaN(*v) {
+			out[name] = *v
+		}
+	}
+	m := mr.Metrics
+	put("F", m.F)
+	put("R", m.R)
+	put("T", m.T)
+	put("M_bcast", m.MBcast)
+	put("M_ucast", m.MUcast)
+	put("wrong_or_unknown", m.WrongOrUnknown)
+	var live, none float64
+	for _, n := range mr.PerNode {
+		live += n.Live
+		none += n.NoLeader
+	}
+	if live > 0 {
+		out["leader"] = 1 - none/live
+	}
+	return out, sum.Verdict == "valid", nil
+}
+
+// grid lists every combination of axis values, the first axis slowest.
+func grid(axes []Axis) [][]string {
+	out := [][]string{{}}
+	for _, a := range axes {
+		var next [][]string
+		for _, prefix := range out {
+			for _, v := range a.Values {
+				next = append(next, append(append([]string{}, prefix...), v))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// pointLabel names a grid point's directory: path-value pairs made safe
+// for file names.
+func pointLabel(axes []Axis, vals []string) string {
+	if len(vals) == 0 {
+		return "base"
+	}
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = axes[i].Path + "=" + v
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == '[' || r == ']' || r == ',' {
+			return '_'
+		}
+		return r
+	}, strings.Join(parts, "+"))
+}
+
+func meanSD(xs []float64) (float64, float64) {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// SortedMetrics lists the metric names present in any point, in
+// MetricNames order.
+func (r *Result) SortedMetrics() []string {
+	seen := map[string]bool{}
+	for _, p := range r.Points {
+		for k := range p.Mean {
+			seen[k] = true
+		}
+	}
+	var out []string
+	for _, n := range MetricNames {
+		if seen[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
