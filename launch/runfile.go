@@ -1,6 +1,8 @@
 package launch
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"manetlab/protocol"
@@ -57,4 +59,23 @@ func writeRunFile(dir, run string, s *scenario.Scenario, events []runEvent, end 
 		err = cerr
 	}
 	return err
+}
+
+// WriteRunFile writes run.jsonl into dir for run of scenario s whose nodes
+// were started by hand (on several machines, say): the run lasted the
+// scenario's duration and the fault schedule is recorded as scheduled, so
+// whoever ran it must have applied it at those times (or run without
+// faults).
+func WriteRunFile(dir, run string, s *scenario.Scenario) error {
+	var events []runEvent
+	for _, f := range s.Faults {
+		for _, id := range f.Crash {
+			events = append(events, runEvent{f.At.D(), id, trace.EvCrash})
+		}
+		for _, id := range f.Recover {
+			events = append(events, runEvent{f.At.D(), id, trace.EvRecover})
+		}
+	}
+	slices.SortStableFunc(events, func(a, b runEvent) int { return cmp.Compare(a.t, b.t) })
+	return writeRunFile(dir, run, s, events, s.Duration.D())
 }

@@ -46,6 +46,12 @@ a process of their own); stops at the end of the scenario; writes run.jsonl
 beside the node traces in --out (default runs/NAME-seedN-TIMESTAMP) and
 prints the same summary as "sim".
 
+With --collected it starts nothing: after a run by hand on several machines
+(README "Running on several machines"), with the node traces gathered in
+--out, it writes run.jsonl for run --run (positions from the scenario; the
+fault schedule is not applied by hand, so it is recorded as scheduled) and
+prints the summary.
+
 Each process has its own process group and dies with the launcher. Ctrl-C
 stops every process, writes what was gathered and prints its summary. The
 standard error of every process goes to --out/log/. With --stats, the CPU
@@ -68,6 +74,7 @@ The nodes need multicast on an interface: lo has it after
 			&cli.StringFlag{Name: "key-file", Usage: "sign frames with the key in `FILE`"},
 			&cli.BoolFlag{Name: "stats", Usage: "print CPU time and peak RSS of the processes"},
 			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
+			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
 			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is (default 1.5s + 60ms per process)"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready (default start delay + 10s)"},
 		),
@@ -119,6 +126,16 @@ func runAction(c *cli.Context) error {
 		}
 	}
 
+	if c.Bool("collected") {
+		if !c.IsSet("run") || !c.IsSet("out") {
+			return errors.New("--collected needs the --run name the nodes were given and the --out directory holding their traces")
+		}
+		if err := launch.WriteRunFile(out, name, s); err != nil {
+			return err
+		}
+		return printSummary(c, out, nil)
+	}
+
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -136,6 +153,21 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", name, err)
 	}
+	if err := printSummary(c, out, res); err != nil {
+		return err
+	}
+	switch {
+	case res.Interrupted:
+		return fmt.Errorf("interrupted after %s; what was gathered is in %s", res.Elapsed.Round(time.Millisecond), out)
+	case len(res.Failures) > 0:
+		return errors.New(strings.Join(res.Failures, "\n"))
+	}
+	return nil
+}
+
+// printSummary prints the summary of the run in out (text or --json),
+// and with res the processes' figures.
+func printSummary(c *cli.Context, out string, res *launch.Result) error {
 	sum, err := report.Summarize(out)
 	if err != nil {
 		return err
@@ -154,18 +186,15 @@ func runAction(c *cli.Context) error {
 	} else {
 		sum.WriteText(w)
 	}
+	if res == nil {
+		return nil
+	}
 	if c.Bool("stats") {
 		writeStatsText(w, res)
 	}
 	if !c.Bool("json") {
 		fmt.Fprintf(w, "ran %d nodes in %d processes for %s; traces in %s\n",
-			len(s.Members()), len(res.Procs)-1, res.Elapsed.Round(time.Millisecond), out)
-	}
-	switch {
-	case res.Interrupted:
-		return fmt.Errorf("interrupted after %s; what was gathered is in %s", res.Elapsed.Round(time.Millisecond), out)
-	case len(res.Failures) > 0:
-		return errors.New(strings.Join(res.Failures, "\n"))
+			sum.Nodes, len(res.Procs)-1, res.Elapsed.Round(time.Millisecond), out)
 	}
 	return nil
 }

@@ -170,3 +170,28 @@ func TestRunRealNodesInNamespace(t *testing.T) {
 		t.Errorf("node 3 started %d times, want 2 (boot and recovery)", starts)
 	}
 }
+
+// TestRunCollected writes the run file for traces gathered by hand and
+// prints the same summary as the launcher did.
+func TestRunCollected(t *testing.T) {
+	useHelper(t, "fake")
+	dir := t.TempDir()
+	path := writeRunScenario(t, 3, "1s", "")
+	first, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--run", "byhand", "--start-delay", "300ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(trace.RunFile(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, "run", path, "--collected", "--out", dir); err == nil || !strings.Contains(err.Error(), "--collected needs the --run name") {
+		t.Fatalf("error %v", err)
+	}
+	again, err := runCLI(t, "run", path, "--collected", "--out", dir, "--run", "byhand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(first, again) || !strings.Contains(again, "verdict: valid") {
+		t.Errorf("launched:\n%s\ncollected:\n%s", first, again)
+	}
+}
