@@ -43,6 +43,10 @@ type Summary struct {
 	// node-time with a wrong or unknown leader; docs/analysis.md defines
 	// them. Nil when they could not be computed.
 	Metrics *analysis.Metrics `json:"metrics,omitempty"`
+	// LeaderChanges counts leader notes naming a leader, all nodes together.
+	LeaderChanges int `json:"leader_changes"`
+	// Timeline shows the leaders followed over the run, and the faults.
+	Timeline []Moment `json:"timeline"`
 	// Problems lists what the trace reader could not read (file:line).
 	Problems []string `json:"problems,omitempty"`
 }
@@ -100,6 +104,7 @@ func Summarize(dir string) (*Summary, error) {
 		states[m.ID] = &nodeState{value: m.Value}
 	}
 	var end int64
+	var changes []change
 	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed, Nodes: len(members),
 		Messages: Messages{ByKind: map[string]uint64{}}}
 	run, err := trace.WalkDir(dir, summaryEvents, func(id protocol.NodeID, e *trace.Event) {
@@ -113,8 +118,13 @@ func Summarize(dir string) (*Summary, error) {
 		switch e.Ev {
 		case trace.EvStart:
 			st.leader, st.hasLeader = protocol.None, false
+			changes = append(changes, change{e.T, id, protocol.None})
 		case string(protocol.NoteLeader):
 			st.leader, st.hasLeader, st.changedAt = e.Leader, e.Leader != protocol.None, e.T
+			changes = append(changes, change{e.T, id, e.Leader})
+			if e.Leader != protocol.None {
+				sum.LeaderChanges++
+			}
 			if t := float64(e.T) / 1e9; t > sum.ElectionTime {
 				sum.ElectionTime = t
 			}
@@ -151,6 +161,13 @@ func Summarize(dir string) (*Summary, error) {
 		}
 	}
 	sum.Duration = time.Duration(end).Seconds()
+	var faults []trace.Event
+	for _, e := range run.RunEvents {
+		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+			faults = append(faults, e)
+		}
+	}
+	sum.Timeline = timeline(changes, faults, end)
 
 	comps, err := components(sc, members, pos, alive)
 	if err != nil {

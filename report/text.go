@@ -38,7 +38,9 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, ", %s %d", k, s.Messages.ByKind[k])
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "election time: last leader change at %.3fs\n", s.ElectionTime)
+	writeTimeline(w, s.Timeline)
+	fmt.Fprintf(w, "leader changes: %d (%.1f per node); the last at %.3fs\n", s.LeaderChanges,
+		float64(s.LeaderChanges)/float64(max(s.Nodes, 1)), s.ElectionTime)
 	for i, p := range s.Problems {
 		if i == 10 {
 			fmt.Fprintf(w, "  ... %d more trace problems\n", len(s.Problems)-10)
