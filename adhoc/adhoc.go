@@ -34,6 +34,24 @@
 //     ever names two different leaders.
 //   - Leader information carries a lease (TTL) that only the leader's own
 //     beacons renew, so merges never resurrect a crashed leader.
+//   - Beacons are flooded by unacknowledged broadcast, so under loss a
+//     follower can miss several in a row while the leader is alive. A
+//     follower whose beacon is overdue (1.5 periods) asks its neighbours
+//     by acknowledged unicast (Query) for a newer one, once a period until
+//     the lease ends; a neighbour, or the leader itself, answers with the
+//     Beacon and its age, and the lease is renewed only from the time the
+//     leader sent it. A crashed leader's beacons stop for everyone, so the
+//     queries find nothing and detection takes one lease as before.
+//   - A suspicion is only one node's view. The leader never joins an
+//     election that names it departed: it Acks itself and beacons at once.
+//     A follower whose lease is fresh (it missed no beacon) refuses a
+//     Leader flood's claim that its leader departed and keeps it; the
+//     leader's beacons then bring the other side back.
+//   - A source that leaves its own computation for a leader heard
+//     elsewhere (its leader's beacon came after all) announces that leader
+//     under the computation's index, so every node that joined leaves too
+//     instead of waiting out ack_timeout. A node in an election takes a
+//     leader at least as good as its subtree's best (not only a better one).
 //   - Value changes (SetValue) are carried in later Acks, Leader messages
 //     and Beacons. A node that learns that its own value beats its
 //     leader's starts an election, so the best node always ends up leading.

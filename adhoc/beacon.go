@@ -127,7 +127,7 @@ func (n *Node) armQuery() {
 
 // query runs when a follower's beacon is overdue: broadcast loss took the
 // flooded beacons on the way. It asks every neighbour, by acknowledged
-// unicast, for a newer beacon, and asks again every half period until one
+// unicast, for a newer beacon, and asks again every period until one
 // comes or the lease runs out. This keeps a live leader's lease from
 // running out under loss; a crashed leader's beacons stop for everyone, so
 // the queries find nothing and the lease runs out as before.
@@ -145,7 +145,7 @@ func (n *Node) query() {
 		n.env.Send(nb, Query{Leader: n.leader, Inc: h[0], Seq: h[1]})
 	}
 	if now < n.leaseEnd {
-		n.setTimer(tQuery, n.cfg.beaconPeriod/2)
+		n.setTimer(tQuery, n.cfg.beaconPeriod)
 	}
 }
 

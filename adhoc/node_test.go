@@ -225,3 +225,85 @@ func TestRegistered(t *testing.T) {
 		}
 	}
 }
+
+func TestLeaderRefutesElectionNamingItDeparted(t *testing.T) {
+	for _, v := range variants {
+		env := newRecEnv()
+		p, err := New(protocol.Config{ID: 5, Value: 9, Params: protocol.Params{"variant": v}, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := p.(*Node)
+		n.Step(protocol.Start{})
+		if v != Unicast {
+			env.fire(t, n, tChild)
+		}
+		if n.leader != 5 {
+			t.Fatalf("%s: alone, node 5 follows %d", v, n.leader)
+		}
+		n.Step(protocol.NeighborUp{ID: 2})
+		env.take()
+		n.Step(protocol.Receive{From: 2, Msg: Election{Num: 100, Src: 2, Departed: 5}})
+		var acked, beaconed bool
+		for _, s := range env.take() {
+			switch m := s.msg.(type) {
+			case Ack:
+				acked = s.to == 2 && m.Best == 5 && m.Num == 100 && m.Src == 2
+			case Beacon:
+				beaconed = m.Leader == 5
+			case Election:
+				t.Errorf("%s: leader joined an election naming it departed", v)
+			}
+		}
+		if !acked || !beaconed || n.leader != 5 || n.phase != idle {
+			t.Errorf("%s: acked %v beaconed %v leader %d phase %v", v, acked, beaconed, n.leader, n.phase)
+		}
+	}
+}
+
+func TestOverdueBeaconRepairedByQuery(t *testing.T) {
+	env := newRecEnv()
+	p, err := New(protocol.Config{ID: 1, Value: 1, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.(*Node)
+	n.Step(protocol.Start{})
+	n.Step(protocol.NeighborUp{ID: 2})
+	b := Beacon{Leader: 7, Value: 9, Num: 3, Src: 7, Inc: 11, Seq: 1}
+	n.Step(protocol.Receive{From: 2, Msg: b})
+	if n.leader != 7 {
+		t.Fatalf("follows %d, want 7", n.leader)
+	}
+	env.take()
+	// The next beacon is lost: the query goes out by unicast.
+	env.now += 3 * time.Second
+	env.fire(t, n, tQuery)
+	out := env.take()
+	if len(out) != 1 || out[0].to != 2 || out[0].msg != (Query{Leader: 7, Inc: 11, Seq: 1}) {
+		t.Fatalf("sent %+v, want one Query to 2", out)
+	}
+	// The neighbour answers with a beacon it has kept for 1s: the lease
+	// runs from when the leader sent it.
+	b.Seq, b.Age = 2, time.Second
+	n.Step(protocol.Receive{From: 2, Msg: b})
+	if want := env.now + n.cfg.lease() - time.Second; n.leaseEnd != want {
+		t.Errorf("lease ends at %v, want %v", n.leaseEnd, want)
+	}
+	// And this node answers a neighbour that missed it, with its age.
+	env.take()
+	env.now += 500 * time.Millisecond
+	n.Step(protocol.Receive{From: 2, Msg: Query{Leader: 7, Inc: 11, Seq: 1}})
+	out = env.take()
+	if len(out) != 1 || out[0].to != 2 {
+		t.Fatalf("answered %+v", out)
+	}
+	if got := out[0].msg.(Beacon); got.Seq != 2 || got.Age != 1500*time.Millisecond {
+		t.Errorf("answer %+v, want seq 2 aged 1.5s", got)
+	}
+	// A query for a beacon it has no newer copy of goes unanswered.
+	n.Step(protocol.Receive{From: 2, Msg: Query{Leader: 7, Inc: 11, Seq: 2}})
+	if out := env.take(); len(out) != 0 {
+		t.Errorf("answered %+v to an up-to-date neighbour", out)
+	}
+}
