@@ -224,6 +224,7 @@ func (h *Host) open() error {
 			return err
 		}
 	}
+	h.attachSinks()
 	return nil
 }
 

@@ -71,6 +71,9 @@ type Options struct {
 	Log io.Writer
 	// Debug, when true, also passes protocol Logf lines to Log.
 	Debug bool
+	// TraceSink, when set (host:port), also streams every trace to a
+	// `manetlab trace collect` collector (docs/collect.md).
+	TraceSink string
 }
 
 // ParseIDs reads a list of node IDs and ranges such as "1-50,60,70-80".

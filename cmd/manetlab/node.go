@@ -23,7 +23,8 @@ func nodeCommand() *cli.Command {
 		Usage: "run one or several nodes of a scenario over UDP multicast (the real driver)",
 		UsageText: `manetlab node --scenario S (--id N | --ids 1-50[,60,70-80]) --out DIR --run NAME
     [--start UNIX_NS] [--group 239.77.0.1:47000] [--control 239.77.0.2:47001]
-    [--iface IF] [--ttl 0] [--key-file F] [--set path=value]... [--seed N]`,
+    [--iface IF] [--ttl 0] [--key-file F] [--set path=value]... [--seed N]
+    [--trace-sink HOST:PORT]`,
 		Description: `Runs the scenario's protocol for the given nodes over the real radio: UDP
 multicast on --group, positions from the mobility player on --control (or
 the scenario's mobility model until the player is heard), the scenario's
@@ -55,6 +56,7 @@ static scenario):
 			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field, e.g. --set radio.range=250 (repeatable)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
 			&cli.BoolFlag{Name: "debug", Usage: "also log the protocols' debug lines to stderr"},
+			&cli.StringFlag{Name: "trace-sink", Usage: "also stream the traces to a collector at `HOST:PORT` (manetlab trace collect)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -77,7 +79,7 @@ static scenario):
 			h, err := node.Start(ctx, node.Options{
 				Scenario: s, IDs: ids, Out: c.String("out"), Run: c.String("run"), Start: c.Int64("start"),
 				Group: c.String("group"), Control: c.String("control"), Iface: c.String("iface"), TTL: c.Int("ttl"),
-				Key: key, Log: c.App.ErrWriter, Debug: c.Bool("debug"),
+				Key: key, Log: c.App.ErrWriter, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"),
 			})
 			if err != nil {
 				return err
