@@ -1,0 +1,188 @@
+// Package export writes a run's traces in the formats of existing
+// viewers: ShiViz logs (vector clocks computed offline) and ns-3 NetAnim
+// XML. Both read the run through analysis.Merge, so events come in one
+// causal order with every receive after its send, and damaged input is
+// reported (file:line) and skipped. docs/collect.md documents the output.
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"manetlab/analysis"
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// Options select what is exported.
+type Options struct {
+	// Nodes, when not empty, keeps only these nodes.
+	Nodes []protocol.NodeID
+	// From and To keep events with From <= t < To (driver time since the
+	// run's start); To zero means the end of the run.
+	From, To time.Duration
+	// Problems receives trace problems as file:line: message lines; nil
+	// discards them.
+	Problems io.Writer
+	// Step is NetAnim's position sampling period (default 1s).
+	Step time.Duration
+}
+
+// Report says what an export wrote.
+type Report struct {
+	Events  int `json:"events"`            // ShiViz: events written
+	Hosts   int `json:"hosts"`             // hosts (ShiViz) or nodes (NetAnim) written
+	Packets int `json:"packets,omitempty"` // NetAnim: packets written
+	// Edges counts the send->receive pairs inside the selection.
+	Edges int `json:"edges"`
+	// ClockRepaired counts NetAnim packets whose receive time was not
+	// after the send's (skewed clocks) and was moved just after it.
+	ClockRepaired int `json:"clock_repaired,omitempty"`
+	Problems      int `json:"problems"`
+}
+
+// ev is a merged event and where it came from.
+type ev struct {
+	trace.Event
+	runFile bool // from run.jsonl rather than a node file
+}
+
+// loaded is a run as Merge ordered it.
+type loaded struct {
+	header trace.Event
+	evs    []ev
+	end    int64 // the largest t
+}
+
+// load merges dirs and reports the merge's problems.
+func load(dirs []string, opt Options, rep *Report) (*loaded, error) {
+	pr, pw := io.Pipe()
+	type result struct {
+		mr  *analysis.MergeReport
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		mr, err := analysis.Merge(dirs, pw)
+		pw.CloseWithError(err)
+		done <- result{mr, err}
+	}()
+	l := &loaded{}
+	sc := bufio.NewScanner(pr)
+	sc.Buffer(make([]byte, 64<<10), trace.MaxLine+1)
+	first := true
+	var perr error
+	for sc.Scan() {
+		var e ev
+		if err := json.Unmarshal(sc.Bytes(), &e.Event); err != nil {
+			perr = fmt.Errorf("reading the merged trace: %w", err)
+			break
+		}
+		if first {
+			l.header, first = e.Event, false
+			continue
+		}
+		file := e.Src
+		if i := strings.LastIndexByte(file, ':'); i >= 0 {
+			file = file[:i]
+		}
+		e.runFile = filepath.Base(file) == trace.RunFileName
+		l.end = max(l.end, e.T)
+		l.evs = append(l.evs, e)
+	}
+	if perr == nil {
+		perr = sc.Err()
+	}
+	io.Copy(io.Discard, pr)
+	res := <-done
+	if res.err != nil {
+		return nil, res.err
+	}
+	if perr != nil {
+		return nil, perr
+	}
+	for _, p := range res.mr.Problems {
+		rep.Problems++
+		if opt.Problems != nil {
+			fmt.Fprintln(opt.Problems, p)
+		}
+	}
+	return l, nil
+}
+
+// filter is the node and time selection.
+type filter struct {
+	nodes    map[protocol.NodeID]bool
+	from, to int64
+}
+
+func newFilter(opt Options) filter {
+	f := filter{from: int64(opt.From), to: int64(opt.To)}
+	if len(opt.Nodes) > 0 {
+		f.nodes = map[protocol.NodeID]bool{}
+		for _, id := range opt.Nodes {
+			f.nodes[id] = true
+		}
+	}
+	return f
+}
+
+func (f filter) node(id protocol.NodeID) bool { return f.nodes == nil || f.nodes[id] }
+
+func (f filter) time(t int64) bool { return t >= f.from && (f.to <= 0 || t < f.to) }
+
+func (f filter) keep(e *trace.Event) bool { return f.node(e.Node) && f.time(e.T) }
+
+// msgKey names a frame (sender, seq) or a multi-hop message (origin, oseq).
+type msgKey struct {
+	node protocol.NodeID
+	seq  uint64
+}
+
+// matcher pairs receives with sends as analysis.Merge does: by (from,
+// seq), else the originator's send by (origin, oseq); in merge order the
+// latest such send seen so far is the one.
+type matcher[T any] struct {
+	sends, origins map[msgKey]T
+}
+
+func newMatcher[T any]() *matcher[T] {
+	return &matcher[T]{sends: map[msgKey]T{}, origins: map[msgKey]T{}}
+}
+
+func (m *matcher[T]) send(e *trace.Event, v T) {
+	m.sends[msgKey{e.Node, e.Seq}] = v
+	if e.Ev == trace.EvSend && e.Origin == e.Node && e.OSeq != 0 {
+		m.origins[msgKey{e.Origin, e.OSeq}] = v
+	}
+}
+
+func (m *matcher[T]) recv(e *trace.Event) (T, bool) {
+	if v, ok := m.sends[msgKey{e.From, e.Seq}]; ok && e.From != protocol.None {
+		return v, true
+	}
+	if e.Origin != protocol.None {
+		v, ok := m.origins[msgKey{e.Origin, e.OSeq}]
+		return v, ok
+	}
+	var zero T
+	return zero, false
+}
+
+func isSend(e *trace.Event) bool { return e.Ev == trace.EvSend || e.Ev == trace.EvRelay }
+
+// sortedIDs returns the keys of m in ascending order.
+func sortedIDs[V any](m map[protocol.NodeID]V) []protocol.NodeID {
+	ids := make([]protocol.NodeID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}

@@ -1,0 +1,161 @@
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"maps"
+	"strconv"
+	"strings"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// ShiVizRegex is the parsing expression written on the first line of a
+// ShiViz log: ShiViz's default, an event line then "host {clock}".
+const ShiVizRegex = `(?<event>.*)\n(?<host>\S*) (?<clock>{.*})`
+
+// HostName is how a node is named in a ShiViz log.
+func HostName(id protocol.NodeID) string { return "node" + strconv.FormatUint(uint64(id), 10) }
+
+// vclock is a sparse vector clock.
+type vclock map[protocol.NodeID]uint64
+
+// ShiViz writes the node events of the run in dirs as a ShiViz log: the
+// regex line, an empty delimiter line, then two lines per event. Vector
+// clocks follow process order and send->recv edges over the whole run,
+// but count only the selected events, so every host's own entry starts
+// at 1 and rises by exactly 1 per written event of that host, and
+// happened-before between written events is kept even through events
+// left out. Run-file events are not written (they belong to no process).
+func ShiViz(dirs []string, w io.Writer, opt Options) (*Report, error) {
+	rep := &Report{}
+	l, err := load(dirs, opt, rep)
+	if err != nil {
+		return nil, err
+	}
+	f := newFilter(opt)
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fmt.Fprintf(bw, "%s\n\n", ShiVizRegex)
+	cur := map[protocol.NodeID]vclock{}
+	m := newMatcher[struct {
+		vc   vclock
+		kept bool
+	}]()
+	hosts := map[protocol.NodeID]bool{}
+	var line []byte
+	for i := range l.evs {
+		e := &l.evs[i].Event
+		if l.evs[i].runFile || e.Ev == trace.EvHeader {
+			continue
+		}
+		vc := cur[e.Node]
+		if vc == nil {
+			vc = vclock{}
+			cur[e.Node] = vc
+		}
+		keep := f.keep(e)
+		if e.Ev == trace.EvRecv {
+			if s, ok := m.recv(e); ok {
+				for k, v := range s.vc {
+					if v > vc[k] {
+						vc[k] = v
+					}
+				}
+				if keep && s.kept {
+					rep.Edges++
+				}
+			}
+		}
+		if keep {
+			vc[e.Node]++
+			hosts[e.Node] = true
+			rep.Events++
+			line = appendDescription(line[:0], e)
+			line = append(line, '\n')
+			line = appendClock(append(append(line, HostName(e.Node)...), ' '), e.Node, vc)
+			line = append(line, '\n')
+			bw.Write(line)
+		}
+		if isSend(e) {
+			m.send(e, struct {
+				vc   vclock
+				kept bool
+			}{maps.Clone(vc), keep})
+		}
+	}
+	rep.Hosts = len(hosts)
+	if err := bw.Flush(); err != nil {
+		return nil, fmt.Errorf("writing the ShiViz log: %w", err)
+	}
+	return rep, nil
+}
+
+// appendClock writes vc as JSON: the host's own entry first, then the
+// others by node ID; zero entries are left out.
+func appendClock(dst []byte, self protocol.NodeID, vc vclock) []byte {
+	dst = append(dst, `{"`...)
+	dst = append(dst, HostName(self)...)
+	dst = append(dst, `":`...)
+	dst = strconv.AppendUint(dst, vc[self], 10)
+	for _, id := range sortedIDs(vc) {
+		if id == self || vc[id] == 0 {
+			continue
+		}
+		dst = append(dst, `, "`...)
+		dst = append(dst, HostName(id)...)
+		dst = append(dst, `":`...)
+		dst = strconv.AppendUint(dst, vc[id], 10)
+	}
+	return append(dst, '}')
+}
+
+// appendDescription writes the event line: the type, its fields as
+// name=value, the time in seconds and the source file:line.
+func appendDescription(dst []byte, e *trace.Event) []byte {
+	dst = append(dst, e.Ev...)
+	if e.Kind != "" {
+		dst = append(dst, ' ')
+		dst = append(dst, e.Kind...)
+	}
+	num := func(name string, v uint64) {
+		if v != 0 {
+			dst = append(dst, ' ')
+			dst = append(dst, name...)
+			dst = append(dst, '=')
+			dst = strconv.AppendUint(dst, v, 10)
+		}
+	}
+	num("from", uint64(e.From))
+	num("to", uint64(e.To))
+	num("seq", e.Seq)
+	num("origin", uint64(e.Origin))
+	num("oseq", e.OSeq)
+	num("leader", uint64(e.Leader))
+	num("peer", uint64(e.Peer))
+	if e.Value != nil {
+		dst = append(dst, " value="...)
+		dst = strconv.AppendFloat(dst, *e.Value, 'g', -1, 64)
+	}
+	if e.Epoch != "" {
+		dst = append(dst, " epoch="...)
+		dst = strconv.AppendQuote(dst, e.Epoch)
+	}
+	if e.Reason != "" {
+		dst = append(dst, " reason="...)
+		dst = append(dst, e.Reason...)
+	}
+	if e.Text != "" {
+		dst = append(dst, " text="...)
+		dst = strconv.AppendQuote(dst, e.Text)
+	}
+	dst = append(dst, " t="...)
+	dst = strconv.AppendFloat(dst, float64(e.T)/1e9, 'f', 6, 64)
+	dst = append(dst, "s ["...)
+	dst = append(dst, e.Src...)
+	dst = append(dst, ']')
+	// strconv.Quote leaves no newline; the kind and reason come from
+	// the trace and could hold one.
+	return []byte(strings.NewReplacer("\n", " ", "\r", " ").Replace(string(dst)))
+}
