@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"manetlab/analysis"
+	"manetlab/htmlreport"
 )
 
 // errInvalid makes `trace check` exit with status 1 after printing its
@@ -23,7 +24,7 @@ func traceCommand() *cli.Command {
 		Usage: "merge, check and measure the traces of a run",
 		UsageText: `manetlab trace merge DIR... [-o merged.jsonl]
    manetlab trace check DIR [--stabilisation 15s] [--json]
-   manetlab trace report DIR [--json]`,
+   manetlab trace report DIR [--json] [--html FILE [--window FROM:TO]]`,
 		Subcommands: []*cli.Command{traceMergeCommand(), traceCheckCommand(), traceReportCommand()},
 	}
 }
@@ -128,26 +129,47 @@ func traceReportCommand() *cli.Command {
 		Name:      "report",
 		Usage:     "measure a run: the paper's metrics, messages, per-node and per-election figures",
 		ArgsUsage: "DIR",
-		UsageText: `manetlab trace report DIR [--json]
+		UsageText: `manetlab trace report DIR [--json] [--html FILE [--window FROM:TO]]
 
 Examples:
    manetlab trace report runs/quickstart-seed1
-   manetlab trace report runs/quickstart-seed1 --json | jq .F`,
+   manetlab trace report runs/quickstart-seed1 --json | jq .F
+   manetlab trace report runs/quickstart-seed1 --html report.html --window 10s:12s`,
 		Description: `Prints F (share of live time in an election), R (elections per node per
 minute), T (mean election time), M (broadcasts and unicasts per node per
 election), the share of node-time with a wrong or unknown leader, messages
 and bytes by kind, and per-node and per-election breakdowns.
-docs/analysis.md defines each figure.`,
+docs/analysis.md defines each figure. --html also writes a self-contained
+page: a map of positions, radio links and tree edges over time, a timeline of
+every node's leader, a message sequence diagram of a window, the metrics and
+the check verdicts (docs/analysis.md, "HTML report").`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML page to `FILE`"},
+			&cli.StringFlag{Name: "window", Usage: "the sequence diagram's window `FROM:TO` (e.g. 10s:12s; default the 2 s from the first election-start, or the first 2 s)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return errors.New("trace report: give one trace directory")
 			}
+			if c.IsSet("window") && c.String("html") == "" {
+				return errors.New("trace report: --window applies to the --html page; give --html FILE")
+			}
 			rep, err := analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{})
 			if err != nil {
 				return err
+			}
+			if p := c.String("html"); p != "" {
+				opt := htmlreport.Options{}
+				if c.IsSet("window") {
+					if opt.Window, err = htmlreport.ParseWindow(c.String("window")); err != nil {
+						return fmt.Errorf("trace report: --window: %w", err)
+					}
+					opt.WindowSet = true
+				}
+				if err := htmlreport.WriteFile(c.Args().First(), p, opt); err != nil {
+					return fmt.Errorf("trace report: --html: %w", err)
+				}
 			}
 			if c.Bool("json") {
 				return writeJSON(c.App.Writer, rep)

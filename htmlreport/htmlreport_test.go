@@ -1,0 +1,385 @@
+package htmlreport
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "manetlab/adhoc" // registers adhoc/vasudevan
+	"manetlab/protocol"
+	"manetlab/scenario"
+	"manetlab/sim"
+	"manetlab/trace"
+)
+
+// simRun simulates the quickstart scenario shortened to 8 nodes and 20 s
+// with the tree election, node 3 crashing at 8 s and recovering at 14 s,
+// once per test binary.
+var simRun = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "htmlreport-test-")
+	if err != nil {
+		return "", err
+	}
+	s, err := scenario.Load("../configs/quickstart.yaml", []string{
+		"protocol.name=adhoc/vasudevan", "nodes.count=8", "duration=20s",
+		"mobility.area=[500,500]", "faults=[{at: 8s, crash: [3]}, {at: 14s, recover: [3]}]",
+	})
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "run")
+	if _, err := sim.Run(s, sim.Options{Out: out}); err != nil {
+		return "", err
+	}
+	return out, nil
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dir, err := simRun(); err == nil {
+		os.RemoveAll(filepath.Dir(dir))
+	}
+	os.Exit(code)
+}
+
+func runDir(t *testing.T) string {
+	t.Helper()
+	dir, err := simRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// buildPage writes the page for dir and reads its embedded data back.
+func buildPage(t *testing.T, dir string, opt Options) (string, *Data) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := WriteFile(dir, path, opt); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Extract(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, d
+}
+
+func TestPageIsSelfContained(t *testing.T) {
+	path, _ := buildPage(t, runDir(t), Options{})
+	html, _ := os.ReadFile(path)
+	s := string(html)
+	for _, bad := range []string{"http://", "https://", "//cdn", " src=", "<link", "@import", "url(http"} {
+		// The SVG namespace is an identifier, never fetched.
+		if strings.Contains(strings.ReplaceAll(s, `"http://www.w3.org/2000/svg"`, ""), bad) {
+			t.Errorf("page contains %q: it must load nothing", bad)
+		}
+	}
+	if !strings.Contains(s, "Content-Security-Policy") || !strings.Contains(s, "default-src 'none'") {
+		t.Error("page lacks its Content-Security-Policy")
+	}
+	if len(html) > 1<<20 {
+		t.Errorf("page of an 8-node, 20 s run is %d bytes", len(html))
+	}
+}
+
+func TestEmbeddedData(t *testing.T) {
+	dir := runDir(t)
+	_, d := buildPage(t, dir, Options{})
+	run, err := trace.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Run != run.Header.Run || d.Protocol != "adhoc/vasudevan" || len(d.Nodes) != 8 || d.End != 20 {
+		t.Fatalf("run %q protocol %q nodes %v end %v", d.Run, d.Protocol, d.Nodes, d.End)
+	}
+
+	// Positions: 2 frames per second, 0 s to 20 s; every node placed; at
+	// the run file's position events (0 s and 20 s) exactly theirs.
+	if len(d.Frames) != 41 || d.Frames[0].T != 0 || d.Frames[40].T != 20 {
+		t.Fatalf("%d frames, from %v to %v s", len(d.Frames), d.Frames[0].T, d.Frames[len(d.Frames)-1].T)
+	}
+	for _, f := range d.Frames {
+		if len(f.XY) != 16 || f.XY[0] == nil || f.XY[15] == nil {
+			t.Fatalf("frame at %v s: %d coordinates", f.T, len(f.XY))
+		}
+	}
+	positions := 0
+	for _, e := range run.RunEvents {
+		if e.Ev != trace.EvPosition {
+			continue
+		}
+		k := map[int64]int{0: 0, 20e9: 40}[e.T]
+		i := int(e.Node) - 1
+		f := d.Frames[k]
+		if math.Abs(*f.XY[2*i]-e.Pos[0]) > 0.051 || math.Abs(*f.XY[2*i+1]-e.Pos[1]) > 0.051 {
+			t.Errorf("node %d at %v s: page (%v, %v), position event %v", e.Node, f.T, *f.XY[2*i], *f.XY[2*i+1], e.Pos)
+		}
+		positions++
+	}
+	if positions != 16 {
+		t.Errorf("%d position events in the run file, want 16", positions)
+	}
+
+	// Radio links: exactly the pairs within the 250 m range.
+	for _, f := range d.Frames {
+		linked := map[[2]int]bool{}
+		for k := 0; k < len(f.Links); k += 2 {
+			linked[[2]int{int(f.Links[k]), int(f.Links[k+1])}] = true
+		}
+		for i := range 8 {
+			for j := i + 1; j < 8; j++ {
+				dist := math.Hypot(*f.XY[2*i]-*f.XY[2*j], *f.XY[2*i+1]-*f.XY[2*j+1])
+				if math.Abs(dist-250) > 0.2 && linked[[2]int{i, j}] != (dist < 250) {
+					t.Errorf("at %v s nodes %d, %d are %.1f m apart; linked %v", f.T, i+1, j+1, dist, linked[[2]int{i, j}])
+				}
+			}
+		}
+	}
+
+	// Timeline: the segments replay the leader notes (start and crash
+	// reset to none), nothing else.
+	for i, id := range d.Nodes {
+		var want [][3]float64
+		cur, since := protocol.None, int64(0)
+		change := func(l protocol.NodeID, at int64) {
+			if l == cur {
+				return
+			}
+			if cur != protocol.None && at > since {
+				want = append(want, [3]float64{secs(since), secs(at), float64(cur)})
+			}
+			cur, since = l, at
+		}
+		notes := 0
+		for _, e := range run.Nodes[protocol.NodeID(id)] {
+			switch e.Ev {
+			case trace.EvStart, trace.EvCrash:
+				change(protocol.None, e.T)
+			case string(protocol.NoteLeader):
+				change(e.Leader, e.T)
+				notes++
+			}
+		}
+		change(protocol.None, 20e9)
+		if notes == 0 {
+			t.Errorf("node %d has no leader notes; the test run is too quiet", id)
+		}
+		if len(d.Leaders[i]) != len(want) {
+			t.Errorf("node %d: %d segments %v, want %d %v", id, len(d.Leaders[i]), d.Leaders[i], len(want), want)
+			continue
+		}
+		for k := range want {
+			if d.Leaders[i][k] != want[k] {
+				t.Errorf("node %d segment %d: %v, want %v", id, k, d.Leaders[i][k], want[k])
+			}
+		}
+	}
+	if len(d.Dead[2]) != 1 || d.Dead[2][0] != [2]float64{8, 14} || len(d.Crashes[2]) != 1 || d.Crashes[2][0] != 8 {
+		t.Errorf("node 3: dead %v crashes %v, want [[8 14]] and [8]", d.Dead[2], d.Crashes[2])
+	}
+	for i := range d.Nodes {
+		if i != 2 && (len(d.Dead[i]) > 0 || len(d.Crashes[i]) > 0) {
+			t.Errorf("node %d: dead %v crashes %v", d.Nodes[i], d.Dead[i], d.Crashes[i])
+		}
+	}
+	// Tree edges name other nodes, never the node itself.
+	edges := 0
+	for i, ps := range d.Parents {
+		for _, p := range ps {
+			if p[1] == float64(d.Nodes[i]) {
+				t.Errorf("node %d: tree edge to itself at %v s", d.Nodes[i], p[0])
+			}
+			if p[1] != 0 {
+				edges++
+			}
+		}
+	}
+	if edges == 0 {
+		t.Error("no tree edges at all")
+	}
+
+	// Sequence: the 2 s from the first election-start; every receipt is a
+	// real recv or drop of that (from, seq) at that node.
+	first := math.Inf(1)
+	for _, evs := range run.Nodes {
+		for _, e := range evs {
+			if e.Ev == string(protocol.NoteElectionStart) {
+				first = math.Min(first, secs(e.T))
+			}
+		}
+	}
+	if d.Seq.From != first || d.Seq.To != first+2 {
+		t.Errorf("window %v-%v s, want the 2 s from %v s", d.Seq.From, d.Seq.To, first)
+	}
+	type rkey struct {
+		node, from uint32
+		seq        uint64
+		t          float64
+	}
+	recvs := map[rkey]bool{}
+	for id, evs := range run.Nodes {
+		for _, e := range evs {
+			if e.Ev == trace.EvRecv || e.Ev == trace.EvDrop {
+				recvs[rkey{uint32(id), uint32(e.From), e.Seq, secs(e.T)}] = true
+			}
+		}
+	}
+	arrows := 0
+	for _, m := range d.Seq.Msgs {
+		if m.T < d.Seq.From || m.T > d.Seq.To {
+			t.Errorf("message at %v s outside the window", m.T)
+		}
+		for _, r := range m.Recvs {
+			if !recvs[rkey{r.Node, m.From, m.Seq, r.T}] {
+				t.Errorf("receipt %+v of %s #%d from %d matches no receive", r, m.Kind, m.Seq, m.From)
+			}
+			arrows++
+		}
+	}
+	if arrows == 0 || len(d.Seq.Nodes) == 0 {
+		t.Errorf("sequence: %d lifelines, %d arrows", len(d.Seq.Nodes), arrows)
+	}
+
+	if d.Metrics == nil || d.Metrics.F == nil || d.Check == nil || len(d.Check.Properties) != 3 {
+		t.Errorf("metrics %+v, check %+v", d.Metrics, d.Check)
+	}
+}
+
+func TestWindowAndCaps(t *testing.T) {
+	dir := runDir(t)
+	w, err := ParseWindow("10s:12.5s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, d := buildPage(t, dir, Options{Window: w, WindowSet: true, MaxPositions: 80, MaxLinks: 5, MaxLifelines: 3, MaxMessages: 4})
+	if d.Seq.From != 10 || d.Seq.To != 12.5 || d.Seq.Why != "as asked" {
+		t.Errorf("window %v-%v (%s)", d.Seq.From, d.Seq.To, d.Seq.Why)
+	}
+	if len(d.Seq.Nodes) > 3 || len(d.Seq.Msgs) > 4 || d.Seq.Truncated == "" {
+		t.Errorf("caps: %d lifelines, %d messages, truncated %q", len(d.Seq.Nodes), len(d.Seq.Msgs), d.Seq.Truncated)
+	}
+	if len(d.Frames) != 10 || d.Frames[9].T != 20 {
+		t.Errorf("MaxPositions 80 with 8 nodes: %d frames, the last at %v s", len(d.Frames), d.Frames[len(d.Frames)-1].T)
+	}
+	for _, f := range d.Frames {
+		if len(f.Links) > 0 {
+			t.Fatal("links kept beyond MaxLinks")
+		}
+	}
+	if d.LinksNote == "" {
+		t.Error("no note on the links left out")
+	}
+}
+
+func TestParseWindow(t *testing.T) {
+	good := map[string][2]time.Duration{
+		"10s:12s":    {10 * time.Second, 12 * time.Second},
+		"1.5:2500ms": {1500 * time.Millisecond, 2500 * time.Millisecond},
+		"0:1m":       {0, time.Minute},
+	}
+	for s, want := range good {
+		if got, err := ParseWindow(s); err != nil || got != want {
+			t.Errorf("ParseWindow(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "10s", "12s:10s", "5s:5s", "a:b", "-1s:2s", "NaN:3"} {
+		if _, err := ParseWindow(s); err == nil {
+			t.Errorf("ParseWindow(%q) accepted", s)
+		}
+	}
+}
+
+// chromiumFlags keep a headless Chromium to the local file: no network
+// services, no updates, a fresh profile.
+var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync"}
+
+func findChromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// TestPageRendersInChromium loads the page in headless Chromium and
+// checks the DOM the script builds at load: one map circle per node, one
+// timeline row per node, sequence arrows, and data-ready="1" on the body,
+// which the script sets only when every part was drawn without error.
+func TestPageRendersInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	bin := findChromium()
+	if bin == "" {
+		if os.Getenv("MANETLAB_REQUIRE_CHROMIUM") != "" {
+			t.Fatal("chromium is not installed (MANETLAB_REQUIRE_CHROMIUM is set): run scripts/deps.sh as root")
+		}
+		t.Skip("chromium is not installed: run scripts/deps.sh as root (or apt-get install chromium) to test the HTML report in a browser")
+	}
+	path, d := buildPage(t, runDir(t), Options{})
+	profile := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := append(append([]string{}, chromiumFlags...), "--user-data-dir="+profile, "--dump-dom", "file://"+path)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, tail(stderr.String(), 2000))
+	}
+	dom := stdout.String()
+	if m := regexp.MustCompile(`data-error="([^"]*)"`).FindStringSubmatch(dom); m != nil {
+		t.Fatalf("the page's script failed: %s", m[1])
+	}
+	if !regexp.MustCompile(`<body[^>]*data-ready="1"`).MatchString(dom) {
+		t.Fatalf("body has no data-ready=\"1\": the script did not finish\n%s", tail(dom, 3000))
+	}
+	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(dom, -1)) }
+	if n := count(`<svg[^>]*id="map-svg"`); n != 1 {
+		t.Errorf("%d map SVGs", n)
+	}
+	if n := count(`<circle class="node[ "][^>]*data-node="\d+"`); n != len(d.Nodes) {
+		t.Errorf("%d node circles on the map, want %d", n, len(d.Nodes))
+	}
+	if n := count(`<g class="tl-row" data-node="\d+"`); n != len(d.Nodes) {
+		t.Errorf("%d timeline rows, want %d", n, len(d.Nodes))
+	}
+	if n := count(`<rect class="seg"`); n == 0 {
+		t.Error("no leader segments in the timeline")
+	}
+	if n := count(`<line class="lifeline" data-node="\d+"`); n != len(d.Seq.Nodes) {
+		t.Errorf("%d lifelines, want %d", n, len(d.Seq.Nodes))
+	}
+	arrows := 0
+	for _, m := range d.Seq.Msgs {
+		arrows += len(m.Recvs)
+	}
+	if n := count(`<line class="arrow( drop)?"`); n != arrows || n == 0 {
+		t.Errorf("%d sequence arrows, want %d (> 0)", n, arrows)
+	}
+	if n := count(`<table class="figs" id="(metrics|verdict)-table"`); n != 2 {
+		t.Errorf("%d of the metrics and verdict tables", n)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}

@@ -1,0 +1,363 @@
+// manetlab HTML report: draws the embedded run data (see htmlreport.Data)
+// with hand-written SVG. Loads nothing; sets body[data-ready="1"] when
+// every part has been drawn.
+(function () {
+  "use strict";
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var D = JSON.parse(document.getElementById("manetlab-data").textContent);
+  var N = D.nodes.length;
+  var idx = {};
+  D.nodes.forEach(function (id, i) { idx[id] = i; });
+
+  function el(tag, attrs, parent, text) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function h(tag, attrs, parent, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function colour(leader) {
+    if (!leader) return "#c8c8c8";
+    var hue = (leader * 137.508) % 360;
+    return "hsl(" + hue.toFixed(1) + ",70%," + (leader % 2 ? "45%" : "58%") + ")";
+  }
+  function fmt(v, digits) {
+    if (v === null || v === undefined) return "—";
+    return Number(v).toFixed(digits);
+  }
+  function secs(t) { return t.toFixed(t < 10 ? 3 : 2) + " s"; }
+
+  // State at time t from the per-node change lists.
+  function leaderAt(i, t) {
+    var segs = D.leaders[i] || [];
+    for (var k = 0; k < segs.length; k++) {
+      if (segs[k][0] <= t && t < segs[k][1]) return segs[k][2];
+      if (segs[k][0] > t) break;
+    }
+    // The end of the run belongs to the last segment.
+    var last = segs[segs.length - 1];
+    if (last && t === last[1] && t >= D.end) return last[2];
+    return 0;
+  }
+  function deadAt(i, t) {
+    var ds = D.dead[i] || [];
+    for (var k = 0; k < ds.length; k++) if (ds[k][0] <= t && t < ds[k][1]) return true;
+    return false;
+  }
+  function parentAt(i, t) {
+    var ps = D.parents[i] || [], p = 0;
+    for (var k = 0; k < ps.length && ps[k][0] <= t; k++) p = ps[k][1];
+    return p;
+  }
+
+  // ---- header, metrics, verdicts ----
+  function drawSummary() {
+    var info = [D.protocol, "driver " + D.driver, N + " nodes", secs(D.end)];
+    if (D.scenario) info.unshift("scenario " + D.scenario);
+    document.getElementById("run-info").textContent = info.join(" · ");
+    var m = D.metrics;
+    var box = document.getElementById("metrics");
+    if (m) {
+      var t = h("table", { "class": "figs", id: "metrics-table" }, box);
+      var hr = h("tr", {}, t);
+      ["F", "R", "T (s)", "M bcast", "M ucast", "wrong or unknown"].forEach(function (s) { h("th", {}, hr, s); });
+      var r = h("tr", {}, t);
+      [fmt(m.F, 4), fmt(m.R, 3), fmt(m.T, 3), fmt(m.M_bcast, 2), fmt(m.M_ucast, 2), fmt(m.wrong_or_unknown, 4)].forEach(function (s) {
+        h("td", { "class": "num" }, r, s);
+      });
+      if (m.note) h("div", { "class": "reason" }, box, m.note);
+      var kinds = Object.keys(m.messages || {}).sort();
+      if (kinds.length) {
+        h("div", { "class": "reason" }, box, "frames: " + kinds.map(function (k) {
+          var c = m.messages[k];
+          return k + " " + (c.broadcast + c.unicast);
+        }).join(", ") + "; elections: " + (m.elections ? m.elections.length : 0));
+      }
+    }
+    var c = D.check, vb = document.getElementById("verdicts");
+    if (c) {
+      var vt = h("table", { "class": "figs", id: "verdict-table" }, vb);
+      var vh = h("tr", {}, vt);
+      ["property", "verdict", "checked", "violations", "why / first witness"].forEach(function (s) { h("th", {}, vh, s); });
+      c.properties.forEach(function (p) {
+        var r = h("tr", {}, vt);
+        h("td", {}, r, p.name);
+        var td = h("td", {}, r);
+        h("span", { "class": "verdict " + p.verdict }, td, p.verdict);
+        h("td", { "class": "num" }, r, String(p.checked));
+        h("td", { "class": "num" }, r, String(p.violations));
+        var why = p.reason || "";
+        if (p.witnesses && p.witnesses.length) why = (why ? why + " — " : "") + p.witnesses[0].text;
+        h("td", { "class": "reason" }, r, why);
+      });
+    }
+    var notes = (D.notes || []).concat(D.links_note ? [D.links_note] : []).concat(D.problems || []);
+    var nb = document.getElementById("notes");
+    notes.forEach(function (s) { h("div", {}, nb, s); });
+  }
+
+  // ---- map ----
+  var map = {};
+  function drawMap() {
+    var a = D.area, w = a[2] - a[0], hgt = a[3] - a[1];
+    var span = Math.max(w, hgt, 1), pad = span * 0.04;
+    var x0 = a[0] - pad, y0 = a[1] - pad, vw = w + 2 * pad, vh = hgt + 2 * pad;
+    if (vw < span * 0.3) { x0 -= (span * 0.3 - vw) / 2; vw = span * 0.3; }
+    if (vh < span * 0.3) { y0 -= (span * 0.3 - vh) / 2; vh = span * 0.3; }
+    var flip = function (y) { return y0 + vh - (y - y0); }; // y grows upwards
+    var svg = el("svg", { id: "map-svg", viewBox: x0 + " " + y0 + " " + vw + " " + vh, preserveAspectRatio: "xMidYMid meet" }, document.getElementById("map"));
+    var r = Math.max(vw, vh) / (N > 200 ? 260 : 110);
+    map.r = r;
+    map.flip = flip;
+    map.links = el("path", { "class": "links", "stroke-width": r * 0.25 }, svg);
+    map.treeG = el("g", { id: "tree" }, svg);
+    map.nodeG = el("g", { id: "nodes" }, svg);
+    map.labelG = el("g", { id: "labels" }, svg);
+    map.edges = []; map.circles = []; map.labels = [];
+    for (var i = 0; i < N; i++) {
+      map.edges.push(el("line", { "class": "tree-edge", "stroke-width": r * 0.35, visibility: "hidden" }, map.treeG));
+      var c = el("circle", { "class": "node", r: r, "data-node": D.nodes[i], "stroke-width": r * 0.15 }, map.nodeG);
+      el("title", {}, c, "node " + D.nodes[i]);
+      map.circles.push(c);
+      map.labels.push(el("text", { "class": "label", "font-size": r * 1.6 }, map.labelG, String(D.nodes[i])));
+    }
+    if (N > 150) document.getElementById("show-labels").checked = false;
+    var slider = document.getElementById("slider");
+    slider.max = Math.max(0, D.frames.length - 1);
+    slider.addEventListener("input", function () { stop(); showFrame(+slider.value); });
+    ["show-links", "show-tree", "show-labels"].forEach(function (id) {
+      document.getElementById(id).addEventListener("change", function () { showFrame(map.k || 0); });
+    });
+    var timer = null, btn = document.getElementById("play");
+    function stop() { if (timer) { clearInterval(timer); timer = null; btn.textContent = "▶ play"; } }
+    map.stop = stop;
+    btn.addEventListener("click", function () {
+      if (timer) { stop(); return; }
+      if ((map.k || 0) >= D.frames.length - 1) showFrame(0);
+      btn.textContent = "❚❚ pause";
+      var dt = D.frames.length > 1 ? D.frames[1].t - D.frames[0].t : 1;
+      timer = setInterval(function () {
+        if (map.k >= D.frames.length - 1) { stop(); return; }
+        showFrame(map.k + 1);
+      }, Math.max(40, dt * 1000 / 5));
+    });
+    document.getElementById("map-explain").textContent =
+      "Positions: " + D.pos_source + "; " + D.frames.length + " frames, played at 5× speed. " +
+      "Faint lines: radio links (the radio model's deterministic range" + (D.range ? ", " + D.range.toFixed(0) + " m" : "") + "). " +
+      "Colour: the leader a node follows (grey: none); leaders (nodes following themselves) are drawn larger with a black ring; hollow dashed: crashed. " +
+      "Thick lines: tree edges — from a node to the neighbour it last received a leader-carrying frame (kind leader, beacon or announce) from before it noted its current leader; " +
+      "the edge is coloured as the leader and lasts until the node notes another leader, crashes or restarts.";
+  }
+  function showFrame(k) {
+    map.k = k;
+    var f = D.frames[k], t = f.t;
+    document.getElementById("slider").value = k;
+    document.getElementById("clock").textContent = t.toFixed(1) + " s";
+    var showLinks = document.getElementById("show-links").checked;
+    var showTree = document.getElementById("show-tree").checked;
+    var showLabels = document.getElementById("show-labels").checked;
+    var xy = f.xy, parts = [];
+    var dead = [];
+    for (var i = 0; i < N; i++) dead.push(deadAt(i, t));
+    if (showLinks && f.links) {
+      for (var j = 0; j < f.links.length; j += 2) {
+        var p = f.links[j], q = f.links[j + 1];
+        if (dead[p] || dead[q]) continue;
+        parts.push("M" + xy[2 * p] + " " + map.flip(xy[2 * p + 1]) + "L" + xy[2 * q] + " " + map.flip(xy[2 * q + 1]));
+      }
+    }
+    map.links.setAttribute("d", parts.join(""));
+    var counts = {};
+    for (i = 0; i < N; i++) {
+      var c = map.circles[i], lab = map.labels[i], e = map.edges[i];
+      if (xy[2 * i] === null) {
+        c.setAttribute("visibility", "hidden"); lab.setAttribute("visibility", "hidden"); e.setAttribute("visibility", "hidden");
+        continue;
+      }
+      var x = xy[2 * i], y = map.flip(xy[2 * i + 1]);
+      var l = dead[i] ? 0 : leaderAt(i, t);
+      var isLeader = l === D.nodes[i];
+      if (!dead[i]) counts[l] = (counts[l] || 0) + 1;
+      c.setAttribute("visibility", "visible");
+      c.setAttribute("cx", x); c.setAttribute("cy", y);
+      c.setAttribute("r", isLeader ? map.r * 1.8 : map.r);
+      c.setAttribute("fill", colour(l));
+      c.setAttribute("class", "node" + (isLeader ? " leader" : "") + (dead[i] ? " dead" : ""));
+      c.firstChild.textContent = "node " + D.nodes[i] + (dead[i] ? " (crashed)" : l ? " follows " + l : " has no leader");
+      lab.setAttribute("x", x + map.r * 1.3); lab.setAttribute("y", y - map.r * 1.1);
+      lab.setAttribute("visibility", showLabels ? "visible" : "hidden");
+      var par = dead[i] ? 0 : parentAt(i, t), pi = idx[par];
+      if (showTree && par && pi !== undefined && xy[2 * pi] !== null && !dead[pi]) {
+        e.setAttribute("x1", x); e.setAttribute("y1", y);
+        e.setAttribute("x2", xy[2 * pi]); e.setAttribute("y2", map.flip(xy[2 * pi + 1]));
+        e.setAttribute("stroke", colour(l));
+        e.setAttribute("visibility", "visible");
+      } else {
+        e.setAttribute("visibility", "hidden");
+      }
+    }
+    var legend = document.getElementById("map-legend");
+    legend.textContent = "";
+    h("div", {}, legend, "followers at " + t.toFixed(1) + " s:");
+    Object.keys(counts).map(Number).sort(function (a, b) { return counts[b] - counts[a] || a - b; }).forEach(function (l) {
+      var d = h("div", {}, legend);
+      h("span", { "class": "sw", style: "background:" + colour(l) }, d);
+      d.appendChild(document.createTextNode((l ? "leader " + l : "no leader") + ": " + counts[l]));
+    });
+    if (tl.cursor) {
+      var cx = tl.x(t);
+      tl.cursor.setAttribute("x1", cx); tl.cursor.setAttribute("x2", cx);
+    }
+  }
+
+  // ---- timeline ----
+  var tl = {};
+  function drawTimeline() {
+    var W = 1100, left = 46, right = 12, top = 22;
+    var rowH = Math.max(3, Math.min(16, Math.floor(640 / Math.max(1, N))));
+    var H = top + rowH * N + 8;
+    var end = Math.max(D.end, 1e-9);
+    var x = function (t) { return left + (W - left - right) * t / end; };
+    tl.x = x;
+    var svg = el("svg", { id: "timeline-svg", width: W, height: H, viewBox: "0 0 " + W + " " + H }, document.getElementById("timeline"));
+    var defs = el("defs", {}, svg);
+    var pat = el("pattern", { id: "hatch", width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
+    el("rect", { width: 6, height: 6, fill: "#f3f3f3" }, pat);
+    el("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: "#999", "stroke-width": 2 }, pat);
+    var axis = el("g", { "class": "tl-axis" }, svg);
+    var step = niceStep(end / 10);
+    for (var t = 0; t <= end + 1e-9; t += step) {
+      el("line", { x1: x(t), x2: x(t), y1: top - 4, y2: H - 6 }, axis);
+      el("text", { x: x(t), y: top - 8, "text-anchor": "middle" }, axis, (+t.toFixed(3)) + " s");
+    }
+    for (var i = 0; i < N; i++) {
+      var y = top + i * rowH;
+      var g = el("g", { "class": "tl-row", "data-node": D.nodes[i] }, svg);
+      if (rowH >= 8) el("text", { "class": "tl-label", x: left - 4, y: y + rowH - 2, "text-anchor": "end", "font-size": Math.min(11, rowH) }, g, String(D.nodes[i]));
+      (D.dead[i] || []).forEach(function (s) {
+        el("rect", { "class": "dead", x: x(s[0]), y: y, width: Math.max(0.5, x(s[1]) - x(s[0])), height: rowH - 1, fill: "url(#hatch)" }, g);
+      });
+      (D.leaders[i] || []).forEach(function (s) {
+        var r = el("rect", { "class": "seg", x: x(s[0]), y: y, width: Math.max(0.5, x(s[1]) - x(s[0])), height: Math.max(1, rowH - 1), fill: colour(s[2]), "data-leader": s[2] }, g);
+        if (N <= 200) el("title", {}, r, "node " + D.nodes[i] + ": leader " + s[2] + " from " + s[0].toFixed(3) + " s to " + s[1].toFixed(3) + " s");
+      });
+      (D.crashes[i] || []).forEach(function (c) {
+        el("line", { "class": "crash-tick", x1: x(c), x2: x(c), y1: y - 1, y2: y + rowH }, g);
+      });
+    }
+    var ws = el("rect", { x: x(D.seq.from), y: top - 4, width: Math.max(1, x(Math.min(D.seq.to, end)) - x(D.seq.from)), height: H - top, fill: "#1565c0", "fill-opacity": 0.07 }, svg);
+    el("title", {}, ws, "the message sequence window");
+    tl.cursor = el("line", { "class": "cursor", x1: left, x2: left, y1: top - 4, y2: H - 4 }, svg);
+    svg.addEventListener("click", function (ev) {
+      var pt = svg.getBoundingClientRect();
+      var t = (ev.clientX - pt.left) * (W / pt.width);
+      t = (t - left) / (W - left - right) * end;
+      var best = 0;
+      for (var k = 0; k < D.frames.length; k++) if (Math.abs(D.frames[k].t - t) < Math.abs(D.frames[best].t - t)) best = k;
+      map.stop(); showFrame(best);
+    });
+  }
+  function niceStep(s) {
+    var p = Math.pow(10, Math.floor(Math.log10(Math.max(s, 1e-6)))), m = s / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+  }
+
+  // ---- sequence diagram ----
+  function drawSequence() {
+    var S = D.seq, box = document.getElementById("seq");
+    var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
+      "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " +
+      "An arrow goes from a send to every receive matched by (from, seq), labelled by kind and seq; dashed red: dropped (reason in the tooltip). " +
+      "Time runs downwards, one row per distinct instant (rows are not to scale). Orange dots: notes (leader, election, crash, start).";
+    if (S.truncated) ex += " " + S.truncated + ".";
+    document.getElementById("seq-explain").textContent = ex;
+    if (!S.nodes.length) { h("p", { id: "seq-empty" }, box, "No frames in this window."); return; }
+    // Rows: for every distinct instant, one row for the receives and notes
+    // at it, then one row per frame sent at it (a receive at an instant
+    // comes before the sends it causes), so time only runs downwards.
+    var recvAt = {}, sendsAt = {}, times = {};
+    S.msgs.forEach(function (m) {
+      times[m.t] = 1; (sendsAt[m.t] = sendsAt[m.t] || []).push(m);
+      m.recvs.forEach(function (r) { times[r.t] = 1; recvAt[r.t] = 1; });
+    });
+    S.marks.forEach(function (m) { times[m.t] = 1; recvAt[m.t] = 1; });
+    var ts = Object.keys(times).map(Number).sort(function (a, b) { return a - b; });
+    var rowOf = {}, nrows = 0, rowT = [];
+    ts.forEach(function (t) {
+      if (recvAt[t]) { rowOf[t] = nrows++; rowT.push(t); } else rowOf[t] = nrows;
+      (sendsAt[t] || []).forEach(function (m) { m.row = nrows++; rowT.push(t); });
+    });
+    var left = 80, top = 34, rowH = 18;
+    var colW = Math.max(46, Math.min(110, Math.floor(1000 / S.nodes.length)));
+    var W = left + colW * S.nodes.length + 80, H = top + rowH * (nrows + 1) + 10;
+    var col = {};
+    S.nodes.forEach(function (id, k) { col[id] = left + colW * k + colW / 2; });
+    var y = function (t) { return top + rowH * (rowOf[t] + 0.5); };
+    var yrow = function (k) { return top + rowH * (k + 0.5); };
+    var svg = el("svg", { id: "seq-svg", width: W, height: H, viewBox: "0 0 " + W + " " + H }, box);
+    var defs = el("defs", {}, svg);
+    [["arrowhead", "#1565c0"], ["arrowhead-drop", "#c62828"]].forEach(function (a) {
+      var mk = el("marker", { id: a[0], viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, defs);
+      el("path", { d: "M0,0L10,5L0,10z", fill: a[1] }, mk);
+    });
+    S.nodes.forEach(function (id) {
+      el("text", { "class": "lifehead", x: col[id], y: 16 }, svg, String(id));
+      el("line", { "class": "lifeline", "data-node": id, x1: col[id], x2: col[id], y1: 22, y2: H - 6 }, svg);
+    });
+    var lastLabel = "";
+    rowT.forEach(function (t, k) {
+      var s = t.toFixed(3) + " s";
+      if (s !== lastLabel) el("text", { "class": "seq-time", x: 4, y: yrow(k) + 3 }, svg, s);
+      lastLabel = s;
+    });
+    S.msgs.forEach(function (m) {
+      var x1 = col[m.from], y1 = yrow(m.row);
+      var label = m.kind + " #" + m.seq + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : "");
+      el("circle", { cx: x1, cy: y1, r: 2.5, fill: "#1565c0" }, svg);
+      if (!m.recvs.length) {
+        var st = el("line", { "class": "send-stub", x1: x1, y1: y1, x2: x1 + colW * 0.3, y2: y1 }, svg);
+        el("title", {}, st, label + ": no receive at a shown node");
+      }
+      m.recvs.forEach(function (r) {
+        var x2 = col[r.node], y2 = y(r.t);
+        if (y2 <= y1) y2 = y1 + rowH * 0.6; // received at the instant it was sent
+        if (x2 === undefined) return;
+        if (x2 === x1) x2 += 8;
+        var a = el("line", { "class": "arrow" + (r.drop ? " drop" : ""), x1: x1, y1: y1, x2: x2, y2: y2, "marker-end": r.drop ? "url(#arrowhead-drop)" : "url(#arrowhead)", "data-kind": m.kind }, svg);
+        el("title", {}, a, label + " from " + m.from + " at " + m.t.toFixed(6) + " s → " + r.node + " at " + r.t.toFixed(6) + " s" + (r.drop ? " dropped: " + r.drop : ""));
+      });
+      el("text", { "class": "kind", x: x1 + 4, y: y1 - 3 }, svg, label);
+    });
+    S.marks.forEach(function (m) {
+      var cx = col[m.node];
+      el("circle", { "class": "mark", cx: cx, cy: y(m.t), r: 4 }, svg);
+      el("text", { "class": "mark-text", x: cx - 6, y: y(m.t) + 11, "text-anchor": "end" }, svg, m.text);
+    });
+  }
+
+  try {
+    drawSummary();
+    drawTimeline();
+    drawMap();
+    var start = 0, m = /(?:^#|&)t=([0-9.]+)/.exec(location.hash);
+    if (m) {
+      for (var k = 0; k < D.frames.length; k++) if (D.frames[k].t <= +m[1]) start = k;
+    }
+    showFrame(start);
+    drawSequence();
+    document.body.setAttribute("data-ready", "1");
+  } catch (err) {
+    var e = document.createElement("pre");
+    e.id = "error";
+    e.textContent = "report script failed: " + err + (err.stack ? "\n" + err.stack : "");
+    document.body.insertBefore(e, document.body.firstChild);
+    document.body.setAttribute("data-error", String(err));
+  }
+})();
