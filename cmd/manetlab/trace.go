@@ -25,7 +25,8 @@ func traceCommand() *cli.Command {
 		UsageText: `manetlab trace merge DIR... [-o merged.jsonl]
    manetlab trace check DIR [--stabilisation 15s] [--json]
    manetlab trace report DIR [--json] [--html FILE [--window FROM:TO]]`,
-		Subcommands: []*cli.Command{traceMergeCommand(), traceCheckCommand(), traceReportCommand()},
+		Subcommands: []*cli.Command{traceMergeCommand(), traceCheckCommand(), traceReportCommand(),
+			traceCollectCommand(), traceExportCommand()},
 	}
 }
 
