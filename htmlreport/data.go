@@ -44,10 +44,11 @@ type Options struct {
 	// MaxMessages bounds the frames drawn in the sequence diagram
 	// (default 400), the earliest first.
 	MaxMessages int
-	// TreeKinds are the message kinds that carry a leader: a node's tree
-	// edge goes to the sender of the last frame of these kinds it
-	// received before it noted its leader (default leader, beacon,
-	// announce).
+	// TreeKinds are the message kinds that carry a leader (default
+	// leader, beacon, announce). While a node follows another node, its
+	// tree edge goes to the sender of the last frame of these kinds it
+	// received (the page draws it only while that neighbour follows the
+	// same leader and is within range).
 	TreeKinds []string
 	// Check tunes the check verdicts shown at the top.
 	Check analysis.CheckOptions
@@ -362,6 +363,9 @@ func Build(dir string, opt Options) (*Data, error) {
 		case trace.EvRecv, trace.EvDrop:
 			if e.Ev == trace.EvRecv && treeKind[e.Kind] {
 				s.lastFrom = e.From
+				if s.leader != protocol.None && s.leader != id {
+					setParent(s, e.From, e.T)
+				}
 			}
 			if inLate(e.T) {
 				if inWindow(e.T) {

@@ -152,8 +152,8 @@
       "Positions: " + D.pos_source + "; " + D.frames.length + " frames, played at 5× speed. " +
       "Faint lines: radio links (the radio model's deterministic range" + (D.range ? ", " + D.range.toFixed(0) + " m" : "") + "). " +
       "Colour: the leader a node follows (grey: none); leaders (nodes following themselves) are drawn larger with a black ring; hollow dashed: crashed. " +
-      "Thick lines: tree edges — from a node to the neighbour it last received a leader-carrying frame (kind leader, beacon or announce) from before it noted its current leader; " +
-      "the edge is coloured as the leader and lasts until the node notes another leader, crashes or restarts.";
+      "Thick lines: tree edges — while a node follows another node, from it to the neighbour it last received a leader-carrying frame from (kind leader, beacon or announce; set when it notes its leader, and moved by each such frame), " +
+      "drawn only while that neighbour follows the same leader and is within range; coloured as the leader.";
   }
   function showFrame(k) {
     map.k = k;
@@ -194,7 +194,14 @@
       lab.setAttribute("x", x + map.r * 1.3); lab.setAttribute("y", y - map.r * 1.1);
       lab.setAttribute("visibility", showLabels ? "visible" : "hidden");
       var par = dead[i] ? 0 : parentAt(i, t), pi = idx[par];
-      if (showTree && par && pi !== undefined && xy[2 * pi] !== null && !dead[pi]) {
+      var near = false;
+      if (par && pi !== undefined && xy[2 * pi] !== null && !dead[pi]) {
+        var dx = xy[2 * pi] - xy[2 * i], dy = xy[2 * pi + 1] - xy[2 * i + 1];
+        near = !D.range || Math.sqrt(dx * dx + dy * dy) <= D.range + 0.5;
+        var pl = leaderAt(pi, t);
+        near = near && (pl === l || par === l);
+      }
+      if (showTree && near) {
         e.setAttribute("x1", x); e.setAttribute("y1", y);
         e.setAttribute("x2", xy[2 * pi]); e.setAttribute("y2", map.flip(xy[2 * pi + 1]));
         e.setAttribute("stroke", colour(l));

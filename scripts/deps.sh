@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh Debian or Ubuntu machine, and
 # only what is missing: iproute2 (network namespaces, veth, bridges: the
-# netns tests and scripts/netns-testbed.sh) and ruby (the Vagrantfile
-# syntax check). Idempotent and quiet: it prints one line when it installs
-# something, nothing otherwise. scripts/test.sh runs it first as root.
+# netns tests and scripts/netns-testbed.sh), ruby (the Vagrantfile syntax
+# check) and chromium (the HTML report's test renders the page in headless
+# Chromium, and skips without it). Idempotent and quiet: it prints one line
+# when it installs something, nothing otherwise. scripts/test.sh runs it
+# first as root.
 #
 #   sudo scripts/deps.sh
 set -euo pipefail
@@ -11,7 +13,7 @@ set -euo pipefail
 need=()
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v ruby >/dev/null 2>&1 || need+=(ruby)
-# (chromium joins this list when the HTML report gets browser tests.)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 
 [ ${#need[@]} -eq 0 ] && exit 0
 
