@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"strconv"
-	"strings"
 
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -157,5 +156,10 @@ func appendDescription(dst []byte, e *trace.Event) []byte {
 	dst = append(dst, ']')
 	// strconv.Quote leaves no newline; the kind and reason come from
 	// the trace and could hold one.
-	return []byte(strings.NewReplacer("\n", " ", "\r", " ").Replace(string(dst)))
+	for i, c := range dst {
+		if c == '\n' || c == '\r' {
+			dst[i] = ' '
+		}
+	}
+	return dst
 }
