@@ -12,8 +12,9 @@ type Config struct {
 	// "239.77.0.1:47000". Every node of a run uses the same one.
 	Group string
 	// Iface is the interface to join the group on and send from. Empty
-	// chooses lo if it has the MULTICAST flag, else the first interface
-	// that is up and has MULTICAST.
+	// means the loopback interface, which must have the MULTICAST flag:
+	// another interface is never chosen silently, because joining a group
+	// there sends IGMP reports onto its network.
 	Iface string
 	// TTL is the multicast time-to-live: 0 (the default) keeps frames on
 	// this host; 1 reaches the local network; more crosses routers.
@@ -47,20 +48,25 @@ func (c Config) iface() (*net.Interface, error) {
 		}
 		return ifi, nil
 	}
+	return Loopback()
+}
+
+// Loopback returns the loopback interface if it is up with the MULTICAST
+// flag, or an error that says how to make it so.
+func Loopback() (*net.Interface, error) {
 	ifs, err := net.Interfaces()
 	if err != nil {
 		return nil, fmt.Errorf("link: list interfaces: %w", err)
 	}
 	const want = net.FlagUp | net.FlagMulticast
 	for i := range ifs {
-		if ifs[i].Flags&net.FlagLoopback != 0 && ifs[i].Flags&want == want {
-			return &ifs[i], nil
+		if ifs[i].Flags&net.FlagLoopback == 0 {
+			continue
 		}
-	}
-	for i := range ifs {
 		if ifs[i].Flags&want == want {
 			return &ifs[i], nil
 		}
+		return nil, fmt.Errorf("link: %s has no multicast: as root run `ip link set %s multicast on; ip route add 224.0.0.0/4 dev %s`, or name an interface with --iface (with --ttl 1 for several machines)", ifs[i].Name, ifs[i].Name, ifs[i].Name)
 	}
-	return nil, fmt.Errorf("link: no interface is up with the MULTICAST flag; name one in Iface, or on localhost run: ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo")
+	return nil, fmt.Errorf("link: no loopback interface; name one with --iface")
 }

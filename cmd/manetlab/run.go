@@ -59,8 +59,10 @@ time and peak RSS of each process are printed (and always written to
 --out/log/processes.json).
 
 On one machine the default multicast TTL 0 keeps every frame on the host.
-The nodes need multicast on an interface: lo has it after
-   sudo ip link set lo multicast on; sudo ip route add 224.0.0.0/4 dev lo`,
+Without --iface the nodes use lo, which needs multicast:
+   sudo ip link set lo multicast on; sudo ip route add 224.0.0.0/4 dev lo
+Run as root on a host whose lo has none, "run" does this by itself inside a
+private network namespace (removed afterwards) and leaves the host alone.`,
 		Flags: append(scenarioFlags(),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/RUN)"},
 			&cli.StringFlag{Name: "run", Usage: "run name (default NAME-seedN-TIMESTAMP)"},
@@ -86,6 +88,15 @@ func runAction(c *cli.Context) error {
 	s, err := loadScenario(c)
 	if err != nil {
 		return err
+	}
+	if !c.Bool("collected") && runNodeCommand == nil && len(c.StringSlice("wrap")) == 0 {
+		private, err := needPrivateNet(c.String("iface"))
+		if err != nil {
+			return err
+		}
+		if private {
+			return rerunInPrivateNet()
+		}
 	}
 	if c.Int("ids-per-process") < 1 {
 		return fmt.Errorf("--ids-per-process %d: want 1 or more", c.Int("ids-per-process"))
