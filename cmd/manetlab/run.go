@@ -89,15 +89,6 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if !c.Bool("collected") && runNodeCommand == nil && len(c.StringSlice("wrap")) == 0 {
-		private, err := needPrivateNet(c.String("iface"))
-		if err != nil {
-			return err
-		}
-		if private {
-			return rerunInPrivateNet()
-		}
-	}
 	if c.Int("ids-per-process") < 1 {
 		return fmt.Errorf("--ids-per-process %d: want 1 or more", c.Int("ids-per-process"))
 	}
@@ -145,6 +136,17 @@ func runAction(c *cli.Context) error {
 			return err
 		}
 		return printSummary(c, out, nil)
+	}
+
+	if runNodeCommand == nil && len(opt.Wrap) == 0 {
+		// Only the command line itself can be re-run in a namespace.
+		private, err := needPrivateNet(opt.Iface)
+		if err != nil {
+			return err
+		}
+		if private {
+			return rerunInPrivateNet()
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
