@@ -94,6 +94,7 @@ type config struct {
 	childTimeout    time.Duration
 	electionTimeout time.Duration
 	ackTimeout      time.Duration
+	startDelay      time.Duration
 }
 
 // lease is how long a leader is believed without hearing its beacons.
@@ -110,6 +111,10 @@ func (c config) lease() time.Duration { return time.Duration(c.beaconLoss) * c.b
 //	                 answers after its Election (default 500ms)
 //	election_timeout longest a node awaits Acks in one computation (default 20s)
 //	ack_timeout      longest a node waits for Leader after its Ack (default 30s)
+//	start_delay      a node that boots without a leader, or whose leader's
+//	                 lease runs out, waits a random time below this before
+//	                 starting an election, and joins any election it hears
+//	                 meanwhile instead (default 1s; 0 starts at once)
 func New(cfg protocol.Config) (protocol.Process, error) {
 	r := cfg.Params.Reader()
 	c := config{
@@ -120,6 +125,7 @@ func New(cfg protocol.Config) (protocol.Process, error) {
 		childTimeout:    r.Duration("child_timeout", 500*time.Millisecond),
 		electionTimeout: r.Duration("election_timeout", 20*time.Second),
 		ackTimeout:      r.Duration("ack_timeout", 30*time.Second),
+		startDelay:      r.Duration("start_delay", time.Second),
 	}
 	if err := r.Err(); err != nil {
 		return nil, err

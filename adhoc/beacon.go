@@ -75,8 +75,9 @@ func (n *Node) onBeacon(from protocol.NodeID, m Beacon) {
 	}
 }
 
-// leaseCheck starts an election once the leader's beacons have been
-// missing for a whole lease (beacon_loss periods).
+// leaseCheck starts an election (after start_delay, see deferElection)
+// once the leader's beacons have been missing for a whole lease
+// (beacon_loss periods).
 func (n *Node) leaseCheck() {
 	if n.phase != idle || n.leader == n.id || n.leader == protocol.None {
 		return
@@ -86,7 +87,7 @@ func (n *Node) leaseCheck() {
 		n.setTimer(tLease, n.leaseEnd-now)
 		return
 	}
-	n.startElection(n.leader)
+	n.deferElection()
 }
 
 // leaseFresh reports whether this follower heard its leader's beacon (or

@@ -20,6 +20,56 @@ func (n *Node) startElection(departed protocol.NodeID) {
 	n.join(n.freshIndex(), protocol.None, departed)
 }
 
+// deferElection plans an election for a node that has no leader (boot,
+// recovery) or whose leader's lease ran out: it starts after a random
+// delay below start_delay unless an Election, a Leader or a Beacon settles
+// the matter first. Its index is fixed now and is higher the sooner it
+// starts (num: now + start_delay - delay, in ms), so that the first
+// election to start outranks those started later in parts it has not
+// reached yet, and absorbs them in one wave.
+func (n *Node) deferElection() {
+	if n.cfg.startDelay <= 0 {
+		n.deferredStart()
+		return
+	}
+	if _, on := n.timers[tStart]; on {
+		return
+	}
+	d := time.Duration(n.env.Rand().Int64N(int64(n.cfg.startDelay)))
+	n.planned = uint64((n.env.Now() + n.cfg.startDelay - d) / time.Millisecond)
+	n.setTimer(tStart, d)
+}
+
+// deferredStart starts the planned election if it is still needed: this
+// node is idle and has no leader, or its leader's lease ran out.
+func (n *Node) deferredStart() {
+	planned := n.planned
+	n.planned = 0
+	if n.phase != idle {
+		return
+	}
+	switch {
+	case n.leader == protocol.None:
+		n.join(n.plannedIndex(planned), protocol.None, protocol.None)
+	case n.leader == n.id:
+	case n.env.Now() >= n.leaseEnd:
+		n.join(n.plannedIndex(planned), protocol.None, n.leader)
+	default:
+		// A beacon renewed the lease meanwhile: watch it again.
+		n.setTimer(tLease, n.leaseEnd-n.env.Now())
+	}
+}
+
+// plannedIndex is freshIndex with the planned num as a further floor.
+func (n *Node) plannedIndex(planned uint64) Index {
+	idx := n.freshIndex()
+	if idx.Num < planned {
+		idx.Num = planned
+		n.maxNum = planned
+	}
+	return idx
+}
+
 // join enters computation idx with parent (None for the source),
 // abandoning any lower computation, and sends the Election on.
 func (n *Node) join(idx Index, parent, departed protocol.NodeID) {
@@ -27,6 +77,7 @@ func (n *Node) join(idx Index, parent, departed protocol.NodeID) {
 		n.note(protocol.NoteElectionEnd, protocol.None, 0, n.idx, "abandoned for "+idx.String())
 	}
 	n.dropLeader()
+	n.stopTimer(tStart)
 	n.phase, n.idx, n.parent, n.departed = awaiting, idx, parent, departed
 	n.presumeLost(departed)
 	if n.last.Less(idx) {
@@ -96,7 +147,7 @@ func (n *Node) onElection(from protocol.NodeID, m Election) {
 		n.beaconNow()
 		return
 	}
-	if n.cfg.variant == Optimised && n.phase == idle && n.leader != m.Departed {
+	if n.cfg.variant == Optimised && n.phase == idle && n.leader != protocol.None && n.leader != m.Departed {
 		// The departed-leader check: our leader is alive as far as we
 		// know, so we offer it instead of joining.
 		n.env.Send(from, Ack{Num: m.Num, Src: m.Src, Best: n.leader, Value: n.leaderValue})

@@ -349,6 +349,7 @@ func TestOrphanEndsTheComputation(t *testing.T) {
 func loseLeader(p *Node) {
 	p.leaseEnd = p.env.Now()
 	p.leaseCheck()
+	p.deferredStart() // at once, without waiting out start_delay
 }
 
 // TestEpochsNameOneLeader checks the trace checker's rule on a busy run:

@@ -235,6 +235,7 @@ func TestLeaderRefutesElectionNamingItDeparted(t *testing.T) {
 		}
 		n := p.(*Node)
 		n.Step(protocol.Start{})
+		env.fire(t, n, tStart)
 		if v != Unicast {
 			env.fire(t, n, tChild)
 		}
@@ -243,12 +244,12 @@ func TestLeaderRefutesElectionNamingItDeparted(t *testing.T) {
 		}
 		n.Step(protocol.NeighborUp{ID: 2})
 		env.take()
-		n.Step(protocol.Receive{From: 2, Msg: Election{Num: 100, Src: 2, Departed: 5}})
+		n.Step(protocol.Receive{From: 2, Msg: Election{Num: 5000, Src: 2, Departed: 5}})
 		var acked, beaconed bool
 		for _, s := range env.take() {
 			switch m := s.msg.(type) {
 			case Ack:
-				acked = s.to == 2 && m.Best == 5 && m.Num == 100 && m.Src == 2
+				acked = s.to == 2 && m.Best == 5 && m.Num == 5000 && m.Src == 2
 			case Beacon:
 				beaconed = m.Leader == 5
 			case Election:

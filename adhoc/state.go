@@ -26,6 +26,7 @@ const (
 	tElection = "election" // awaiting: give up waiting for Acks
 	tAck      = "ack"      // acked: give up waiting for Leader
 	tQuery    = "query"    // follower: ask neighbours for a missed beacon
+	tStart    = "start"    // idle: start the deferred election
 )
 
 // Node is one node's instance of the election.
@@ -60,8 +61,9 @@ type Node struct {
 	bcnAt time.Duration
 
 	phase    phase
-	idx      Index // computation this node takes part in
-	last     Index // highest computation joined or adopted, to ignore stale Elections
+	planned  uint64 // num of the deferred election, if one is planned (tStart)
+	idx      Index  // computation this node takes part in
+	last     Index  // highest computation joined or adopted, to ignore stale Elections
 	maxNum   uint64
 	parent   protocol.NodeID
 	departed protocol.NodeID
@@ -108,7 +110,7 @@ func (n *Node) Step(ev protocol.Event) {
 		// random low bits make a new incarnation number (any change of
 		// incarnation is accepted, see newer).
 		n.inc = uint64(n.env.Now())<<8 | n.env.Rand().Uint64N(256) | 1
-		n.startElection(protocol.None)
+		n.deferElection()
 	case protocol.Receive:
 		n.receive(e.From, e.Msg)
 	case protocol.Timeout:
@@ -167,6 +169,8 @@ func (n *Node) timeout(name string) {
 		n.endAlone()
 	case tQuery:
 		n.query()
+	case tStart:
+		n.deferredStart()
 	}
 }
 
