@@ -4,8 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # As root (CI), install what the tests need first; without it they skip.
+# CI must run the namespace tests, so there a failed install fails the run.
 if [ "$(id -u)" -eq 0 ]; then
-  scripts/deps.sh || echo "test.sh: scripts/deps.sh failed; the tests that need it will skip" >&2
+  if ! scripts/deps.sh; then
+    if [ "${CI:-}" = "true" ]; then
+      echo "test.sh: scripts/deps.sh failed" >&2
+      exit 1
+    fi
+    echo "test.sh: scripts/deps.sh failed; the tests that need it will skip" >&2
+  fi
 fi
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
