@@ -89,6 +89,18 @@ func summaryEvents(ev string) bool {
 // Summarize reads the run in dir and computes its summary, streaming the
 // node files so that large runs need not fit in memory.
 func Summarize(dir string) (*Summary, error) {
+	// The metrics are a second pass over the traces (they need every
+	// node's notes and sends in time order, not the summary's state): run
+	// it on another core meanwhile.
+	type result struct {
+		m   *analysis.Metrics
+		err error
+	}
+	metrics := make(chan result, 1)
+	go func() {
+		m, err := analysis.Summary(dir)
+		metrics <- result{m, err}
+	}()
 	runFile := trace.RunFile(dir)
 	hdr, err := trace.ReadHeader(runFile)
 	if err != nil {
@@ -182,11 +194,11 @@ func Summarize(dir string) (*Summary, error) {
 		sum.Alive += len(c)
 		sum.Components = append(sum.Components, comp)
 	}
-	// A second pass, which skips receives undecoded: the metrics need the
-	// notes and sends of every node in time order, not the summary's state.
-	if sum.Metrics, err = analysis.Summary(dir); err != nil {
-		return nil, err
+	m := <-metrics
+	if m.err != nil {
+		return nil, m.err
 	}
+	sum.Metrics = m.m
 	return sum, nil
 }
 
