@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"manetlab/node"
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
@@ -183,7 +184,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	}
 	events, end, interrupted, failures := l.supervise(ctx)
 	res.Interrupted, res.Failures, res.Elapsed = interrupted, failures, end
-	if err := writeRunFile(opt.Out, opt.Run, s, events, end); err != nil {
+	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -365,7 +366,7 @@ func exitString(in *instance) string {
 // cancelled, then stops every process. It returns the crashes and
 // recoveries applied, the end time for the run file, whether the run was
 // interrupted, and the processes that failed on their own.
-func (l *launcher) supervise(ctx context.Context) (events []runEvent, end time.Duration, interrupted bool, failures []string) {
+func (l *launcher) supervise(ctx context.Context) (events []trace.Event, end time.Duration, interrupted bool, failures []string) {
 	dur := l.s.Duration.D()
 	faults := slices.Clone(l.s.Faults)
 	slices.SortStableFunc(faults, func(a, b scenario.Fault) int { return int(a.At.D() - b.At.D()) })
@@ -406,7 +407,7 @@ loop:
 					kill(p.inst.cmd.Process)
 					p.reap()
 					crashed[p] = true
-					events = append(events, runEvent{since(), id, trace.EvCrash})
+					events = append(events, trace.Event{T: int64(since()), Node: id, Ev: trace.EvCrash})
 				}
 				for _, id := range f.Recover {
 					p := l.byID[id]
@@ -420,7 +421,7 @@ loop:
 						continue
 					}
 					delete(crashed, p)
-					events = append(events, runEvent{t, id, trace.EvRecover})
+					events = append(events, trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
 				}
 			}
 			arm()
@@ -437,7 +438,7 @@ loop:
 					l.warn("%s", msg)
 					failures = append(failures, msg)
 					for _, id := range p.ids {
-						events = append(events, runEvent{since(), id, trace.EvCrash})
+						events = append(events, trace.Event{T: int64(since()), Node: id, Ev: trace.EvCrash})
 					}
 				}
 			}

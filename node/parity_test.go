@@ -35,7 +35,7 @@ func TestParityWithSim(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := runHost(t, Options{Scenario: s, IDs: ids(5), Out: nodeDir, Run: "parity"})
-	if err := WriteRunFile(nodeDir, s, "parity", nil); err != nil {
+	if err := WriteRunFile(nodeDir, s, "parity", nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := report.Summarize(nodeDir)

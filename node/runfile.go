@@ -11,13 +11,13 @@ import (
 
 // WriteRunFile writes the run file (run.jsonl) of a real run into dir, as
 // the simulator writes its own: a header with driver "node", the run name
-// and the resolved scenario, every node's position at 0 and at the end of
-// the duration from the scenario's mobility model (the ground truth the
-// summary computes components from), the extra run-wide events (crash,
-// recover; sorted by T, their Node set) and a final end event. The
-// launcher calls it once per run; report.Summarize then reads the
-// directory.
-func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Event) error {
+// and the resolved scenario, every node's position at 0 and at end from
+// the scenario's mobility model (the ground truth the summary computes
+// components from), the extra run-wide events (crash, recover; sorted by
+// T, their Node set) and a final end event. end 0 means the scenario's
+// whole duration; a run stopped early passes when it stopped. The launcher
+// calls it once per run; report.Summarize then reads the directory.
+func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Event, end time.Duration) error {
 	y, err := s.YAML()
 	if err != nil {
 		return err
@@ -30,7 +30,9 @@ func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Ev
 	if err != nil {
 		return err
 	}
-	end := s.Duration.D()
+	if end <= 0 {
+		end = s.Duration.D()
+	}
 	evs := []trace.Event{{Ev: trace.EvHeader, Schema: trace.Schema, Run: run, Driver: "node",
 		Protocol: s.Protocol.Name, Seed: s.Seed, Scenario: string(y)}}
 	positions := func(t time.Duration) {
