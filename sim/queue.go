@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"manetlab/internal/timeq"
+)
 
 // itemKind says what a queued item does when its time comes.
 type itemKind uint8
@@ -16,10 +20,9 @@ const (
 )
 
 // item is one entry of the event queue. Items with equal times run in the
-// order they were queued (seq), which makes every run reproducible.
+// order they were queued, which makes every run reproducible.
 type item struct {
 	at    time.Duration
-	seq   uint64
 	kind  itemKind
 	node  int32  // node index
 	gen   uint32 // the node's incarnation when queued; stale items are skipped
@@ -29,58 +32,14 @@ type item struct {
 	to    int32  // itemArrive: the only receiver (-1: everyone who heard it)
 }
 
-// queue is a binary min-heap of items ordered by (at, seq), written out by
-// hand because container/heap's interface boxing costs a third of the
-// simulator's time on large runs.
-type queue struct {
-	items []item
-	seq   uint64
-}
+// queue is the simulator's event queue.
+type queue struct{ timeq.Queue[item] }
 
-func (q *queue) len() int { return len(q.items) }
+func (q *queue) len() int { return q.Len() }
 
-func (q *queue) push(it item) {
-	q.seq++
-	it.seq = q.seq
-	q.items = append(q.items, it)
-	i := len(q.items) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
-			break
-		}
-		q.items[i], q.items[p] = q.items[p], q.items[i]
-		i = p
-	}
-}
+func (q *queue) push(it item) { q.Push(it.at, it) }
 
 func (q *queue) pop() item {
-	top := q.items[0]
-	last := len(q.items) - 1
-	q.items[0] = q.items[last]
-	q.items[last] = item{}
-	q.items = q.items[:last]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < last && q.less(l, m) {
-			m = l
-		}
-		if r < last && q.less(r, m) {
-			m = r
-		}
-		if m == i {
-			return top
-		}
-		q.items[i], q.items[m] = q.items[m], q.items[i]
-		i = m
-	}
-}
-
-func (q *queue) less(i, j int) bool {
-	a, b := &q.items[i], &q.items[j]
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.seq < b.seq
+	_, it := q.Pop()
+	return it
 }

@@ -1,4 +1,4 @@
-package sim
+package timeq
 
 import (
 	"math/rand/v2"
@@ -9,7 +9,7 @@ import (
 
 func TestQueueOrdersByTimeThenInsertion(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var q queue
+	var q Queue[int]
 	type key struct {
 		at  time.Duration
 		ref int
@@ -17,17 +17,20 @@ func TestQueueOrdersByTimeThenInsertion(t *testing.T) {
 	var want []key
 	for i := 0; i < 2000; i++ {
 		at := time.Duration(rng.IntN(50))
-		q.push(item{at: at, ref: i})
+		q.Push(at, i)
 		want = append(want, key{at, i})
 	}
 	sort.SliceStable(want, func(i, j int) bool { return want[i].at < want[j].at })
 	for i, w := range want {
-		it := q.pop()
-		if it.at != w.at || it.ref != w.ref {
-			t.Fatalf("pop %d: got (%v,%d), want (%v,%d)", i, it.at, it.ref, w.at, w.ref)
+		if q.Peek() != w.at {
+			t.Fatalf("peek %d: %v, want %v", i, q.Peek(), w.at)
+		}
+		at, v := q.Pop()
+		if at != w.at || v != w.ref {
+			t.Fatalf("pop %d: got (%v,%d), want (%v,%d)", i, at, v, w.at, w.ref)
 		}
 	}
-	if q.len() != 0 {
-		t.Fatalf("queue not empty: %d", q.len())
+	if q.Len() != 0 {
+		t.Fatalf("queue not empty: %d", q.Len())
 	}
 }
