@@ -6,11 +6,16 @@ import (
 	"manetlab/protocol"
 )
 
+// numUnit is the time unit of index nums: fine enough that elections
+// planned by thousands of nodes within one start_delay rarely tie.
+const numUnit = time.Microsecond
+
 // freshIndex returns an index of this node's own, above every num it has
-// seen. The run's time (in ms) is a floor so that a recovered node, which
-// remembers nothing, does not reuse an index of its previous incarnation.
+// seen. The run's time (in numUnit) is a floor so that a recovered node,
+// which remembers nothing, does not reuse an index of its previous
+// incarnation.
 func (n *Node) freshIndex() Index {
-	num := max(n.maxNum+1, uint64(n.env.Now()/time.Millisecond))
+	num := max(n.maxNum+1, uint64(n.env.Now()/numUnit))
 	n.maxNum = num
 	return Index{Num: num, ID: n.id}
 }
@@ -24,7 +29,7 @@ func (n *Node) startElection(departed protocol.NodeID) {
 // recovery) or whose leader's lease ran out: it starts after a random
 // delay below start_delay unless an Election, a Leader or a Beacon settles
 // the matter first. Its index is fixed now and is higher the sooner it
-// starts (num: now + start_delay - delay, in ms), so that the first
+// starts (num: now + start_delay - delay, in numUnit), so that the first
 // election to start outranks those started later in parts it has not
 // reached yet, and absorbs them in one wave.
 func (n *Node) deferElection() {
@@ -36,7 +41,7 @@ func (n *Node) deferElection() {
 		return
 	}
 	d := time.Duration(n.env.Rand().Int64N(int64(n.cfg.startDelay)))
-	n.planned = uint64((n.env.Now() + n.cfg.startDelay - d) / time.Millisecond)
+	n.planned = uint64((n.env.Now() + n.cfg.startDelay - d) / numUnit)
 	n.setTimer(tStart, d)
 }
 

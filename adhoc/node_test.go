@@ -101,7 +101,7 @@ func TestAwaitingNodeAcceptsLeader(t *testing.T) {
 		accept bool
 	}{
 		// The subtree's best so far is node 3 with value 4.
-		{"own computation's result, worse than the best so far", Leader{Leader: 7, Value: 2, Num: 60000, Src: 1, TTL: time.Second}, true},
+		{"own computation's result, worse than the best so far", Leader{Leader: 7, Value: 2, Num: 60000000, Src: 1, TTL: time.Second}, true},
 		{"better leader of an older computation", Leader{Leader: 7, Value: 9, Num: 3, Src: 7, TTL: time.Second}, true},
 		{"worse leader of an older computation", Leader{Leader: 7, Value: 2, Num: 3, Src: 7, TTL: time.Second}, false},
 		{"better leader whose lease ran out", Leader{Leader: 7, Value: 9, Num: 3, Src: 7}, false},
@@ -109,10 +109,10 @@ func TestAwaitingNodeAcceptsLeader(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n, env := awaitingNode(t)
-			if n.idx != (Index{Num: 60000, ID: 1}) {
-				t.Fatalf("index %v, want 60000.1 (ms of the run)", n.idx)
+			if n.idx != (Index{Num: 60000000, ID: 1}) {
+				t.Fatalf("index %v, want 60000000.1 (µs of the run)", n.idx)
 			}
-			n.Step(protocol.Receive{From: 3, Hops: 1, Msg: Ack{Num: 60000, Src: 1, Best: 3, Value: 4}})
+			n.Step(protocol.Receive{From: 3, Hops: 1, Msg: Ack{Num: 60000000, Src: 1, Best: 3, Value: 4}})
 			if n.phase != awaiting || n.best != 3 {
 				t.Fatalf("after Ack from 3: phase %d best %d", n.phase, n.best)
 			}
@@ -244,12 +244,12 @@ func TestLeaderRefutesElectionNamingItDeparted(t *testing.T) {
 		}
 		n.Step(protocol.NeighborUp{ID: 2})
 		env.take()
-		n.Step(protocol.Receive{From: 2, Msg: Election{Num: 5000, Src: 2, Departed: 5}})
+		n.Step(protocol.Receive{From: 2, Msg: Election{Num: 5000000, Src: 2, Departed: 5}})
 		var acked, beaconed bool
 		for _, s := range env.take() {
 			switch m := s.msg.(type) {
 			case Ack:
-				acked = s.to == 2 && m.Best == 5 && m.Num == 5000 && m.Src == 2
+				acked = s.to == 2 && m.Best == 5 && m.Num == 5000000 && m.Src == 2
 			case Beacon:
 				beaconed = m.Leader == 5
 			case Election:
