@@ -133,7 +133,10 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 	}
 	epochs := map[int32]*epochInfo{}
 	var epochOrder []int32
-	sendTimes := map[protocol.NodeID][]int64{} // non-beacon sends, for per-election counts
+	// Non-periodic sends by node, broadcasts and unicasts apart, for the
+	// per-election counts and M.
+	sendTimes := map[protocol.NodeID][]int64{}
+	ucastTimes := map[protocol.NodeID][]int64{}
 	var liveTotal, electionTotal float64
 	var bcast, ucast uint64
 	for _, id := range members {
@@ -222,12 +225,10 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 				kc.Bytes += uint64(e.bytes)
 				rep.Messages[r.strs[e.kind]] = kc
 				if !beacon[e.kind] {
-					if e.to == protocol.None {
-						bcast++
-					} else {
-						ucast++
-					}
 					sendTimes[id] = append(sendTimes[id], e.t)
+					if e.to != protocol.None {
+						ucastTimes[id] = append(ucastTimes[id], e.t)
+					}
 				}
 			}
 		}
@@ -255,10 +256,11 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 			tCount++
 		}
 		for id := range ep.started {
-			ts := sendTimes[id]
-			lo, _ := slices.BinarySearch(ts, ep.start)
-			hi, _ := slices.BinarySearch(ts, until+1)
-			em.Messages += uint64(hi - lo)
+			all := countWithin(sendTimes[id], ep.start, until)
+			uc := countWithin(ucastTimes[id], ep.start, until)
+			em.Messages += all
+			ucast += uc
+			bcast += all - uc
 		}
 		rep.Elections = append(rep.Elections, em)
 	}
@@ -276,8 +278,9 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		} else {
 			rep.Note = "no election completed: T unknown"
 		}
-		// Per node per election, as the paper counts it: a node that
-		// takes part in an election broadcasts its Election and its
+		// Per node per election, as the paper counts it: what each
+		// participant sends while the election runs. A node that takes
+		// part in a clean election broadcasts its Election and its
 		// Leader once, so M_bcast is 2 when nothing goes wrong.
 		rep.MBcast = ptr(float64(bcast) / float64(participations))
 		rep.MUcast = ptr(float64(ucast) / float64(participations))
@@ -330,4 +333,11 @@ func Summary(dir string) (*Metrics, error) {
 		return nil, err
 	}
 	return &m.Metrics, nil
+}
+
+// countWithin counts the times in ts (sorted) from lo to hi inclusive.
+func countWithin(ts []int64, lo, hi int64) uint64 {
+	a, _ := slices.BinarySearch(ts, lo)
+	b, _ := slices.BinarySearch(ts, hi+1)
+	return uint64(b - a)
 }

@@ -38,7 +38,9 @@ func TestMetricsOfOneElection(t *testing.T) {
 	synthRun(t, dir, scen, 60*time.Second, nil, map[protocol.NodeID][]trace.Event{
 		1: {ev(0, trace.EvStart), bcast(0.5, "beacon", 1), start, bcast(1, "election", 2), ucast(1.5, "ack", 3, 2), leaderAt(3, 3, "1.3")},
 		2: {ev(0, trace.EvStart), bcast(0.5, "beacon", 1), start, bcast(1, "election", 2), ucast(1.5, "ack", 3, 3), leaderAt(3, 3, "1.3")},
-		3: {ev(0, trace.EvStart), start, bcast(1, "election", 1), leaderAt(2, 3, "1.3"), bcast(2, "leader", 2), bcast(30, "beacon", 3)},
+		3: {ev(0, trace.EvStart), start, bcast(1, "election", 1), leaderAt(2, 3, "1.3"), bcast(2, "leader", 2), bcast(30, "beacon", 3),
+			// Sent while no election runs: not part of M.
+			ucast(40, "leader-exchange", 4, 1)},
 	})
 	m, err := ComputeMetrics(dir, MetricsOptions{})
 	if err != nil {
