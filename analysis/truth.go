@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -82,19 +83,9 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 			}
 		}
 	}
-	slices.SortStableFunc(tr.faults, func(a, b fault) int { return cmpInt(a.t, b.t) })
-	slices.SortStableFunc(tr.values, func(a, b fault) int { return cmpInt(a.t, b.t) })
+	slices.SortStableFunc(tr.faults, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
+	slices.SortStableFunc(tr.values, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
 	return tr, nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // snapshot is the ground truth at one sample instant.

@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -119,7 +120,7 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 			return model.Position(i, time.Duration(t)), true
 		}
 		pe := posEvents[id]
-		k, _ := slices.BinarySearchFunc(pe, t+1, func(e ev, t int64) int { return cmpInt(e.T, t) })
+		k, _ := slices.BinarySearchFunc(pe, t+1, func(e ev, t int64) int { return cmp.Compare(e.T, t) })
 		if k == 0 && len(pe) > 0 {
 			k = 1 // before the first position event: that one
 		}
@@ -174,7 +175,7 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	// (from the model, else the latest position event), in time order.
 	next := make([]int, len(ids))
 	for i, id := range ids {
-		next[i], _ = slices.BinarySearchFunc(posEvents[id], from+1, func(e ev, t int64) int { return cmpInt(e.T, t) })
+		next[i], _ = slices.BinarySearchFunc(posEvents[id], from+1, func(e ev, t int64) int { return cmp.Compare(e.T, t) })
 	}
 	for t := from + int64(opt.Step); ; t += int64(opt.Step) {
 		t = min(t, to)
@@ -257,7 +258,7 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	for i, id := range ids {
 		fmt.Fprintln(bw, colour(from, i, state[id]))
 	}
-	slices.SortStableFunc(ups, func(a, b update) int { return cmpInt(a.t, b.t) })
+	slices.SortStableFunc(ups, func(a, b update) int { return cmp.Compare(a.t, b.t) })
 	for _, u := range ups {
 		bw.WriteString(u.line)
 		bw.WriteByte('\n')
@@ -267,16 +268,6 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("writing the NetAnim XML: %w", err)
 	}
 	return rep, nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // secs formats driver nanoseconds as seconds with nanosecond precision.
