@@ -72,8 +72,11 @@ func (h *Host) broadcast(n *hosted, m protocol.Message) {
 	}
 	n.seq++
 	stamp := n.clock.Now()
-	h.send(&wire.Frame{Type: wire.TypeBroadcast, From: n.id, Seq: n.seq, Clock: stamp, Code: code, Body: body})
+	// Trace before sending: a receiver on the same host may log its recv
+	// before this process gets back from the socket, and the wall clocks
+	// of the pair estimate clock offsets.
 	h.emit(n, &trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Seq: n.seq, Bytes: len(body)}, stamp)
+	h.send(&wire.Frame{Type: wire.TypeBroadcast, From: n.id, Seq: n.seq, Clock: stamp, Code: code, Body: body})
 }
 
 // unicast queues m for the neighbour with member index dest; the send is
@@ -171,20 +174,20 @@ func (h *Host) originate(n *hosted, dest protocol.NodeID, m protocol.Message) {
 	n.window(n.idx).accept(n.oseq)
 	n.seq++
 	stamp := n.clock.Now()
-	h.send(&wire.Frame{Type: wire.TypeFlood, From: n.id, Seq: n.seq, Clock: stamp, Origin: n.id, OriginSeq: n.oseq,
-		Hops: 0, HopLimit: HopLimit, Final: dest, Code: code, Body: body})
 	h.emit(n, &trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Seq: n.seq, Bytes: len(body),
 		Origin: n.id, OSeq: n.oseq, Hops: 1, To: dest}, stamp)
+	h.send(&wire.Frame{Type: wire.TypeFlood, From: n.id, Seq: n.seq, Clock: stamp, Origin: n.id, OriginSeq: n.oseq,
+		Hops: 0, HopLimit: HopLimit, Final: dest, Code: code, Body: body})
 }
 
 // relay forwards a flood frame, its jitter over.
 func (h *Host) relay(n *hosted, r *outTx) {
 	n.seq++
 	stamp := n.clock.Now()
-	h.send(&wire.Frame{Type: wire.TypeFlood, From: n.id, Seq: n.seq, Clock: stamp, Origin: r.origin, OriginSeq: r.oseq,
-		Hops: r.hops, HopLimit: r.hopLimit, Final: r.final, Code: r.code, Body: r.body})
 	h.emit(n, &trace.Event{Ev: trace.EvRelay, Kind: r.kind, Seq: n.seq, Bytes: len(r.body),
 		Origin: r.origin, OSeq: r.oseq, Hops: int(r.hops) + 1, To: r.final}, stamp)
+	h.send(&wire.Frame{Type: wire.TypeFlood, From: n.id, Seq: n.seq, Clock: stamp, Origin: r.origin, OriginSeq: r.oseq,
+		Hops: r.hops, HopLimit: r.hopLimit, Final: r.final, Code: r.code, Body: r.body})
 }
 
 // helloTick broadcasts n's hello and declares down the neighbours not
@@ -192,10 +195,10 @@ func (h *Host) relay(n *hosted, r *outTx) {
 func (h *Host) helloTick(n *hosted) {
 	n.seq++
 	stamp := n.clock.Now()
-	h.send(&wire.Frame{Type: wire.TypeHello, From: n.id, Seq: n.seq, Clock: stamp})
 	if h.s.Trace.Hello {
 		h.emit(n, &trace.Event{Ev: trace.EvSend, Kind: "hello", Seq: n.seq}, stamp)
 	}
+	h.send(&wire.Frame{Type: wire.TypeHello, From: n.id, Seq: n.seq, Clock: stamp})
 	now := h.now()
 	var gone []int
 	for j, last := range n.nbrs {
