@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -64,11 +65,16 @@ go to stderr as file:line: message. docs/collect.md describes the output.`,
 			}
 			var w io.Writer = c.App.Writer
 			var f *os.File
-			if p := c.String("out"); p != "" {
+			out := c.String("out")
+			if out != "" {
+				// Write beside the target and rename on success, so that
+				// a failed export neither leaves a partial file nor
+				// clobbers an earlier one.
 				var err error
-				if f, err = os.Create(p); err != nil {
+				if f, err = os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*"); err != nil {
 					return err
 				}
+				defer os.Remove(f.Name())
 				defer f.Close()
 				w = f
 			}
@@ -78,6 +84,12 @@ go to stderr as file:line: message. docs/collect.md describes the output.`,
 			}
 			if f != nil {
 				if err := f.Close(); err != nil {
+					return err
+				}
+				if err := os.Chmod(f.Name(), 0o644); err != nil {
+					return err
+				}
+				if err := os.Rename(f.Name(), out); err != nil {
 					return err
 				}
 			}
