@@ -21,7 +21,12 @@ func playCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab mobility play SCENARIO.yaml --run NAME [--start UNIX_NS]
     [--control 239.77.0.2:47001] [--iface IF] [--ttl 0] [--key-file F]
-    [--period 100ms] [--set path=value]... [--seed N]`,
+    [--period 100ms] [--set path=value]... [--seed N]
+
+Example (a player and one node sharing a start two seconds ahead):
+   start=$(( $(date +%s%N) + 2000000000 ))
+   manetlab mobility play configs/quickstart.yaml --run q1 --start $start &
+   manetlab node --scenario configs/quickstart.yaml --ids 1-20 --out runs/q1 --run q1 --start $start`,
 		Description: `Evaluates the scenario's mobility model at the time since --start and
 multicasts every node's position as a location frame on --control, every
 --period and whenever a leg starts, until the scenario's duration has passed

@@ -12,7 +12,11 @@ func protocolsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "protocols",
 		Usage:     "list the protocols a scenario can name",
-		UsageText: "manetlab protocols",
+		UsageText: `manetlab protocols
+
+Example:
+   manetlab protocols
+   manetlab sim configs/quickstart.yaml --set protocol.name=baseline/floodmax`,
 		Action: func(c *cli.Context) error {
 			for _, n := range protocol.Names() {
 				s, _ := protocol.Lookup(n)
