@@ -10,8 +10,8 @@ import (
 
 func protocolsCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "protocols",
-		Usage:     "list the protocols a scenario can name",
+		Name:  "protocols",
+		Usage: "list the protocols a scenario can name",
 		UsageText: `manetlab protocols
 
 Example:
