@@ -326,15 +326,6 @@ func wrongOrUnknown(r *run, tr *truth) *float64 {
 	return ptr(float64(wrong) / float64(live))
 }
 
-// Summary is the headline Metrics of the run in dir, for report.Summary.
-func Summary(dir string) (*Metrics, error) {
-	m, err := ComputeMetrics(dir, MetricsOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return &m.Metrics, nil
-}
-
 // countWithin counts the times in ts (sorted) from lo to hi inclusive.
 func countWithin(ts []int64, lo, hi int64) uint64 {
 	a, _ := slices.BinarySearch(ts, lo)

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"manetlab/analysis"
 	"manetlab/report"
 	"manetlab/scenario"
 	"manetlab/sim"
@@ -71,6 +70,7 @@ type job struct {
 	point, seed int
 	sets        []string
 	dir         string
+	s           *scenario.Scenario
 }
 
 // Run performs the sweep.
@@ -91,14 +91,16 @@ func Run(opt Options) (*Result, error) {
 				sets = append(sets, opt.Axes[a].Path+"="+v)
 			}
 			sets = append(sets, fmt.Sprintf("seed=%d", seed))
-			jobs = append(jobs, job{p, seed, sets, filepath.Join(opt.Out, label, fmt.Sprintf("seed%d", seed))})
+			jobs = append(jobs, job{point: p, seed: seed, sets: sets, dir: filepath.Join(opt.Out, label, fmt.Sprintf("seed%d", seed))})
 		}
 	}
 	// Validate every combination before spending time on any run.
-	for _, j := range jobs {
-		if _, err := scenario.Load(opt.Scenario, j.sets); err != nil {
+	for i := range jobs {
+		s, err := scenario.Load(opt.Scenario, jobs[i].sets)
+		if err != nil {
 			return nil, err
 		}
+		jobs[i].s = s
 	}
 	samples := make([][]map[string]float64, len(points))
 	valid := make([]int, len(points))
@@ -161,24 +163,17 @@ func Run(opt Options) (*Result, error) {
 // runOne simulates one job and returns its metrics by name and whether
 // its final verdict was valid.
 func runOne(path string, j job) (map[string]float64, bool, error) {
-	s, err := scenario.Load(path, j.sets)
-	if err != nil {
-		return nil, false, err
-	}
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return nil, false, err
 	}
-	if _, err := sim.Run(s, sim.Options{Out: j.dir}); err != nil {
+	if _, err := sim.Run(j.s, sim.Options{Out: j.dir}); err != nil {
 		return nil, false, fmt.Errorf("%s %v: %w", path, j.sets, err)
 	}
 	sum, err := report.Summarize(j.dir)
 	if err != nil {
 		return nil, false, err
 	}
-	mr, err := analysis.ComputeMetrics(j.dir, analysis.MetricsOptions{})
-	if err != nil {
-		return nil, false, err
-	}
+	mr := sum.Measurements()
 	out := map[string]float64{"messages": float64(sum.Messages.Total)}
 	put := func(name string, v *float64) {
 		if v != nil && !math.IsNaN(*v) {

@@ -49,7 +49,14 @@ type Summary struct {
 	Timeline []Moment `json:"timeline"`
 	// Problems lists what the trace reader could not read (file:line).
 	Problems []string `json:"problems,omitempty"`
+
+	measured *analysis.MetricsReport
 }
+
+// Measurements is the full metrics report the summary's Metrics come
+// from (per node, per election, by kind), so callers that need more than
+// the headline figures do not read the traces again.
+func (s *Summary) Measurements() *analysis.MetricsReport { return s.measured }
 
 // Component is one connected component of the live nodes at the end.
 type Component struct {
@@ -72,7 +79,6 @@ type Messages struct {
 type nodeState struct {
 	leader    protocol.NodeID
 	hasLeader bool
-	changedAt int64
 	value     float64
 }
 
@@ -93,12 +99,12 @@ func Summarize(dir string) (*Summary, error) {
 	// node's notes and sends in time order, not the summary's state): run
 	// it on another core meanwhile.
 	type result struct {
-		m   *analysis.Metrics
+		m   *analysis.MetricsReport
 		err error
 	}
 	metrics := make(chan result, 1)
 	go func() {
-		m, err := analysis.Summary(dir)
+		m, err := analysis.ComputeMetrics(dir, analysis.MetricsOptions{})
 		metrics <- result{m, err}
 	}()
 	runFile := trace.RunFile(dir)
@@ -132,7 +138,7 @@ func Summarize(dir string) (*Summary, error) {
 			st.leader, st.hasLeader = protocol.None, false
 			changes = append(changes, change{e.T, id, protocol.None})
 		case string(protocol.NoteLeader):
-			st.leader, st.hasLeader, st.changedAt = e.Leader, e.Leader != protocol.None, e.T
+			st.leader, st.hasLeader = e.Leader, e.Leader != protocol.None
 			changes = append(changes, change{e.T, id, e.Leader})
 			if e.Leader != protocol.None {
 				sum.LeaderChanges++
@@ -198,7 +204,8 @@ func Summarize(dir string) (*Summary, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
-	sum.Metrics = m.m
+	sum.measured = m.m
+	sum.Metrics = &m.m.Metrics
 	return sum, nil
 }
 
