@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"manetlab/report"
 	"manetlab/scenario"
 	"manetlab/sim"
 )
@@ -61,16 +59,9 @@ byte-identical traces.`,
 			if err != nil {
 				return err
 			}
-			sum, err := report.Summarize(out)
-			if err != nil {
+			if err := printSummary(c, out, nil); err != nil || c.Bool("json") {
 				return err
 			}
-			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				return enc.Encode(sum)
-			}
-			sum.WriteText(c.App.Writer)
 			fmt.Fprintf(c.App.Writer, "simulated %s in %s: %d events (%.0f/s), %d frames (%d hellos); traces in %s\n",
 				res.Virtual, res.Wall.Round(1e6), res.Events, res.EventsPerSecond(), res.Frames, res.Hellos, out)
 			return nil
