@@ -41,23 +41,15 @@ else is used as raw bytes. Every node and the player of a run need the same key.
 Example (one machine, three nodes in one process, no player needed for a
 static scenario):
    manetlab node --scenario configs/static-line.yaml --ids 1-3 --out runs/real --run demo`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "scenario", Usage: "scenario `FILE` (YAML)", Required: true},
 			&cli.UintFlag{Name: "id", Usage: "host node `N`"},
 			&cli.StringFlag{Name: "ids", Usage: "host several nodes, e.g. 1-50,60,70-80"},
 			&cli.StringFlag{Name: "out", Usage: "trace `DIR`", Required: true},
-			&cli.StringFlag{Name: "run", Usage: "run `NAME`, the same for every node and the player", Required: true},
-			&cli.Int64Flag{Name: "start", Usage: "run start, Unix `NS` (default: now)"},
 			&cli.StringFlag{Name: "group", Value: node.DefaultGroup, Usage: "data multicast group and port"},
-			&cli.StringFlag{Name: "control", Value: node.DefaultControl, Usage: "location (control) multicast group and port"},
-			&cli.StringFlag{Name: "iface", Usage: "network interface (default: lo if multicast, else the first multicast one)"},
-			&cli.IntFlag{Name: "ttl", Value: 0, Usage: "multicast TTL: 0 stays on this host, 1 for a LAN"},
-			&cli.StringFlag{Name: "key-file", Usage: "HMAC key `FILE` (hex or raw bytes; default $MANETLAB_KEY)"},
-			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field, e.g. --set radio.range=250 (repeatable)"},
-			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
 			&cli.BoolFlag{Name: "debug", Usage: "also log the protocols' debug lines to stderr"},
 			&cli.StringFlag{Name: "trace-sink", Usage: "also stream the traces to a collector at `HOST:PORT` (manetlab trace collect)"},
-		},
+		}, realFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return fmt.Errorf("node: unexpected argument %q (the scenario goes in --scenario)", c.Args().First())
@@ -115,4 +107,18 @@ func scenarioFlag(c *cli.Context) (*scenario.Scenario, error) {
 		sets = append(sets, fmt.Sprintf("seed=%d", c.Uint64("seed")))
 	}
 	return scenario.Load(c.String("scenario"), sets)
+}
+
+// realFlags are the flags node and the mobility player share: the run
+// they belong to, the control group, the link and the scenario overrides.
+// Both sides of a run must agree on them.
+func realFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "run", Usage: "run `NAME`, the same for every node and the player", Required: true},
+		&cli.Int64Flag{Name: "start", Usage: "run start, Unix `NS` (default: now)"},
+		&cli.StringFlag{Name: "control", Value: node.DefaultControl, Usage: "location (control) multicast group and port"},
+		&cli.StringFlag{Name: "iface", Usage: "network interface (default: lo, which needs multicast; name one for several machines)"},
+		&cli.IntFlag{Name: "ttl", Value: 0, Usage: "multicast TTL: 0 stays on this host, 1 for a LAN"},
+		&cli.StringFlag{Name: "key-file", Usage: "HMAC key `FILE` (hex or raw bytes; default $MANETLAB_KEY)"},
+	}, scenarioFlags()...)
 }

@@ -32,17 +32,9 @@ multicasts every node's position as a location frame on --control, every
 --period and whenever a leg starts, until the scenario's duration has passed
 (or SIGINT/SIGTERM). Prints "ready <pid>" once its socket is open. Frames are
 signed with the key from --key-file or $MANETLAB_KEY, as for node.`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "run", Usage: "run `NAME`, as given to the nodes", Required: true},
-			&cli.Int64Flag{Name: "start", Usage: "run start, Unix `NS` (default: now)"},
-			&cli.StringFlag{Name: "control", Value: node.DefaultControl, Usage: "location multicast group and port"},
-			&cli.StringFlag{Name: "iface", Usage: "network interface (default: lo if multicast, else the first multicast one)"},
-			&cli.IntFlag{Name: "ttl", Value: 0, Usage: "multicast TTL: 0 stays on this host, 1 for a LAN"},
-			&cli.StringFlag{Name: "key-file", Usage: "HMAC key `FILE` (hex or raw bytes; default $MANETLAB_KEY)"},
+		Flags: append([]cli.Flag{
 			&cli.DurationFlag{Name: "period", Value: node.DefaultPeriod, Usage: "time between two rounds of positions"},
-			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field, e.g. --set mobility.speed=[1,5] (repeatable)"},
-			&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
-		},
+		}, realFlags()...),
 		Action: func(c *cli.Context) error {
 			s, err := loadScenario(c)
 			if err != nil {
