@@ -195,7 +195,7 @@ func newHost(opt Options) (*Host, error) {
 	}
 	// Build one process up front so that bad protocol parameters fail
 	// before any socket or file is opened.
-	if _, err := spec.New(protocol.Config{ID: h.nodes[0].id, Value: h.nodes[0].value, Members: h.ids,
+	if _, err := spec.New(protocol.Config{ID: h.nodes[0].id, Value: h.nodes[0].value, Members: h.ids, Seed: s.Seed,
 		Params: s.Protocol.Params, Env: &env{h: h, n: h.nodes[0]}}); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}

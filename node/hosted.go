@@ -72,7 +72,7 @@ func (h *Host) boot(n *hosted) error {
 	n.rng = rand.New(rand.NewPCG(h.s.Seed, uint64(n.id)<<32|uint64(n.inc)))
 	n.radioRng = rand.New(rand.NewPCG(h.s.Seed^radioStream, uint64(n.id)<<32|uint64(n.inc)))
 	n.env = &env{h: h, n: n}
-	proc, err := h.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: h.ids, Params: h.s.Protocol.Params, Env: n.env})
+	proc, err := h.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: h.ids, Params: h.s.Protocol.Params, Seed: h.s.Seed, Env: n.env})
 	if err != nil {
 		return fmt.Errorf("%s: node %d: %w", h.s.Path, n.id, err)
 	}

@@ -94,6 +94,10 @@ type Config struct {
 	// Params are the scenario's protocol parameters; read them through
 	// Params.Reader so that unknown keys and bad types are reported.
 	Params Params
+	// Seed is the run's seed. Every node gets the same one, so choices
+	// that all nodes must agree on (a random logical ring) derive from it;
+	// per-node randomness comes from Env.Rand.
+	Seed uint64
 	// Env is the driver.
 	Env Env
 }

@@ -20,6 +20,13 @@ type Spec struct {
 	// codec: a message's type code on the wire is its index here plus one.
 	// The list is append-only: the numbers are the protocol.
 	Messages []Message
+	// Goal is what the checker judges this protocol by; the zero value is
+	// GoalBestValue, the wireless elections' goal.
+	Goal Goal
+	// Complexity, when set, names the message kinds of the announcement and
+	// gives the theoretical bound that message counts are compared with
+	// (ring elections).
+	Complexity *Complexity
 }
 
 var registry = map[string]Spec{}

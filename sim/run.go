@@ -109,7 +109,7 @@ func (w *world) boot(n *node) {
 	n.seen = map[floodKey]struct{}{}
 	n.fifo = map[int32]time.Duration{}
 	n.env = &env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}
-	proc, err := w.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: w.members, Params: w.s.Protocol.Params, Env: n.env})
+	proc, err := w.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: w.members, Params: w.s.Protocol.Params, Seed: w.s.Seed, Env: n.env})
 	if err != nil {
 		panic(fmt.Sprintf("sim: protocol rejected parameters it accepted before: %v", err))
 	}

@@ -159,7 +159,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	}
 	// Build one process up front so that bad protocol parameters fail the
 	// run before any trace is written.
-	if _, err := spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Env: &env{w: w, n: w.nodes[0]}}); err != nil {
+	if _, err := spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Seed: s.Seed, Env: &env{w: w, n: w.nodes[0]}}); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	out, err := newSink(opt.Out, len(w.nodes))

@@ -1,0 +1,50 @@
+package protocol
+
+import "strings"
+
+// Goal is what a protocol sets out to achieve, so that the checker judges
+// each protocol by its own goal.
+type Goal string
+
+const (
+	// GoalBestValue: after stabilisation every connected component follows
+	// exactly one leader, its best-valued node (ties to the higher ID).
+	GoalBestValue Goal = ""
+	// GoalHighestID: one leader per election epoch, the highest live ID of
+	// the membership, followed by every live member (ring elections).
+	GoalHighestID Goal = "highest-id"
+)
+
+// Complexity ties a protocol's message counts to theory.
+type Complexity struct {
+	// Announce lists the message kinds that announce the result; they are
+	// counted apart from the election's messages.
+	Announce []string
+	// Bound is the theoretical count for this run: the members in their
+	// arrangement, the protocol parameters and the run's seed.
+	Bound func(members []NodeID, params Params, seed uint64) (Bound, error)
+	// Assumes names the failure model the algorithm assumes ("no
+	// failures"), so that a run with crashes is reported as outside it
+	// rather than as a protocol bug. Empty: it tolerates crashes.
+	Assumes string
+}
+
+// Bound is a theoretical message count.
+type Bound struct {
+	Name    string  `json:"name"`            // "n(n+1)/2 worst case"
+	Formula string  `json:"formula"`         // "n(n+1)/2"
+	Value   float64 `json:"value"`           // the formula for this n
+	Exact   *int    `json:"exact,omitempty"` // the exact count for this arrangement, where theory gives one
+	// Best and Worst bracket the count over all arrangements, where known.
+	Best  *int `json:"best,omitempty"`
+	Worst *int `json:"worst,omitempty"`
+}
+
+// TransportPrefix begins the kind of every message that a protocol-side
+// transport (the reliable channel) sends for itself: acknowledgements and
+// retransmissions. Such messages are counted apart from the algorithm's.
+const TransportPrefix = "transport-"
+
+// IsTransport reports whether a message kind is transport overhead rather
+// than an algorithm message.
+func IsTransport(kind string) bool { return strings.HasPrefix(kind, TransportPrefix) }
