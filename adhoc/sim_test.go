@@ -10,10 +10,10 @@ import (
 
 	_ "manetlab/adhoc"
 	"manetlab/protocol"
-	"manetlab/report"
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace"
+	"manetlab/trace/report"
 )
 
 // Property test over the simulator: seeded scenarios mixing static

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 
-	"manetlab/report"
 	"manetlab/scenario"
 	"manetlab/sim"
+	"manetlab/trace/report"
 )
 
 // Axis is one varied scenario field and its values (YAML scalars).

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // sec converts seconds to a Duration for readable test tables.

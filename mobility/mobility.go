@@ -7,8 +7,8 @@ package mobility
 import (
 	"time"
 
-	"manetlab/geo"
-	"manetlab/units"
+	"manetlab/internal/geo"
+	"manetlab/internal/units"
 )
 
 // Config is the scenario's `mobility:` section.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // tricky is a trace with every oddity ParseNS2 must handle; the expected

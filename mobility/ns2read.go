@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // maxNS2Node bounds node indices so that a typo such as $node_(1000000000)

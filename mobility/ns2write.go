@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // WriteNS2 writes s as an ns-2 mobility trace that ParseNS2 reads back to

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // RandomWaypoint returns a Set in which every node, from start[i], repeats

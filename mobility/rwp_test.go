@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/geo"
-	"manetlab/units"
+	"manetlab/internal/geo"
+	"manetlab/internal/units"
 )
 
 func rwpConfig() Config {

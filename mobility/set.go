@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // Set is a Model made of one piecewise-linear trajectory per node. Every

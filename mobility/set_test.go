@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 func TestSetPositionMatchesLinearScan(t *testing.T) {

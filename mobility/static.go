@@ -1,6 +1,6 @@
 package mobility
 
-import "manetlab/geo"
+import "manetlab/internal/geo"
 
 // Static returns a Set in which node i stays at pos[i] forever.
 func Static(pos []geo.Vec) *Set {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // FromWaypoints returns a Set in which node i starts at start[i] at time 0

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"manetlab/internal/netnstest"
-	"manetlab/link"
-	"manetlab/wire"
+	"manetlab/node/link"
+	"manetlab/node/wire"
 )
 
 // BenchmarkReceive measures a node process's receive path against a bare

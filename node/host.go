@@ -9,13 +9,13 @@ import (
 	"sync"
 	"time"
 
-	"manetlab/link"
 	"manetlab/mobility"
+	"manetlab/node/link"
+	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/radio"
 	"manetlab/scenario"
 	"manetlab/trace"
-	"manetlab/wire"
 )
 
 // Host is a running node process: the nodes it hosts, its sockets and its

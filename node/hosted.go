@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/trace"
-	"manetlab/wire"
 )
 
 // radioStream separates the radio model's random draws from the

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"manetlab/internal/netnstest"
-	"manetlab/link"
-	"manetlab/wire"
+	"manetlab/node/link"
+	"manetlab/node/wire"
 )
 
 // Node 4 is a member that never runs: the attacker's signed bomb claims

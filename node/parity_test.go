@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"manetlab/internal/netnstest"
-	"manetlab/report"
 	"manetlab/sim"
+	"manetlab/trace/report"
 )
 
 const staticYAML = `

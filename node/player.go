@@ -9,11 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"manetlab/link"
 	"manetlab/mobility"
+	"manetlab/node/link"
+	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/scenario"
-	"manetlab/wire"
 )
 
 // DefaultPeriod is how often the player multicasts every position.

@@ -1,8 +1,8 @@
 package node
 
 import (
-	"manetlab/geo"
-	"manetlab/wire"
+	"manetlab/internal/geo"
+	"manetlab/node/wire"
 )
 
 // location is the latest position a location frame gave for a node.

@@ -3,11 +3,11 @@ package node
 import (
 	"slices"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
+	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/radio"
 	"manetlab/trace"
-	"manetlab/wire"
 )
 
 // receive runs a decoded frame of this run through the rest of the

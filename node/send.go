@@ -3,9 +3,9 @@ package node
 import (
 	"time"
 
+	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/trace"
-	"manetlab/wire"
 )
 
 // linkQueue holds the unicast frames from one hosted node to one

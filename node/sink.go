@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"manetlab/collect"
 	"manetlab/trace"
+	"manetlab/trace/collect"
 )
 
 // SinkDrain bounds how long a stopping node waits for the trace collector

@@ -5,9 +5,9 @@ import (
 	"os"
 	"testing"
 
-	"manetlab/collect"
 	"manetlab/internal/netnstest"
 	"manetlab/trace"
+	"manetlab/trace/collect"
 )
 
 // TestTraceSink runs three real nodes streaming to a collector: each

@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
+	"manetlab/node/wire"
 	"manetlab/trace"
-	"manetlab/wire"
 )
 
 // eventWriter is a node's trace file: a trace.Writer for a new file, an

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // gridModel is n static nodes on a square lattice spacing metres apart.

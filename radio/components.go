@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // Components returns the connected components of the Linked graph at time

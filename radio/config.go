@@ -3,7 +3,7 @@
 // driver) the frame codec and the UDP multicast link.
 package radio
 
-import "manetlab/units"
+import "manetlab/internal/units"
 
 // Config is the scenario's `radio:` section. Every field has a default
 // (see Defaults); zero values mean "use the default".

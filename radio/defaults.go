@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"manetlab/units"
+	"manetlab/internal/units"
 )
 
 // Names of the propagation and loss models, as written in scenario files.

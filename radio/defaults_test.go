@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/units"
+	"manetlab/internal/units"
 )
 
 func TestDefaultsFillZeroFields(t *testing.T) {

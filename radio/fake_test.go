@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // fakeModel is a mobility.Model of straight lines: node i is at

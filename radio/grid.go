@@ -3,7 +3,7 @@ package radio
 import (
 	"math"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // grid is a uniform grid over the XY plane (Z is ignored: the XY distance

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 	"manetlab/mobility"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 	"manetlab/mobility"
 )
 

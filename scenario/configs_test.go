@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 )
 
 // TestConfigs loads every scenario shipped in configs/ and checks that it

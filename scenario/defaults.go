@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"manetlab/internal/units"
 	"manetlab/protocol"
-	"manetlab/units"
 )
 
 // Scenario-level defaults; radio and mobility keep their own.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 	"manetlab/mobility"
 )
 

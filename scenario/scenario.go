@@ -5,10 +5,10 @@
 package scenario
 
 import (
+	"manetlab/internal/units"
 	"manetlab/mobility"
 	"manetlab/protocol"
 	"manetlab/radio"
-	"manetlab/units"
 )
 
 // Scenario is a whole experiment.

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	_ "manetlab/baseline"
-	"manetlab/report"
 	"manetlab/scenario"
+	"manetlab/trace/report"
 )
 
 func parse(t *testing.T, y string, sets ...string) *scenario.Scenario {

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"manetlab/protocol"
-	"manetlab/report"
 	"manetlab/trace"
+	"manetlab/trace/report"
 )
 
 const skipRoot = "needs root and iproute2 to build network namespaces; CI runs as root (scripts/deps.sh installs iproute2)"

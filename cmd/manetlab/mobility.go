@@ -14,9 +14,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
+	"manetlab/internal/units"
 	"manetlab/mobility"
-	"manetlab/units"
 )
 
 // mobilityCommand groups the tools that work on mobility traces.

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"manetlab/link"
+	"manetlab/node/link"
 )
 
 // netnsEnv marks a manetlab process already moved into its own network

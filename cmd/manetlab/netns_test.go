@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/link"
+	"manetlab/node/link"
 )
 
 // TestRunUsesAPrivateNamespaceWhenLoopbackHasNoMulticast runs the real

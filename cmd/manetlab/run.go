@@ -15,8 +15,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"manetlab/launch"
-	"manetlab/report"
+	"manetlab/node/launch"
+	"manetlab/trace/report"
 )
 
 // runNodeCommand is the program `run` starts for nodes and the player, with

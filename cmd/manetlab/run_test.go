@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"manetlab/internal/netnstest"
-	"manetlab/launch/launchtest"
-	"manetlab/report"
+	"manetlab/node/launch/launchtest"
 	"manetlab/trace"
+	"manetlab/trace/report"
 )
 
 // The run tests have `manetlab run` start this test binary, which

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"manetlab/analysis"
-	"manetlab/htmlreport"
+	"manetlab/trace/analysis"
+	"manetlab/trace/htmlreport"
 )
 
 // errInvalid makes `trace check` exit with status 1 after printing its

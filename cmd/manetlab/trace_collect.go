@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"manetlab/collect"
+	"manetlab/trace/collect"
 )
 
 func traceCollectCommand() *cli.Command {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"manetlab/export"
 	"manetlab/node"
+	"manetlab/trace/export"
 )
 
 func traceExportCommand() *cli.Command {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/collect"
 	"manetlab/trace"
+	"manetlab/trace/collect"
 )
 
 func TestTraceExportCommand(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/analysis"
+	"manetlab/trace/analysis"
 )
 
 // simRun simulates the quickstart scenario, shortened, into a directory.

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/launch/launchtest"
+	"manetlab/node/launch/launchtest"
 	"manetlab/protocol"
-	"manetlab/report"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/trace/report"
 )
 
 // The test binary doubles as the fake node (and, for the Ctrl-C test, as

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"manetlab/geo"
+	"manetlab/internal/geo"
 	"manetlab/mobility"
 	"manetlab/protocol"
 	"manetlab/scenario"

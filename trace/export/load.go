@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"manetlab/analysis"
 	"manetlab/protocol"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // Options select what is exported.

@@ -12,13 +12,13 @@ import (
 	"slices"
 	"time"
 
-	"manetlab/analysis"
-	"manetlab/geo"
+	"manetlab/internal/geo"
 	"manetlab/mobility"
 	"manetlab/protocol"
 	"manetlab/radio"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // Options tune Build. The zero value gives the defaults.

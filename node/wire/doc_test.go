@@ -15,8 +15,8 @@ import (
 var updateDoc = flag.Bool("update-doc", false, "rewrite the generated example in docs/wire.md")
 
 const (
-	docPath  = "../docs/wire.md"
-	docBegin = "<!-- BEGIN GENERATED EXAMPLE: go test ./wire -run TestDocExample -update-doc -->\n"
+	docPath  = "../../docs/wire.md"
+	docBegin = "<!-- BEGIN GENERATED EXAMPLE: go test ./node/wire -run TestDocExample -update-doc -->\n"
 	docEnd   = "<!-- END GENERATED EXAMPLE -->\n"
 )
 
@@ -175,5 +175,5 @@ func TestDocExample(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("%s: the example is not what the encoder writes; run go test ./wire -run TestDocExample -update-doc\ngot:\n%s\nwant:\n%s", docPath, got, want)
+	t.Errorf("%s: the example is not what the encoder writes; run go test ./node/wire -run TestDocExample -update-doc\ngot:\n%s\nwant:\n%s", docPath, got, want)
 }

@@ -11,13 +11,13 @@ import (
 	"strconv"
 	"time"
 
-	"manetlab/analysis"
-	"manetlab/geo"
+	"manetlab/internal/geo"
 	"manetlab/mobility"
 	"manetlab/protocol"
 	"manetlab/radio"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // Summary is the verdict and headline figures of one run.

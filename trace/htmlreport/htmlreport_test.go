@@ -28,7 +28,7 @@ var simRun = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s, err := scenario.Load("../configs/quickstart.yaml", []string{
+	s, err := scenario.Load("../../configs/quickstart.yaml", []string{
 		"protocol.name=adhoc/vasudevan", "nodes.count=8", "duration=20s",
 		"mobility.area=[500,500]", "faults=[{at: 8s, crash: [3]}, {at: 14s, recover: [3]}]",
 	})
