@@ -84,6 +84,9 @@
 //     tie; with milliseconds, the ten or so starts of the first
 //     millisecond at 10000 nodes tied and the highest ID, not the first,
 //     won (6.4 Elections per node instead of 4.6).
+//
+// It is a protocol family: it imports only manetlab/protocol and the
+// standard library, never a driver, a socket or the clock.
 package adhoc
 
 import (

@@ -1,5 +1,8 @@
 // Package baseline holds the comparison protocols that smarter elections
 // are measured against.
+//
+// It is a protocol family: it imports only manetlab/protocol and the
+// standard library.
 package baseline
 
 import (

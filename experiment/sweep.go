@@ -2,6 +2,8 @@
 // scenario overrides, over several seeds — and tabulates their metrics, so
 // that algorithms can be compared side by side on the same radio, the same
 // mobility and the same faults.
+//
+// It sits above the simulator: it imports scenario, sim and trace/report.
 package experiment
 
 import (

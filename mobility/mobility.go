@@ -2,6 +2,9 @@
 // waypoint, and ns-2 mobility traces read as ns-3's Ns2MobilityHelper reads
 // them. Every model is a set of piecewise-linear trajectories, so a position
 // at any instant is exact and cheap.
+//
+// It belongs to the world model: it imports internal/geo and internal/units
+// only. A new mobility model goes here.
 package mobility
 
 import (

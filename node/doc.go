@@ -11,4 +11,10 @@
 //
 // docs/node.md describes the receive pipeline, the counters, positions,
 // the command line and what a crash loses.
+//
+// It is the other driver: beneath it live its frame format (node/wire), its
+// UDP multicast link (node/link) and the launcher behind `manetlab run`
+// (node/launch). It imports protocol, radio, mobility, scenario, trace,
+// trace/collect (to stream its trace) and internal packages, and knows no
+// protocol by name.
 package node

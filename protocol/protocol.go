@@ -10,6 +10,11 @@
 //
 // Drivers call Step from one goroutine only; a Process is not safe for
 // concurrent use and need not be.
+//
+// It is the root of the import graph: it imports only the standard library,
+// and every protocol family and both drivers import it. Shared protocol-side
+// pieces that several families embed live beneath it (a reliable FIFO
+// channel, a logical ring); they import only protocol.
 package protocol
 
 import (

@@ -1,6 +1,10 @@
 // Package radio is the wireless medium: propagation and loss models, the
-// spatial index that finds who can hear a transmission, and (for the real
-// driver) the frame codec and the UDP multicast link.
+// spatial index that finds who can hear a transmission, and the medium that
+// both drivers ask who heard a frame.
+//
+// It belongs to the world model: it imports internal/geo, internal/units and
+// mobility, never a driver or a protocol. A new propagation or loss model
+// goes here.
 package radio
 
 import "manetlab/internal/units"

@@ -2,6 +2,10 @@
 // protocol, faults, workload, duration and seed. Every field has a default;
 // any field can be overridden from the command line with --set path=value;
 // a bad file gets an error naming the file, the field and what is allowed.
+//
+// It belongs to the world model: it imports protocol (to check names and
+// parameters), radio, mobility and internal/geo, internal/units; the drivers
+// and the aggregator import it.
 package scenario
 
 import (

@@ -4,6 +4,9 @@
 // Everything random is drawn from streams derived from the scenario's seed
 // and events with equal times run in the order they were queued, so the
 // same scenario and seed write byte-identical traces.
+//
+// It is one of the two drivers: it imports protocol, radio, mobility,
+// scenario, trace and internal/timeq, and knows no protocol by name.
 package sim
 
 import (

@@ -1,6 +1,13 @@
 // Package trace is the trace format: the event schema, a writer that loses
 // at most the last line on a crash, and a reader that tolerates damage and
 // names file:line for what it cannot read. docs/trace.md documents it.
+//
+// It is the root of the trace aggregator: it imports only protocol; the
+// drivers write through it, and beneath it live the aggregator's parts:
+// analysis (merge, checks, metrics), report (the run summary), htmlreport
+// (the HTML page), export (ShiViz, NetAnim) and collect (streaming traces
+// over TCP). A new trace event type goes here; a new check or metric goes in
+// trace/analysis.
 package trace
 
 import "manetlab/protocol"

@@ -1,6 +1,8 @@
-// Command manetlab is the testbed's one binary: simulate a scenario, work
-// with mobility traces, and (in later releases) run real node processes and
-// analyse their traces.
+// Command manetlab is the testbed's one binary: simulate a scenario (sim),
+// run it as real node processes (run, node, mobility play), sweep
+// parameters (sweep), work with mobility traces (mobility), and analyse the
+// traces (trace). It is the only package that imports every protocol
+// family (for their registration) and both drivers.
 package main
 
 import (

@@ -1,5 +1,7 @@
 // Package geo holds the geometry shared by the radio and mobility models:
 // points in metres and distances between them.
+//
+// It imports only the standard library.
 package geo
 
 import "math"

@@ -13,6 +13,8 @@
 //		}
 //		// in the namespace from here on
 //	}
+//
+// It imports only the standard library; only tests use it.
 package netnstest
 
 import (

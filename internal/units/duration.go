@@ -1,4 +1,6 @@
 // Package units holds the value types scenario files are written in.
+//
+// It imports only the standard library and yaml.v3.
 package units
 
 import (

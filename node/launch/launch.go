@@ -7,6 +7,9 @@
 //
 // Every child runs in a process group of its own and is reaped; the
 // launcher never leaves a process behind, whatever happens.
+//
+// It imports node (the run file), protocol, scenario and trace; it starts
+// node processes and never runs a protocol itself.
 package launch
 
 import (

@@ -7,4 +7,6 @@
 //
 // The default TTL is 0: frames loop back to the sockets of this host and
 // never reach a wire. Several machines need TTL 1 and an interface.
+//
+// It imports only the standard library and golang.org/x/net.
 package link

@@ -8,4 +8,6 @@
 // docs/wire.md describes the format byte by byte. Decoding never panics:
 // every length is checked before slicing, and every rejection carries a
 // reason (see Reason) that a driver can use as a counter label.
+//
+// It imports only protocol (for the message types it encodes) and msgpack.
 package wire

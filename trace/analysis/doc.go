@@ -7,4 +7,8 @@
 //
 // Events are held in a compact form (about a hundred bytes each, strings
 // interned), so a million-event run fits in a few hundred MiB.
+//
+// It imports trace, scenario, radio and protocol (ground truth is rebuilt
+// from the recorded scenario and the radio model); reports and exports
+// import it, never the other way round.
 package analysis

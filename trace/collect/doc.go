@@ -17,6 +17,9 @@
 // The collector appends only complete lines (a line cut by a dropped
 // connection is discarded and resent), so its file is always a prefix of
 // the node's file, ending at a line boundary.
+//
+// It imports only trace and protocol; the node driver imports it to stream
+// its trace.
 package collect
 
 // Proto names the protocol version in the hello line.

@@ -3,6 +3,9 @@
 // XML. Both read the run through analysis.Merge, so events come in one
 // causal order with every receive after its send, and damaged input is
 // reported (file:line) and skipped. docs/collect.md documents the output.
+//
+// It imports trace, trace/analysis, scenario, mobility, protocol and
+// internal/geo.
 package export
 
 import (

@@ -4,6 +4,9 @@
 // and the run's metrics and check verdicts. The page loads nothing: its
 // script, style and data (JSON) are embedded, and a Content-Security-Policy
 // forbids any fetch. docs/analysis.md ("HTML report") describes it.
+//
+// It imports trace, trace/analysis, scenario, radio, mobility, protocol and
+// internal/geo.
 package htmlreport
 
 import (

@@ -3,6 +3,9 @@
 // and whether it is the component's best node, messages by kind, and
 // election time. It reads only the trace directory, so it serves traces of
 // the simulator and of real nodes alike.
+//
+// It imports trace, trace/analysis, scenario, radio, mobility, protocol and
+// internal/geo.
 package report
 
 import (

@@ -4,6 +4,8 @@
 // node-<id>.jsonl appended on recovery) without any network, and elects
 // the best node of the scenario by fiat. Misbehaviour is chosen through
 // the environment variable MANETLAB_FAKE (see Main).
+//
+// It imports protocol, scenario and trace; only tests use it.
 package launchtest
 
 import (
