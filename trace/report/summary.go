@@ -46,6 +46,9 @@ type Summary struct {
 	// node-time with a wrong or unknown leader; docs/analysis.md defines
 	// them. Nil when they could not be computed.
 	Metrics *analysis.Metrics `json:"metrics,omitempty"`
+	// Complexity sets the measured message counts beside theory, for
+	// protocols whose counts theory predicts (ring elections).
+	Complexity *analysis.Complexity `json:"complexity,omitempty"`
 	// LeaderChanges counts leader notes naming a leader, all nodes together.
 	LeaderChanges int `json:"leader_changes"`
 	// Timeline shows the leaders followed over the run, and the faults.
