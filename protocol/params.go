@@ -128,6 +128,17 @@ func (r *ParamReader) Bool(key string, def bool) bool {
 	return def
 }
 
+// Any reads a value as the scenario gave it, for parameters richer than a
+// scalar (a list of node IDs): the YAML decoding, such as []any of ints. It
+// marks key as read; ok is false when key is absent or null. The caller
+// checks the value and reports a bad one with Reject.
+func (r *ParamReader) Any(key string) (v any, ok bool) { return r.get(key) }
+
+// Reject records that key's value v is not what the protocol accepts, as
+// "protocol.params.KEY: V is not WANT", for checks beyond the type (a
+// range, a member of the run); Err returns the first error recorded.
+func (r *ParamReader) Reject(key string, v any, want string) { r.fail(key, v, want) }
+
 // Err returns the first bad value, or else an error naming parameters that
 // were given but never read (typos), or nil.
 func (r *ParamReader) Err() error {

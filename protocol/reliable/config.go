@@ -1,0 +1,67 @@
+package reliable
+
+import (
+	"time"
+
+	"manetlab/protocol"
+)
+
+// Config tunes a Channel. The zero value is the default configuration.
+type Config struct {
+	// Timeout is the first retransmission timeout; it doubles on every
+	// retry. Zero means DefaultTimeout.
+	Timeout time.Duration
+	// Retries is how many retransmissions go unanswered before a peer is
+	// declared unreachable. Zero means DefaultRetries; NoRetries (any
+	// negative value) declares it at the first timeout.
+	Retries int
+	// Timer names this channel's timers, so that the embedding protocol
+	// tells them apart from its own. Empty means DefaultTimer.
+	Timer string
+}
+
+// The defaults of Config.
+const (
+	DefaultTimeout = 200 * time.Millisecond
+	DefaultRetries = 5
+	DefaultTimer   = "reliable"
+	NoRetries      = -1
+)
+
+// withDefaults fills in the zero fields and turns NoRetries into zero.
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	switch {
+	case c.Retries == 0:
+		c.Retries = DefaultRetries
+	case c.Retries < 0:
+		c.Retries = 0
+	}
+	if c.Timer == "" {
+		c.Timer = DefaultTimer
+	}
+	return c
+}
+
+// ParamsConfig reads the scenario's "rto" (a duration) and "retries" (a
+// non-negative integer; 0 for none) with the defaults of Config. A bad
+// value is recorded in r, naming the field, and its default is used;
+// r.Err reports it.
+func ParamsConfig(r *protocol.ParamReader) Config {
+	cfg := Config{Timeout: r.Duration("rto", DefaultTimeout), Retries: r.Int("retries", DefaultRetries)}
+	if cfg.Timeout == 0 {
+		v, _ := r.Any("rto")
+		r.Reject("rto", v, `a positive duration such as "200ms"`)
+		cfg.Timeout = DefaultTimeout
+	}
+	switch {
+	case cfg.Retries < 0:
+		r.Reject("retries", cfg.Retries, "a non-negative integer")
+		cfg.Retries = DefaultRetries
+	case cfg.Retries == 0:
+		cfg.Retries = NoRetries
+	}
+	return cfg
+}
