@@ -1,0 +1,141 @@
+package logicalring
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"manetlab/protocol"
+)
+
+// randomStream is the PCG stream of the random ring, fixed so that every
+// node, and the scenario placing nodes, draws the same ring from a seed.
+const randomStream = 0x6c6f676963616c72 // "logicalr"
+
+// Resolve turns the value of protocol.params.ring into an order of members
+// (distinct IDs, ascending, as in protocol.Config.Members):
+//   - nil or "random" (the default): a permutation drawn from seed, the
+//     same on every node and every call;
+//   - "ascending" or "descending";
+//   - an explicit list of every member once: []any of integers as YAML
+//     decodes it, []int or []protocol.NodeID.
+//
+// Errors name the field and what is allowed.
+func Resolve(spec any, members []protocol.NodeID, seed uint64) ([]protocol.NodeID, error) {
+	order := slices.Clone(members)
+	switch s := spec.(type) {
+	case nil:
+		return random(order, seed), nil
+	case string:
+		switch s {
+		case "random":
+			return random(order, seed), nil
+		case "ascending":
+			return order, nil
+		case "descending":
+			slices.Reverse(order)
+			return order, nil
+		}
+		return nil, fmt.Errorf("protocol.params.ring: %q is not random, ascending, descending or a list of node IDs", s)
+	case []protocol.NodeID:
+		return explicit(s, members)
+	case []int:
+		return fromInts(len(s), func(i int) (any, int64, bool) { return s[i], int64(s[i]), true }, members)
+	case []any:
+		return fromInts(len(s), func(i int) (any, int64, bool) { n, ok := integer(s[i]); return s[i], n, ok }, members)
+	}
+	return nil, fmt.Errorf("protocol.params.ring: %v is not random, ascending, descending or a list of node IDs", spec)
+}
+
+func random(order []protocol.NodeID, seed uint64) []protocol.NodeID {
+	rng := rand.New(rand.NewPCG(seed, randomStream))
+	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	return order
+}
+
+// integer reads one entry of a YAML list: an int, or a float with no
+// fraction as JSON decodes numbers.
+func integer(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x), true
+		}
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x), true
+		}
+	case protocol.NodeID:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// fromInts converts n entries to node IDs; entry returns the raw value for
+// the error, the integer and whether it is one.
+func fromInts(n int, entry func(i int) (raw any, v int64, ok bool), members []protocol.NodeID) ([]protocol.NodeID, error) {
+	ids := make([]protocol.NodeID, n)
+	for i := range n {
+		raw, v, ok := entry(i)
+		if !ok || v < 0 || v > math.MaxUint32 {
+			return nil, fmt.Errorf("protocol.params.ring: entry %d (%v) is not a node ID (members: %s)", i+1, raw, Describe(members))
+		}
+		ids[i] = protocol.NodeID(v)
+	}
+	return explicit(ids, members)
+}
+
+// explicit checks that ids lists every member exactly once.
+func explicit(ids, members []protocol.NodeID) ([]protocol.NodeID, error) {
+	seen := make(map[protocol.NodeID]bool, len(ids))
+	for _, id := range ids {
+		if _, ok := slices.BinarySearch(members, id); !ok {
+			return nil, fmt.Errorf("protocol.params.ring: node %d is not a member (members: %s)", id, Describe(members))
+		}
+		if seen[id] {
+			return nil, fmt.Errorf("protocol.params.ring: node %d appears twice (a ring must list every member once)", id)
+		}
+		seen[id] = true
+	}
+	for _, m := range members {
+		if !seen[m] {
+			return nil, fmt.Errorf("protocol.params.ring: leaves out member %d (a ring must list every member once)", m)
+		}
+	}
+	return slices.Clone(ids), nil
+}
+
+// Describe prints ascending IDs compactly for messages: runs as "1-8",
+// the rest separated by commas, elided in the middle beyond ten items
+// ("1, 3, 5, 7, 9, 11, 13, 15, ..., 41"); "none" when empty.
+func Describe(ids []protocol.NodeID) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		switch j - i {
+		case 0:
+			parts = append(parts, fmt.Sprint(ids[i]))
+		case 1:
+			parts = append(parts, fmt.Sprint(ids[i]), fmt.Sprint(ids[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
+		}
+		i = j + 1
+	}
+	if len(parts) > 10 {
+		parts = append(parts[:8:8], "...", parts[len(parts)-1])
+	}
+	return strings.Join(parts, ", ")
+}
