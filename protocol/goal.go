@@ -20,6 +20,10 @@ type Complexity struct {
 	// Announce lists the message kinds that announce the result; they are
 	// counted apart from the election's messages.
 	Announce []string
+	// Control lists the kinds that are neither the election's nor the
+	// announcement's (liveness checks of the coordinator); every other
+	// kind that is not transport counts as an election message.
+	Control []string
 	// Bound is the theoretical count for this run: the members in their
 	// arrangement, the protocol parameters and the run's seed.
 	Bound func(members []NodeID, params Params, seed uint64) (Bound, error)
@@ -48,3 +52,23 @@ const TransportPrefix = "transport-"
 // IsTransport reports whether a message kind is transport overhead rather
 // than an algorithm message.
 func IsTransport(kind string) bool { return strings.HasPrefix(kind, TransportPrefix) }
+
+// Better reports whether node a (value va) is a better leader than node b
+// (value vb) under the goal: the higher value, ties to the higher ID, for
+// GoalBestValue; the higher ID for GoalHighestID.
+func (g Goal) Better(a NodeID, va float64, b NodeID, vb float64) bool {
+	if g == GoalHighestID {
+		return a > b
+	}
+	return Better(a, va, b, vb)
+}
+
+// GoalOf returns the goal of the named protocol; an unknown name (traces
+// of a protocol this binary lacks) gets the default goal.
+func GoalOf(name string) Goal {
+	s, err := Lookup(name)
+	if err != nil {
+		return GoalBestValue
+	}
+	return s.Goal
+}

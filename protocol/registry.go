@@ -27,6 +27,10 @@ type Spec struct {
 	// gives the theoretical bound that message counts are compared with
 	// (ring elections).
 	Complexity *Complexity
+	// LogicalRing says the protocol arranges the members in the logical
+	// ring of protocol.params.ring (package protocol/logicalring), so that
+	// nodes.placement: ring lays them out in that order.
+	LogicalRing bool
 }
 
 var registry = map[string]Spec{}

@@ -172,7 +172,7 @@ func TestBadValues(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"radio: {propagation: foo}", `configs/x.yaml: radio.propagation: "foo" is unknown (allowed: `},
 		{"nodes: {values: best}", `nodes.values: "best" is unknown (allowed: random, id)`},
-		{"nodes: {placement: ring}", `nodes.placement: "ring" is unknown (allowed: uniform, grid)`},
+		{"nodes: {placement: circle}", `nodes.placement: "circle" is unknown (allowed: uniform, grid, ring)`},
 		{"nodes: {count: 2000000}", `nodes.count: 2000000 is out of range`},
 		{"nodes: {list: [{id: 2}, {id: 2}]}", `nodes.list[1].id: 2 is given twice (also nodes.list[0])`},
 		{"nodes: {list: [{pos: [1]}]}", `nodes.list[0].pos: 1 numbers (want [x, y] or [x, y, z]`},

@@ -6,12 +6,14 @@ import (
 
 	"manetlab/internal/geo"
 	"manetlab/mobility"
+	"manetlab/protocol"
+	"manetlab/protocol/logicalring"
 )
 
 // MobilityModel builds the motion of every node, indexed as Members: the
 // initial positions (the list's pos, else placement: uniform in
-// mobility.area from the seed, or a grid of ceil(sqrt(n)) columns filling
-// it), then the model — static, waypoints from nodes.list[].waypoints,
+// mobility.area from the seed, a grid of ceil(sqrt(n)) columns filling
+// it, or a ring), then the model — static, waypoints from nodes.list[].waypoints,
 // random waypoint over the run's duration, or the ns-2 trace, whose own
 // initial positions win. (It is not named Mobility because the field
 // holding the mobility section already is.)
@@ -70,8 +72,15 @@ func (s *Scenario) StartPositions() []geo.Vec {
 	r := s.rng(streamPlacement)
 	cols := int(math.Ceil(math.Sqrt(float64(n))))
 	rows := (n + cols - 1) / cols
+	var slot map[protocol.NodeID]int
+	var members []Member
+	if s.Nodes.Placement == "ring" {
+		slot, members = s.ringSlots(), s.Members()
+	}
 	for i := range pos {
 		switch s.Nodes.Placement {
+		case "ring":
+			pos[i] = s.ringPosition(slot[members[i].ID], n)
 		case "grid":
 			// Cell centres, so the grid sits inside the area with equal
 			// margins.
@@ -96,4 +105,41 @@ func vec(p []float64) geo.Vec {
 		v.Z = p[2]
 	}
 	return v
+}
+
+// ringSlots gives every member its place on the circle of placement ring:
+// the logical ring of protocol.params.ring for protocols that use one,
+// ascending IDs otherwise (or when the ring parameter is bad: the protocol
+// reports that error).
+func (s *Scenario) ringSlots() map[protocol.NodeID]int {
+	ids := s.MemberIDs()
+	if spec, err := protocol.Lookup(s.Protocol.Name); err == nil && spec.LogicalRing {
+		if order, err := logicalring.Resolve(s.Protocol.Params["ring"], ids, s.Seed); err == nil {
+			ids = order
+		}
+	}
+	slot := make(map[protocol.NodeID]int, len(ids))
+	for k, id := range ids {
+		slot[id] = k
+	}
+	return slot
+}
+
+// ringPosition is slot k of n on a circle centred in the area, sized so
+// that under the unit-disk model each node hears exactly its two ring
+// neighbours: neighbours stand d apart and next-but-one neighbours
+// 2d·cos(π/n), with d halfway between range/(2cos(π/n)) and the range.
+func (s *Scenario) ringPosition(k, n int) geo.Vec {
+	c := geo.Vec{X: s.Mobility.Area[0] / 2, Y: s.Mobility.Area[1] / 2}
+	if n == 1 {
+		return c
+	}
+	rng := s.Radio.Range
+	d := 0.75 * rng // n = 2, 3: everyone is a ring neighbour
+	if n >= 4 {
+		d = (rng/(2*math.Cos(math.Pi/float64(n))) + rng) / 2
+	}
+	radius := d / (2 * math.Sin(math.Pi/float64(n)))
+	a := 2 * math.Pi * float64(k) / float64(n)
+	return geo.Vec{X: c.X + radius*math.Cos(a), Y: c.Y + radius*math.Sin(a)}
 }

@@ -44,7 +44,10 @@ type Nodes struct {
 	// (value = ID, so the highest ID wins).
 	Values string `yaml:"values"`
 	// Placement of nodes without a position: "uniform" (default: random in
-	// mobility.area) or "grid" (a square grid filling the area).
+	// mobility.area), "grid" (a square grid filling the area) or "ring" (a
+	// circle centred in the area, in the order of the protocol's logical
+	// ring, sized so that under the unit-disk model each node hears
+	// exactly its two ring neighbours: a physical ring).
 	Placement string `yaml:"placement"`
 	// List gives nodes one by one; it overrides Count.
 	List []Node `yaml:"list"`

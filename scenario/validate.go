@@ -17,7 +17,7 @@ const MaxNodes = 1_000_000
 // Allowed words of the scenario's own enumerations.
 var (
 	ValuesWords    = []string{"random", "id"}
-	PlacementWords = []string{"uniform", "grid"}
+	PlacementWords = []string{"uniform", "grid", "ring"}
 	CommandWords   = []string{"elect", "request", "release", "set-value"}
 )
 

@@ -110,7 +110,8 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 		return nil, err
 	}
 	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol}
-	rep.Properties = append(rep.Properties, checkEpochs(r), checkStable(r, opt), checkMutex(r))
+	why := r.outsideAssumptions()
+	rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why), checkMutex(r))
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil
 }

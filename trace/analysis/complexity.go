@@ -1,6 +1,11 @@
 package analysis
 
-import "manetlab/protocol"
+import (
+	"fmt"
+	"io"
+
+	"manetlab/protocol"
+)
 
 // Complexity sets a protocol's measured message counts beside theory
 // (ring elections: protocols whose Spec has a Complexity).
@@ -23,4 +28,90 @@ type Complexity struct {
 	Elections int `json:"elections"`
 	// Bound is the theoretical count for this run's arrangement.
 	Bound protocol.Bound `json:"bound"`
+}
+
+// computeComplexity counts r's messages as spec's Complexity classifies
+// them and computes the bound for the recorded scenario; nil when the
+// protocol has no Complexity or is unknown to this binary.
+func computeComplexity(r *run, tr *truth) (*Complexity, string) {
+	spec, err := protocol.Lookup(r.header.Protocol)
+	if err != nil || spec.Complexity == nil {
+		return nil, ""
+	}
+	kinds := map[int32]int{} // 1 announce, 2 control, 3 transport
+	for _, k := range spec.Complexity.Announce {
+		kinds[r.str(k)] = 1
+	}
+	for _, k := range spec.Complexity.Control {
+		kinds[r.str(k)] = 2
+	}
+	c := &Complexity{}
+	first, last := int64(-1), int64(-1)
+	epochs := map[int32]bool{}
+	for _, p := range r.procs[1:] {
+		for i := range p.evs {
+			e := &p.evs[i]
+			switch e.typ {
+			case tSend:
+				switch cls, ok := kinds[e.kind]; {
+				case !ok && protocol.IsTransport(r.strs[e.kind]):
+					c.Transport++
+				case cls == 1:
+					c.Announce++
+				case cls == 2:
+					c.Control++
+				default:
+					c.Messages++
+				}
+			case tElStart:
+				if first < 0 || e.t < first {
+					first = e.t
+				}
+			case tLeader:
+				if e.leader != protocol.None {
+					last = max(last, e.t)
+					epochs[e.epoch] = true
+				}
+			}
+		}
+	}
+	if first >= 0 && last >= first {
+		c.Time = seconds(last - first)
+	}
+	c.Elections = len(epochs)
+	if tr == nil {
+		return c, "complexity bound unknown: the scenario is unknown"
+	}
+	ids := make([]protocol.NodeID, len(tr.members))
+	for i, m := range tr.members {
+		ids[i] = m.ID
+	}
+	b, err := spec.Complexity.Bound(ids, tr.sc.Protocol.Params, tr.sc.Seed)
+	if err != nil {
+		return c, "complexity bound unknown: " + err.Error()
+	}
+	c.Bound = b
+	return c, ""
+}
+
+// WriteText prints the measured counts beside theory.
+func (c *Complexity) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "complexity: %d election messages, %d announcement, %d control; %.3fs from the first election-start to the last leader note; %d election(s)\n",
+		c.Messages, c.Announce, c.Control, c.Time, c.Elections)
+	b := c.Bound
+	if b.Formula == "" {
+		return
+	}
+	fmt.Fprintf(w, "  theory: %s = %g", b.Formula, b.Value)
+	if b.Best != nil && b.Worst != nil {
+		fmt.Fprintf(w, " (best %d, worst %d)", *b.Best, *b.Worst)
+	}
+	if b.Exact != nil {
+		verdict := "matches"
+		if int64(c.Messages) != int64(*b.Exact) {
+			verdict = "differs (crashes, re-elections or initiators that start late change the count)"
+		}
+		fmt.Fprintf(w, "; exact for this arrangement %d: measured %d %s", *b.Exact, c.Messages, verdict)
+	}
+	fmt.Fprintln(w)
 }

@@ -36,7 +36,10 @@ type MetricsReport struct {
 	Messages  map[string]KindCount `json:"messages"`
 	PerNode   []NodeMetrics        `json:"per_node"`
 	Elections []ElectionMetrics    `json:"elections"`
-	Problems  []string             `json:"problems,omitempty"`
+	// Complexity sets message counts beside theory, for protocols that
+	// declare one (ring elections).
+	Complexity *Complexity `json:"complexity,omitempty"`
+	Problems   []string    `json:"problems,omitempty"`
 }
 
 // KindCount counts the frames of one kind put on the air (send and
@@ -292,6 +295,17 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		rep.Note += "wrong_or_unknown unknown: " + terr.Error()
 	} else {
 		rep.WrongOrUnknown = wrongOrUnknown(r, tr)
+	}
+	var cnote string
+	if terr != nil {
+		rep.Complexity, cnote = computeComplexity(r, nil)
+	} else {
+		rep.Complexity, cnote = computeComplexity(r, tr)
+	}
+	if cnote != "" && rep.Note != "" {
+		rep.Note += "; " + cnote
+	} else if cnote != "" {
+		rep.Note = cnote
 	}
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil

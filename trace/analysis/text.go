@@ -85,6 +85,9 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 	if m.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", m.Note)
 	}
+	if m.Complexity != nil {
+		m.Complexity.WriteText(w)
+	}
 	kinds := make([]string, 0, len(m.Messages))
 	for k := range m.Messages {
 		kinds = append(kinds, k)

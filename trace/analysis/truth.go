@@ -22,6 +22,8 @@ const DefaultStep = 100 * time.Millisecond
 // radio model's deterministic range) and every node's value (the
 // scenario's, changed by set-value commands in the node traces).
 type truth struct {
+	sc      *scenario.Scenario
+	goal    protocol.Goal // what "best node" means
 	members []scenario.Member
 	index   map[protocol.NodeID]int
 	med     *radio.Medium
@@ -57,7 +59,7 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: %w", r.headerFile, err)
 	}
-	tr := &truth{members: sc.Members(), index: map[protocol.NodeID]int{}, med: med,
+	tr := &truth{sc: sc, goal: protocol.GoalOf(sc.Protocol.Name), members: sc.Members(), index: map[protocol.NodeID]int{}, med: med,
 		static: mob.MaxSpeed() == 0, step: int64(step), end: r.end()}
 	if tr.end <= 0 {
 		tr.end = int64(sc.Duration.D())
@@ -158,7 +160,7 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 			for _, c := range s.comps {
 				b := c[0]
 				for _, i := range c[1:] {
-					if protocol.Better(tr.members[i].ID, s.value[i], tr.members[b].ID, s.value[b]) {
+					if tr.goal.Better(tr.members[i].ID, s.value[i], tr.members[b].ID, s.value[b]) {
 						b = i
 					}
 				}

@@ -34,7 +34,10 @@ type Summary struct {
 	// Verdict is "valid" when every final component has exactly one
 	// leader, agreed by all its members, and it is the component's best
 	// node; "invalid" otherwise.
-	Verdict    string      `json:"verdict"`
+	Verdict string `json:"verdict"`
+	// Reason explains an "unknown" verdict: the run lies outside the
+	// assumptions of its protocol (crashes for one that assumes none).
+	Reason     string      `json:"reason,omitempty"`
 	Components []Component `json:"components"`
 	Messages   Messages    `json:"messages"`
 	// ElectionTime is when, in seconds from the start of the run, the last
@@ -75,10 +78,16 @@ type Component struct {
 }
 
 // Messages counts protocol messages originated (relays and hellos apart).
+// Total and Bytes are the algorithm's messages; the acknowledgements and
+// retransmissions of a protocol-side reliable channel (kinds with
+// protocol.TransportPrefix) are counted apart in Transport and
+// TransportBytes. ByKind has every kind.
 type Messages struct {
-	Total  uint64            `json:"total"`
-	ByKind map[string]uint64 `json:"by_kind"`
-	Bytes  uint64            `json:"bytes"`
+	Total          uint64            `json:"total"`
+	ByKind         map[string]uint64 `json:"by_kind"`
+	Bytes          uint64            `json:"bytes"`
+	Transport      uint64            `json:"transport,omitempty"`
+	TransportBytes uint64            `json:"transport_bytes,omitempty"`
 }
 
 // nodeState is what the summary tracks per node while reading its trace.
@@ -157,9 +166,14 @@ func Summarize(dir string) (*Summary, error) {
 				st.value = *e.Value
 			}
 		case trace.EvSend:
-			sum.Messages.Total++
 			sum.Messages.ByKind[e.Kind]++
-			sum.Messages.Bytes += uint64(e.Bytes)
+			if protocol.IsTransport(e.Kind) {
+				sum.Messages.Transport++
+				sum.Messages.TransportBytes += uint64(e.Bytes)
+			} else {
+				sum.Messages.Total++
+				sum.Messages.Bytes += uint64(e.Bytes)
+			}
 		}
 	})
 	if err != nil {
@@ -199,12 +213,17 @@ func Summarize(dir string) (*Summary, error) {
 	}
 	sum.Verdict = "valid"
 	for _, c := range comps {
-		comp := judge(c, states)
+		comp := judge(c, states, protocol.GoalOf(hdr.Protocol))
 		if !comp.Valid {
 			sum.Verdict = "invalid"
 		}
 		sum.Alive += len(c)
 		sum.Components = append(sum.Components, comp)
+	}
+	if len(faults) > 0 && faults[0].Ev == trace.EvCrash {
+		if why := analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T); why != "" && sum.Verdict == "invalid" {
+			sum.Verdict, sum.Reason = "unknown", why
+		}
 	}
 	m := <-metrics
 	if m.err != nil {
@@ -212,6 +231,7 @@ func Summarize(dir string) (*Summary, error) {
 	}
 	sum.measured = m.m
 	sum.Metrics = &m.m.Metrics
+	sum.Complexity = m.m.Complexity
 	return sum, nil
 }
 
@@ -247,11 +267,11 @@ func components(sc *scenario.Scenario, members []scenario.Member, pos map[protoc
 
 // judge decides whether a component ended with exactly one leader, agreed
 // by all, that is its best node.
-func judge(ids []protocol.NodeID, states map[protocol.NodeID]*nodeState) Component {
+func judge(ids []protocol.NodeID, states map[protocol.NodeID]*nodeState, goal protocol.Goal) Component {
 	c := Component{Nodes: ids, Leaders: map[string]int{}}
 	best := ids[0]
 	for _, id := range ids[1:] {
-		if protocol.Better(id, states[id].value, best, states[best].value) {
+		if goal.Better(id, states[id].value, best, states[best].value) {
 			best = id
 		}
 	}

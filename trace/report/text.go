@@ -5,13 +5,19 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"manetlab/protocol"
 )
 
 // WriteText prints the summary for people.
 func (s *Summary) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "run %s: %s, %s driver, seed %d, %d nodes (%d alive at the end), %.1fs\n",
 		s.Run, s.Protocol, s.Driver, s.Seed, s.Nodes, s.Alive, s.Duration)
-	fmt.Fprintf(w, "verdict: %s\n", s.Verdict)
+	if s.Reason != "" {
+		fmt.Fprintf(w, "verdict: %s (%s)\n", s.Verdict, s.Reason)
+	} else {
+		fmt.Fprintf(w, "verdict: %s\n", s.Verdict)
+	}
 	shown := s.Components
 	const most = 20
 	if len(shown) > most {
@@ -35,9 +41,23 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		fmt.Fprintf(w, ", %s %d", k, s.Messages.ByKind[k])
+		if !protocol.IsTransport(k) {
+			fmt.Fprintf(w, ", %s %d", k, s.Messages.ByKind[k])
+		}
 	}
 	fmt.Fprintln(w)
+	if s.Messages.Transport > 0 {
+		fmt.Fprintf(w, "transport (reliable channel, counted apart): %d (%d bytes)", s.Messages.Transport, s.Messages.TransportBytes)
+		for _, k := range kinds {
+			if protocol.IsTransport(k) {
+				fmt.Fprintf(w, ", %s %d", strings.TrimPrefix(k, protocol.TransportPrefix), s.Messages.ByKind[k])
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if s.Complexity != nil {
+		s.Complexity.WriteText(w)
+	}
 	writeTimeline(w, s.Timeline)
 	fmt.Fprintf(w, "leader changes: %d (%.1f per node); the last at %.3fs\n", s.LeaderChanges,
 		float64(s.LeaderChanges)/float64(max(s.Nodes, 1)), s.ElectionTime)
