@@ -55,18 +55,42 @@ type Point struct {
 	// a protocol does not define is absent.
 	Mean map[string]float64 `json:"mean"`
 	SD   map[string]float64 `json:"sd"`
+	// Theory names the bound behind complexity.bound (the first seed's
+	// that has one); nil when the protocol has no complexity.
+	Theory *Theory `json:"theory,omitempty"`
+}
+
+// Theory names a protocol's theoretical message count (protocol.Bound).
+type Theory struct {
+	Name    string `json:"name"`    // "n(n+1)/2 worst case"
+	Formula string `json:"formula"` // "n(n+1)/2"
 }
 
 // Result is a whole sweep.
 type Result struct {
-	Axes   []Axis  `json:"axes"`
-	Seeds  int     `json:"seeds"`
-	Points []Point `json:"points"`
+	Scenario string  `json:"scenario"` // the scenario's name
+	Axes     []Axis  `json:"axes"`
+	Seeds    int     `json:"seeds"`
+	Points   []Point `json:"points"`
 }
 
 // MetricNames are the metrics a sweep tabulates, in column order; leader
-// is the share of live node-time with a leader.
-var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages"}
+// is the share of live node-time with a leader. The complexity metrics
+// (analysis.Complexity) exist only for protocols whose counts theory
+// predicts: the election's, announcement's, transport's and control
+// messages, the election time in seconds, and theory for this run: the
+// bound's formula for this n, the exact count for the arrangement, the
+// best and worst over all arrangements (each where theory gives one).
+var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages",
+	"complexity.messages", "complexity.announce", "complexity.transport", "complexity.control", "complexity.time",
+	"complexity.bound", "complexity.exact", "complexity.best", "complexity.worst"}
+
+// sample is one run's measurements.
+type sample struct {
+	metrics map[string]float64
+	valid   bool
+	theory  *Theory
+}
 
 type job struct {
 	point, seed int
@@ -104,8 +128,11 @@ func Run(opt Options) (*Result, error) {
 		}
 		jobs[i].s = s
 	}
-	samples := make([][]map[string]float64, len(points))
-	valid := make([]int, len(points))
+	// Samples by seed, so that means do not depend on which run ends first.
+	samples := make([][]*sample, len(points))
+	for p := range samples {
+		samples[p] = make([]*sample, opt.Seeds)
+	}
 	var mu sync.Mutex
 	var firstErr error
 	done := 0
@@ -116,17 +143,12 @@ func Run(opt Options) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				m, ok, err := runOne(opt.Scenario, j)
+				s, err := runOne(opt.Scenario, j)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
 				}
-				if err == nil {
-					samples[j.point] = append(samples[j.point], m)
-					if ok {
-						valid[j.point]++
-					}
-				}
+				samples[j.point][j.seed-1] = s
 				done++
 				if opt.Progress != nil {
 					opt.Progress(done, len(jobs))
@@ -144,37 +166,69 @@ func Run(opt Options) (*Result, error) {
 		return nil, firstErr
 	}
 	res := &Result{Axes: opt.Axes, Seeds: opt.Seeds}
+	if len(jobs) > 0 {
+		res.Scenario = jobs[0].s.Name
+	}
 	for p, vals := range points {
-		pt := Point{Values: vals, Runs: len(samples[p]), Valid: valid[p], Mean: map[string]float64{}, SD: map[string]float64{}}
-		for _, name := range MetricNames {
-			var xs []float64
-			for _, s := range samples[p] {
-				if v, ok := s[name]; ok {
-					xs = append(xs, v)
-				}
-			}
-			if len(xs) > 0 {
-				pt.Mean[name], pt.SD[name] = meanSD(xs)
-			}
-		}
-		res.Points = append(res.Points, pt)
+		res.Points = append(res.Points, aggregate(vals, samples[p]))
 	}
 	return res, nil
 }
 
-// runOne simulates one job and returns its metrics by name and whether
-// its final verdict was valid.
-func runOne(path string, j job) (map[string]float64, bool, error) {
+// aggregate makes a grid point from its runs' samples (nil: no run).
+func aggregate(vals []string, samples []*sample) Point {
+	pt := Point{Values: vals, Mean: map[string]float64{}, SD: map[string]float64{}}
+	for _, s := range samples {
+		if s == nil {
+			continue
+		}
+		pt.Runs++
+		if s.valid {
+			pt.Valid++
+		}
+		if pt.Theory == nil {
+			pt.Theory = s.theory
+		}
+	}
+	for _, name := range MetricNames {
+		var xs []float64
+		for _, s := range samples {
+			if v, ok := s.get(name); ok {
+				xs = append(xs, v)
+			}
+		}
+		if len(xs) > 0 {
+			pt.Mean[name], pt.SD[name] = meanSD(xs)
+		}
+	}
+	return pt
+}
+
+func (s *sample) get(name string) (float64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	v, ok := s.metrics[name]
+	return v, ok
+}
+
+// runOne simulates one job and returns its measurements.
+func runOne(path string, j job) (*sample, error) {
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if _, err := sim.Run(j.s, sim.Options{Out: j.dir}); err != nil {
-		return nil, false, fmt.Errorf("%s %v: %w", path, j.sets, err)
+		return nil, fmt.Errorf("%s %v: %w", path, j.sets, err)
 	}
 	sum, err := report.Summarize(j.dir)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
+	return measure(sum), nil
+}
+
+// measure takes a run's metrics by name from its summary.
+func measure(sum *report.Summary) *sample {
 	mr := sum.Measurements()
 	out := map[string]float64{"messages": float64(sum.Messages.Total)}
 	put := func(name string, v *float64) {
@@ -197,7 +251,25 @@ func runOne(path string, j job) (map[string]float64, bool, error) {
 	if live > 0 {
 		out["leader"] = 1 - none/live
 	}
-	return out, sum.Verdict == "valid", nil
+	s := &sample{metrics: out, valid: sum.Verdict == "valid"}
+	if c := sum.Complexity; c != nil {
+		out["complexity.messages"] = float64(c.Messages)
+		out["complexity.announce"] = float64(c.Announce)
+		out["complexity.transport"] = float64(c.Transport)
+		out["complexity.control"] = float64(c.Control)
+		out["complexity.time"] = c.Time
+		// An empty formula: the bound is unknown (the scenario was).
+		if b := c.Bound; b.Formula != "" {
+			out["complexity.bound"] = b.Value
+			s.theory = &Theory{Name: b.Name, Formula: b.Formula}
+			for name, v := range map[string]*int{"complexity.exact": b.Exact, "complexity.best": b.Best, "complexity.worst": b.Worst} {
+				if v != nil {
+					out[name] = float64(*v)
+				}
+			}
+		}
+	}
+	return s
 }
 
 // grid lists every combination of axis values, the first axis slowest.

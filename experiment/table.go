@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -46,13 +47,23 @@ func (r *Result) WriteTable(w io.Writer) {
 	}
 }
 
-// format shows shares as percentages and the rest with two decimals.
+// format shows shares as percentages, message totals whole, complexity
+// counts whole where every seed agrees (else with a decimal), the
+// election time in milliseconds' precision and the rest with two decimals.
 func format(metric string, mean, sd float64) string {
 	switch metric {
 	case "F", "leader", "wrong_or_unknown":
 		return fmt.Sprintf("%.1f%%±%.1f", 100*mean, 100*sd)
 	case "messages":
 		return fmt.Sprintf("%.0f±%.0f", mean, sd)
+	case "complexity.time":
+		return fmt.Sprintf("%.3f±%.3f", mean, sd)
+	}
+	if strings.HasPrefix(metric, "complexity.") {
+		if sd == 0 && mean == math.Trunc(mean) {
+			return fmt.Sprintf("%.0f±0", mean)
+		}
+		return fmt.Sprintf("%.1f±%.1f", mean, sd)
 	}
 	return fmt.Sprintf("%.2f±%.2f", mean, sd)
 }
