@@ -1,11 +1,9 @@
 package htmlreport
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	_ "manetlab/adhoc" // registers adhoc/vasudevan
+	"manetlab/internal/chromium"
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/sim"
@@ -302,47 +301,19 @@ func TestParseWindow(t *testing.T) {
 	}
 }
 
-// chromiumFlags keep a headless Chromium to the local file: no network
-// services, no updates, a fresh profile.
-var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-	"--disable-background-networking", "--disable-component-update", "--disable-sync"}
-
-func findChromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // TestPageRendersInChromium loads the page in headless Chromium and
 // checks the DOM the script builds at load: one map circle per node, one
 // timeline row per node, sequence arrows, and data-ready="1" on the body,
 // which the script sets only when every part was drawn without error.
 func TestPageRendersInChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: no browser")
-	}
-	bin := findChromium()
-	if bin == "" {
-		if os.Getenv("MANETLAB_REQUIRE_CHROMIUM") != "" {
-			t.Fatal("chromium is not installed (MANETLAB_REQUIRE_CHROMIUM is set): run scripts/deps.sh as root")
-		}
-		t.Skip("chromium is not installed: run scripts/deps.sh as root (or apt-get install chromium) to test the HTML report in a browser")
-	}
+	bin := chromium.ForTest(t)
 	path, d := buildPage(t, runDir(t), Options{})
-	profile := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	args := append(append([]string{}, chromiumFlags...), "--user-data-dir="+profile, "--dump-dom", "file://"+path)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s", bin, err, tail(stderr.String(), 2000))
+	dom, err := chromium.DumpDOM(ctx, bin, path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	dom := stdout.String()
 	if m := regexp.MustCompile(`data-error="([^"]*)"`).FindStringSubmatch(dom); m != nil {
 		t.Fatalf("the page's script failed: %s", m[1])
 	}
