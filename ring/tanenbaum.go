@@ -1,0 +1,304 @@
+package ring
+
+import (
+	"slices"
+
+	"manetlab/protocol"
+	"manetlab/protocol/reliable"
+)
+
+func init() {
+	protocol.Register(protocol.Spec{
+		Name:        Tanenbaum,
+		Summary:     "the ring election that skips dead successors (Tanenbaum): the election message collects the live IDs, the initiator circulates the coordinator; 2m messages for m live",
+		New:         NewTanenbaum,
+		Messages:    reliable.Messages[Msg](),
+		Goal:        protocol.GoalHighestID,
+		LogicalRing: true,
+		Complexity: &protocol.Complexity{
+			Announce: []string{KindCoordinator},
+			Control:  []string{KindCheck, KindOutdated},
+			Bound:    boundFunc(Tanenbaum),
+		},
+	})
+}
+
+// tanenbaum is the ring election of seed 002. The initiator sends an
+// election message to its successor; each process appends its ID and
+// passes it on; a successor that does not acknowledge (the reliable
+// channel gives up on it) is skipped for the next one, and the messages it
+// did not acknowledge go there instead. The initiator, seeing its message
+// back, elects the highest ID collected and circulates a coordinator
+// message once around. Several initiators may start the same election at
+// once: each message goes round (seed 002), and only the initiator that
+// saw no larger initiator's message sends the coordinator, so an epoch
+// never has two leaders.
+//
+// Crashes: a coordinator that comes back without having passed the leader
+// (it died since the election passed it) starts a new election, as in the
+// seed's example; every process in an unfinished election restarts it
+// after the election timeout; members check their coordinator every check
+// period and start an election when it is unreachable; a process that
+// starts late (a recovery: a fresh process) starts an election after the
+// start delay, so that a recovered higher ID takes over. A process that
+// was skipped is tried again once it shows life (a message from it, or an
+// election it initiated in a later epoch). Messages of an earlier election
+// are answered with "outdated", carrying the current epoch, so that a
+// recovered process, which has forgotten the epoch, catches up.
+type tanenbaum struct {
+	*node
+	skip      map[protocol.NodeID]uint64 // peers given up on, and the epoch then
+	late      bool                       // started after the first election was due
+	joined    bool                       // has taken part in an election
+	done      bool                       // the coordinator of epoch has passed (or, at its initiator, returned)
+	initiator bool                       // sent an election message in epoch
+	ownBack   bool                       // its election message came back
+	sawLarger bool                       // a larger initiator's election of epoch passed
+	seen      map[protocol.NodeID]bool   // initiators whose election of epoch passed
+	deadline  protocol.TimerID
+}
+
+// NewTanenbaum builds a process of the ring election that skips dead
+// successors.
+func NewTanenbaum(cfg protocol.Config) (protocol.Process, error) {
+	n, err := newNode(Tanenbaum, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &tanenbaum{node: n, skip: map[protocol.NodeID]uint64{}}
+	n.rules = p
+	return p, nil
+}
+
+func (p *tanenbaum) boot() {
+	now := p.env.Now()
+	p.late = now > 0 && now >= p.set.start
+	if p.set.initiator(p.id) || p.late {
+		p.armStart()
+	}
+	p.env.SetTimer(p.set.check, timerCheck, 0)
+}
+
+func (p *tanenbaum) begin(byMessage bool) {
+	p.joined = true
+	p.done, p.initiator, p.ownBack, p.sawLarger = false, false, false, false
+	p.seen = nil
+	if p.deadline != 0 {
+		p.env.CancelTimer(p.deadline)
+	}
+	p.deadline = p.env.SetTimer(p.set.timeout, timerTimeout, int64(p.epoch))
+	if !byMessage {
+		p.initiate()
+	}
+}
+
+func (p *tanenbaum) initiate() {
+	p.initiator = true
+	p.forward(Msg{Type: TypeElection, Epoch: p.epoch, ID: p.id, Live: []protocol.NodeID{p.id}})
+}
+
+func (p *tanenbaum) skipped(id protocol.NodeID) bool {
+	_, ok := p.skip[id]
+	return ok
+}
+
+// forward passes m to the next successor not given up on; to this node
+// itself when every other one is.
+func (p *tanenbaum) forward(m Msg) {
+	to := p.ring.Next(p.id, false, p.skipped)
+	if to == p.id {
+		p.receive(p.id, m)
+		return
+	}
+	p.ch.Send(to, m)
+}
+
+// alive takes back a skip when a peer shows life: a message of its own
+// election of an epoch after it was skipped.
+func (p *tanenbaum) alive(id protocol.NodeID, epoch uint64) {
+	if e, ok := p.skip[id]; ok && epoch > e {
+		delete(p.skip, id)
+	}
+}
+
+func (p *tanenbaum) receive(from protocol.NodeID, m Msg) {
+	if from != p.id {
+		delete(p.skip, from) // it just sent something
+	}
+	switch m.Type {
+	case TypeElection:
+		p.election(m)
+	case TypeCoordinator:
+		p.coordinator(m)
+	case TypeCheck:
+		p.checked(from, m)
+	case TypeOutdated:
+		p.outdated(m)
+	}
+}
+
+func (p *tanenbaum) election(m Msg) {
+	origin := m.ID
+	if m.Epoch == 0 || origin == protocol.None || len(m.Live) == 0 {
+		return
+	}
+	p.alive(origin, m.Epoch)
+	if m.Epoch < p.epoch || m.Epoch == p.epoch && p.done {
+		// An election that is over or was overtaken. Tell its initiator,
+		// unless this is a late copy of a message already handled.
+		if origin != p.id && !(m.Epoch == p.epoch && p.seen[origin]) {
+			if _, member := p.ring.Index(origin); member {
+				p.ch.Send(origin, Msg{Type: TypeOutdated, Epoch: p.epoch, Done: p.done})
+			}
+		}
+		return
+	}
+	if m.Epoch > p.epoch {
+		first := !p.joined
+		p.join(m.Epoch, true)
+		// An initiator reached by the first election before its start
+		// timer initiates too, at once (as if its timer had fired just
+		// before): the same number of messages whatever the timing.
+		if first && !p.late && p.set.initiator(p.id) {
+			p.initiate()
+		}
+	}
+	if origin == p.id {
+		if !p.initiator || p.ownBack {
+			return
+		}
+		p.ownBack = true
+		if p.sawLarger {
+			return // the larger initiator's coordinator decides this epoch
+		}
+		leader := slices.Max(m.Live)
+		p.follow(leader)
+		p.forward(Msg{Type: TypeCoordinator, Epoch: p.epoch, ID: leader, Origin: p.id, Reached: leader == p.id})
+		return
+	}
+	if p.seen[origin] {
+		return // a copy redirected after a crash
+	}
+	if p.seen == nil {
+		p.seen = map[protocol.NodeID]bool{}
+	}
+	p.seen[origin] = true
+	if p.initiator && origin > p.id {
+		p.sawLarger = true
+	}
+	fwd := m
+	fwd.Live = append(slices.Clip(m.Live), p.id)
+	p.forward(fwd)
+}
+
+func (p *tanenbaum) coordinator(m Msg) {
+	if m.Epoch == 0 || m.ID == protocol.None {
+		return
+	}
+	p.alive(m.Origin, m.Epoch)
+	if m.Epoch < p.epoch || m.Epoch == p.epoch && p.done {
+		return
+	}
+	if m.Epoch > p.epoch {
+		p.join(m.Epoch, true) // the election skipped this node; follow anyway
+	}
+	if m.Origin == p.id {
+		if !p.initiator {
+			return
+		}
+		p.finish()
+		if !m.Reached && m.ID != p.id {
+			// The coordinator went round without meeting the leader: it
+			// failed after the election passed it (seed 002: re-initiate).
+			p.elect()
+			return
+		}
+		p.noteEnd()
+		return
+	}
+	p.finish()
+	p.follow(m.ID)
+	p.noteEnd()
+	fwd := m
+	fwd.Reached = m.Reached || m.ID == p.id
+	p.forward(fwd)
+}
+
+// finish ends this node's wait for the coordinator.
+func (p *tanenbaum) finish() {
+	p.done = true
+	if p.deadline != 0 {
+		p.env.CancelTimer(p.deadline)
+		p.deadline = 0
+	}
+}
+
+// checked answers a member that checks this node as its coordinator: if
+// this node knows a later election, the member is told it is outdated.
+func (p *tanenbaum) checked(from protocol.NodeID, m Msg) {
+	switch {
+	case m.Epoch > p.epoch:
+		// This node has forgotten (a recovery): learn the epoch, so that
+		// its own election is not outdated.
+		p.hinted = max(p.hinted, m.Epoch)
+	case m.Epoch < p.epoch && from != p.id:
+		p.ch.Send(from, Msg{Type: TypeOutdated, Epoch: p.epoch, Done: p.done})
+	}
+}
+
+// outdated learns that another node is in a later election (or that this
+// node's election came too late). If that election is over and this node
+// was not part of it, it was skipped or recovered: it starts an election
+// to be taken in again.
+func (p *tanenbaum) outdated(m Msg) {
+	p.hinted = max(p.hinted, m.Epoch)
+	if !m.Done {
+		return
+	}
+	if m.Epoch > p.epoch || m.Epoch == p.epoch && !p.done && p.initiator {
+		p.elect()
+	}
+}
+
+func (p *tanenbaum) unreachable(f reliable.Failure[Msg]) {
+	if f.Peer == p.id {
+		return
+	}
+	p.skip[f.Peer] = max(p.epoch, p.hinted)
+	for _, m := range f.Unacked {
+		switch m.Type {
+		case TypeElection, TypeCoordinator:
+			if m.Epoch >= p.epoch {
+				p.forward(m) // to the next live successor
+			}
+		}
+	}
+	if f.Peer == p.leader && p.done {
+		p.elect()
+	}
+}
+
+func (p *tanenbaum) timer(e protocol.Timeout) {
+	switch e.Name {
+	case timerTimeout:
+		if e.ID != p.deadline {
+			return
+		}
+		p.deadline = 0
+		if !p.done {
+			p.elect()
+		}
+	case timerCheck:
+		p.env.SetTimer(p.set.check, timerCheck, 0)
+		if !p.done || p.leader == protocol.None || p.leader == p.id {
+			return
+		}
+		if p.skipped(p.leader) {
+			p.elect()
+			return
+		}
+		if p.ch.Unacked(p.leader) == 0 {
+			p.ch.Send(p.leader, Msg{Type: TypeCheck, Epoch: p.epoch, ID: p.leader})
+		}
+	}
+}
