@@ -1,0 +1,297 @@
+package experiment
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Chart is the data of a sweep's line chart: one metric (mean, ±sd)
+// against the values of the first axis, one series per combination of
+// the values of the other axes.
+type Chart struct {
+	Metric string   `json:"metric"`
+	XLabel string   `json:"x_label"` // the first axis's path
+	X      []string `json:"x"`       // its values, in the order given
+	// XNum holds the values as numbers when every one parses as a number
+	// (the x-axis is then proportional); nil: categorical, in X's order.
+	XNum   []float64 `json:"x_num,omitempty"`
+	Series []Series  `json:"series"`
+	// Missing labels the series with no value of the metric at all,
+	// which the chart leaves out.
+	Missing []string `json:"missing,omitempty"`
+}
+
+// Series is one combination of the other axes' values.
+type Series struct {
+	// Label is "path=value" for each other axis, joined by ", "; empty
+	// when there is only one axis.
+	Label string `json:"label"`
+	// Points are the measured values in ascending x; a grid point
+	// without the metric has none.
+	Points []ChartPoint `json:"points"`
+	// Theory is drawn beside the series when the metric is
+	// complexity.messages.
+	Theory []TheoryLine `json:"theory,omitempty"`
+}
+
+// ChartPoint is a value at X (an index into Chart.X): the mean and
+// standard deviation over seeds, and the runs behind it.
+type ChartPoint struct {
+	X    int     `json:"x"`
+	Mean float64 `json:"mean"`
+	SD   float64 `json:"sd"`
+	Runs int     `json:"runs"`
+}
+
+// TheoryLine is a theoretical message count against x.
+type TheoryLine struct {
+	// Kind is "exact" (the count for each run's arrangement), "bound"
+	// (the formula for each n), "best" or "worst" (over all
+	// arrangements).
+	Kind string `json:"kind"`
+	// Label is what the legend shows: the bound's formula for "bound",
+	// the kind otherwise; Title its longer name.
+	Label  string       `json:"label"`
+	Title  string       `json:"title,omitempty"`
+	Points []ChartPoint `json:"points"`
+}
+
+// theoryKinds are the theory lines drawn for complexity.messages, in
+// legend order, and the metric each comes from.
+var theoryKinds = []struct{ kind, metric string }{
+	{"exact", "complexity.exact"}, {"bound", "complexity.bound"},
+	{"best", "complexity.best"}, {"worst", "complexity.worst"},
+}
+
+// CheckMetric reports an error naming every known metric when name is
+// not one of MetricNames.
+func CheckMetric(name string) error {
+	if slices.Contains(MetricNames, name) {
+		return nil
+	}
+	return fmt.Errorf("unknown metric %q; known: %s", name, strings.Join(MetricNames, ", "))
+}
+
+// ChooseMetric returns name when some point has it (an error listing the
+// metrics present when none has), or, for an empty name, the default:
+// complexity.messages when present, else F, else the first metric present.
+func (r *Result) ChooseMetric(name string) (string, error) {
+	present := r.SortedMetrics()
+	if name != "" {
+		if err := CheckMetric(name); err != nil {
+			return "", err
+		}
+		if !slices.Contains(present, name) {
+			return "", fmt.Errorf("metric %q: no run of this sweep has it; present: %s", name, strings.Join(present, ", "))
+		}
+		return name, nil
+	}
+	for _, m := range []string{"complexity.messages", "F"} {
+		if slices.Contains(present, m) {
+			return m, nil
+		}
+	}
+	if len(present) == 0 {
+		return "", fmt.Errorf("the sweep measured nothing")
+	}
+	return present[0], nil
+}
+
+// Chart gathers the chart of metric against the first axis.
+func (r *Result) Chart(metric string) (*Chart, error) {
+	if len(r.Axes) == 0 {
+		return nil, fmt.Errorf("a chart needs at least one --vary")
+	}
+	if err := CheckMetric(metric); err != nil {
+		return nil, err
+	}
+	first := r.Axes[0]
+	c := &Chart{Metric: metric, XLabel: first.Path, X: first.Values, XNum: numbers(first.Values)}
+	others := grid(r.Axes[1:])
+	if len(r.Points) != len(first.Values)*len(others) {
+		return nil, fmt.Errorf("chart: %d points for a grid of %d", len(r.Points), len(first.Values)*len(others))
+	}
+	// Grid order: the first axis slowest, so point p is at x p/len(others)
+	// in series p%len(others).
+	order := make([]int, len(first.Values))
+	for i := range order {
+		order[i] = i
+	}
+	if c.XNum != nil {
+		slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(c.XNum[a], c.XNum[b]) })
+	}
+	for s, vals := range others {
+		ser := Series{Label: seriesLabel(r.Axes[1:], vals)}
+		at := func(x int) *Point { return &r.Points[x*len(others)+s] }
+		ser.Points = line(order, at, metric)
+		if metric == "complexity.messages" {
+			for _, k := range theoryKinds {
+				pts := line(order, at, k.metric)
+				if len(pts) == 0 {
+					continue
+				}
+				tl := TheoryLine{Kind: k.kind, Label: k.kind, Points: pts}
+				if k.kind == "bound" {
+					tl.Label, tl.Title = boundText(order, at)
+				}
+				ser.Theory = append(ser.Theory, tl)
+			}
+		}
+		if len(ser.Points) == 0 {
+			c.Missing = append(c.Missing, ser.Label)
+			continue
+		}
+		c.Series = append(c.Series, ser)
+	}
+	if len(c.Series) == 0 {
+		return nil, fmt.Errorf("no point of the sweep has %s", metric)
+	}
+	return c, nil
+}
+
+// line is metric at each x in order, where present.
+func line(order []int, at func(x int) *Point, metric string) []ChartPoint {
+	var out []ChartPoint
+	for _, x := range order {
+		p := at(x)
+		if mean, ok := p.Mean[metric]; ok {
+			out = append(out, ChartPoint{X: x, Mean: mean, SD: p.SD[metric], Runs: p.Runs})
+		}
+	}
+	return out
+}
+
+// boundText is the distinct formulas and names of a series' bounds.
+func boundText(order []int, at func(x int) *Point) (formula, name string) {
+	var fs, ns []string
+	for _, x := range order {
+		if t := at(x).Theory; t != nil {
+			if !slices.Contains(fs, t.Formula) {
+				fs = append(fs, t.Formula)
+			}
+			if !slices.Contains(ns, t.Name) && t.Name != "" {
+				ns = append(ns, t.Name)
+			}
+		}
+	}
+	if len(fs) == 0 {
+		return "bound", ""
+	}
+	return strings.Join(fs, " / "), strings.Join(ns, " / ")
+}
+
+func seriesLabel(axes []Axis, vals []string) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = axes[i].Path + "=" + v
+	}
+	return strings.Join(parts, ", ")
+}
+
+// numbers parses every value as a number, or returns nil.
+func numbers(vals []string) []float64 {
+	out := make([]float64, len(vals))
+	for i, v := range vals {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil
+		}
+		out[i] = f
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+//go:embed chart.html
+var chartTemplate string
+
+var chartPage = template.Must(template.New("chart").Parse(chartTemplate))
+
+// ChartDataID is the id of the <script type="application/json"> element
+// that holds a sweep page's Chart.
+const ChartDataID = "sweep-data"
+
+// HTMLOptions describe a sweep's page.
+type HTMLOptions struct {
+	Metric  string // the metric charted ("" for ChooseMetric's default)
+	Command string // the command line that produced the sweep
+}
+
+// WriteHTML writes a self-contained page: the chart of the metric, a
+// table of every point's metrics and the command line.
+func (r *Result) WriteHTML(w io.Writer, opt HTMLOptions) error {
+	metric, err := r.ChooseMetric(opt.Metric)
+	if err != nil {
+		return err
+	}
+	c, err := r.Chart(metric)
+	if err != nil {
+		return err
+	}
+	// encoding/json escapes <, > and &, so the data cannot end its
+	// script element.
+	js, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	metrics := r.SortedMetrics()
+	theory := false
+	for _, p := range r.Points {
+		theory = theory || p.Theory != nil
+	}
+	type row struct {
+		Values []string
+		Valid  string
+		Cells  []string
+		Theory *Theory
+	}
+	var rows []row
+	for _, p := range r.Points {
+		rw := row{Values: p.Values, Valid: fmt.Sprintf("%d/%d", p.Valid, p.Runs), Theory: p.Theory}
+		for _, m := range metrics {
+			cell := "—"
+			if mean, ok := p.Mean[m]; ok {
+				cell = format(m, mean, p.SD[m])
+			}
+			rw.Cells = append(rw.Cells, cell)
+		}
+		rows = append(rows, rw)
+	}
+	runs, valid := 0, 0
+	for _, p := range r.Points {
+		runs += p.Runs
+		valid += p.Valid
+	}
+	seeds := fmt.Sprintf("seeds 1..%d", r.Seeds)
+	if r.Seeds == 1 {
+		seeds = "seed 1"
+	}
+	var buf bytes.Buffer
+	err = chartPage.Execute(&buf, map[string]any{
+		"Scenario": r.Scenario, "Seeds": seeds, "Metric": metric, "XLabel": c.XLabel,
+		"Points": len(r.Points), "Runs": runs, "Valid": valid, "Axes": r.Axes, "Metrics": metrics, "Rows": rows, "Theory": theory,
+		"Command": opt.Command, "DataID": ChartDataID, "Data": template.JS(js),
+	})
+	if err != nil {
+		return fmt.Errorf("sweep page: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
