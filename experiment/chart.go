@@ -222,7 +222,12 @@ func cmpFloat(a, b float64) int {
 //go:embed chart.html
 var chartTemplate string
 
-var chartPage = template.Must(template.New("chart").Parse(chartTemplate))
+var chartPage = template.Must(template.New("chart").Funcs(template.FuncMap{
+	// wbr lets a long metric name wrap after its dots in a table header.
+	"wbr": func(s string) template.HTML {
+		return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(s), ".", ".<wbr>"))
+	},
+}).Parse(chartTemplate))
 
 // ChartDataID is the id of the <script type="application/json"> element
 // that holds a sweep page's Chart.

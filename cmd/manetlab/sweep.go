@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,19 +19,30 @@ func sweepCommand() *cli.Command {
 		Usage:     "simulate every combination of scenario overrides over several seeds and tabulate the metrics",
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab sweep SCENARIO.yaml --vary path=v1|v2... [--vary ...] [--seeds N] [--set path=value]... [--out DIR] [--json]
+       [--html FILE [--metric NAME]]
 
 Examples:
    manetlab sweep configs/quickstart.yaml --vary 'protocol.name=adhoc/vasudevan|baseline/floodmax' --seeds 5
    manetlab sweep configs/vasudevan-paper.yaml --vary 'nodes.count=20|60|120' \
-       --vary 'mobility.speed=[1,3]|[1,19]' --seeds 3 --json`,
+       --vary 'mobility.speed=[1,3]|[1,19]' --seeds 3 --json
+   manetlab sweep configs/ring-chang-roberts.yaml --vary 'nodes.count=4|8|16' \
+       --vary 'protocol.params.ring=ascending|descending' --html cr.html`,
 		Description: `Each row is one combination of the --vary values (separated by '|', because
 commas belong to YAML lists); each metric is the mean±sd over seeds 1..N:
 F (share of node-time in an election), leader (share of node-time with a
 leader), R (elections per node per minute), T (election time, s), M_bcast and
 M_ucast (messages per node per election), wrong_or_unknown (share of
 node-time whose leader is not its component's best), messages (total).
-"valid" counts runs whose final verdict was valid. docs/analysis.md defines
-every metric.`,
+Protocols whose counts theory predicts (ring elections) add
+complexity.messages, .announce, .transport, .control, .time and theory for
+each run: complexity.bound (the formula for n), .exact (for the
+arrangement), .best and .worst. "valid" counts runs whose final verdict was
+valid. docs/analysis.md defines every metric.
+
+--html FILE writes a self-contained page: a line chart of --metric (default
+complexity.messages where measured, else F) against the first --vary axis,
+one line per combination of the other axes, with the theory beside
+complexity.messages; then every point's metrics and the command line.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field in every run (repeatable)"},
 			&cli.StringSliceFlag{Name: "vary", Usage: "a field and its values, path=v1|v2 (repeatable)"},
@@ -37,11 +50,18 @@ every metric.`,
 			&cli.IntFlag{Name: "workers", Value: 2, Usage: "simulations run at once"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/sweep-NAME)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			&cli.StringFlag{Name: "html", Usage: "write a chart of the sweep to this HTML file"},
+			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (default complexity.messages where measured, else F)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return fmt.Errorf("sweep needs exactly one scenario file")
+			}
+			if m := c.String("metric"); m != "" {
+				if err := experiment.CheckMetric(m); err != nil {
+					return err
+				}
 			}
 			opt := experiment.Options{Scenario: c.Args().First(), Sets: c.StringSlice("set"),
 				Seeds: c.Int("seeds"), Workers: c.Int("workers"), Out: c.String("out")}
@@ -55,6 +75,9 @@ every metric.`,
 					return err
 				}
 				opt.Axes = append(opt.Axes, a)
+			}
+			if c.String("html") != "" && len(opt.Axes) == 0 {
+				return fmt.Errorf("--html charts against the first --vary axis: give at least one --vary")
 			}
 			if !c.Bool("quiet") {
 				opt.Progress = func(done, total int) {
@@ -71,10 +94,54 @@ every metric.`,
 			if c.Bool("json") {
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				if err := enc.Encode(res); err != nil {
+					return err
+				}
+			} else {
+				res.WriteTable(c.App.Writer)
 			}
-			res.WriteTable(c.App.Writer)
+			if path := c.String("html"); path != "" {
+				var buf bytes.Buffer
+				if err := res.WriteHTML(&buf, experiment.HTMLOptions{Metric: c.String("metric"), Command: sweepCommandLine(c)}); err != nil {
+					return err
+				}
+				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+					return err
+				}
+				if !c.Bool("quiet") {
+					fmt.Fprintf(os.Stderr, "sweep: wrote %s\n", path)
+				}
+			}
 			return nil
 		},
 	}
+}
+
+// sweepCommandLine spells out the sweep as a command line that repeats
+// it, for the HTML page.
+func sweepCommandLine(c *cli.Context) string {
+	args := []string{"manetlab", "sweep", c.Args().First()}
+	for _, name := range []string{"set", "vary"} {
+		for _, v := range c.StringSlice(name) {
+			args = append(args, "--"+name, v)
+		}
+	}
+	args = append(args, "--seeds", fmt.Sprint(c.Int("seeds")))
+	for _, name := range []string{"out", "metric", "html"} {
+		if v := c.String(name); v != "" {
+			args = append(args, "--"+name, v)
+		}
+	}
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell where it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
