@@ -53,7 +53,8 @@ type Msg struct {
 	// ID is the candidate (token, probe, reply), the leader (elected,
 	// coordinator, check) or the initiator (election).
 	ID protocol.NodeID `msgpack:",omitempty"`
-	// Origin is the initiator whose election a coordinator concludes.
+	// Origin is the initiator whose election a coordinator concludes; on
+	// a check, the sender's leader in Epoch once its coordinator passed.
 	Origin protocol.NodeID `msgpack:",omitempty"`
 	// Phase is a probe's or reply's phase k.
 	Phase uint8 `msgpack:",omitempty"`

@@ -42,6 +42,9 @@ type network struct {
 	// acknowledgements it sent in that step get out (it crashed after
 	// acknowledging, before forwarding).
 	crashAfter func(id protocol.NodeID, ev protocol.Event) bool
+	// crashKeeps lets everything the step sent out: the node crashed
+	// after forwarding.
+	crashKeeps bool
 
 	sent  map[string]int // frames sent, by kind
 	notes []noteRec
@@ -111,7 +114,9 @@ func (e *simEnv) Send(protocol.NodeID, protocol.Message) {
 func (e *simEnv) Broadcast(protocol.Message) {
 	e.net.t.Fatalf("node %d: ring protocols do not Broadcast", e.node.id)
 }
-func (e *simEnv) Flood(protocol.Message) { e.net.t.Fatalf("node %d: ring protocols do not Flood", e.node.id) }
+func (e *simEnv) Flood(protocol.Message) {
+	e.net.t.Fatalf("node %d: ring protocols do not Flood", e.node.id)
+}
 func (e *simEnv) Deliver(to protocol.NodeID, m protocol.Message) {
 	if to == e.node.id {
 		e.net.t.Fatalf("node %d delivers %s to itself", to, m.Kind())
@@ -212,7 +217,7 @@ func (n *network) step(sn *simNode, ev protocol.Event) {
 	out := env.out
 	env.out = nil
 	for _, f := range out {
-		if crash && f.msg.Kind() != "transport-ack" {
+		if crash && !n.crashKeeps && f.msg.Kind() != "transport-ack" {
 			continue
 		}
 		n.sent[f.msg.Kind()]++

@@ -2,6 +2,7 @@ package ring
 
 import (
 	"slices"
+	"time"
 
 	"manetlab/protocol"
 	"manetlab/protocol/reliable"
@@ -56,6 +57,8 @@ type tanenbaum struct {
 	sawLarger bool                       // a larger initiator's election of epoch passed
 	seen      map[protocol.NodeID]bool   // initiators whose election of epoch passed
 	deadline  protocol.TimerID
+	probes    map[protocol.NodeID]uint64 // skipped successors checked, and the epoch the check carried
+	checking  protocol.NodeID            // the leader checked in the last period
 }
 
 // NewTanenbaum builds a process of the ring election that skips dead
@@ -65,7 +68,7 @@ func NewTanenbaum(cfg protocol.Config) (protocol.Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &tanenbaum{node: n, skip: map[protocol.NodeID]uint64{}}
+	p := &tanenbaum{node: n, skip: map[protocol.NodeID]uint64{}, probes: map[protocol.NodeID]uint64{}}
 	n.rules = p
 	return p, nil
 }
@@ -73,8 +76,20 @@ func NewTanenbaum(cfg protocol.Config) (protocol.Process, error) {
 func (p *tanenbaum) boot() {
 	now := p.env.Now()
 	p.late = now > 0 && now >= p.set.start
+	if p.late {
+		// A fresh process started late (a recovery) has forgotten the
+		// epoch. If nobody who remembers it is reachable, its election
+		// must still not reuse a number: it counts from its start time
+		// in milliseconds, above any epoch reached one election at a time.
+		p.hinted = uint64(now / time.Millisecond)
+	}
 	if p.set.initiator(p.id) || p.late {
 		p.armStart()
+	} else {
+		// A member that no election reaches (its initiators crashed
+		// before it was passed) starts one itself, a timeout after the
+		// initiators' start.
+		p.env.SetTimer(p.set.start+p.set.timeout, timerStart, 0)
 	}
 	p.env.SetTimer(p.set.check, timerCheck, 0)
 }
@@ -196,6 +211,13 @@ func (p *tanenbaum) coordinator(m Msg) {
 		return
 	}
 	p.alive(m.Origin, m.Epoch)
+	if m.Epoch == p.epoch && p.done && m.ID != p.leader {
+		// Two coordinators of one epoch: disjoint elections, possible only
+		// when live members were given up on (lost acknowledgements, as
+		// in a partition). A new election brings the ring together.
+		p.elect()
+		return
+	}
 	if m.Epoch < p.epoch || m.Epoch == p.epoch && p.done {
 		return
 	}
@@ -222,6 +244,12 @@ func (p *tanenbaum) coordinator(m Msg) {
 	fwd := m
 	fwd.Reached = m.Reached || m.ID == p.id
 	p.forward(fwd)
+	if m.ID < p.id {
+		// A leader lower than this live node: the election message
+		// skipped it (it seemed down, or it was recovering). It takes
+		// over with a new election.
+		p.elect()
+	}
 }
 
 // finish ends this node's wait for the coordinator.
@@ -233,16 +261,22 @@ func (p *tanenbaum) finish() {
 	}
 }
 
-// checked answers a member that checks this node as its coordinator: if
-// this node knows a later election, the member is told it is outdated.
+// checked answers a check: from a member that follows this node, or from
+// a predecessor that skipped it and asks whether it is back. If this node
+// knows a later election, the sender is told it is outdated; if the
+// sender's election is later than any this node took part in, a later
+// election went on without this node (it was skipped, or it recovered and
+// forgot): it starts an election to be taken in again.
 func (p *tanenbaum) checked(from protocol.NodeID, m Msg) {
 	switch {
 	case m.Epoch > p.epoch:
-		// This node has forgotten (a recovery): learn the epoch, so that
-		// its own election is not outdated.
 		p.hinted = max(p.hinted, m.Epoch)
+		p.elect()
 	case m.Epoch < p.epoch && from != p.id:
 		p.ch.Send(from, Msg{Type: TypeOutdated, Epoch: p.epoch, Done: p.done})
+	case p.done && m.Origin != protocol.None && m.Origin != p.leader:
+		// The same epoch with another leader: see coordinator.
+		p.elect()
 	}
 }
 
@@ -265,6 +299,10 @@ func (p *tanenbaum) unreachable(f reliable.Failure[Msg]) {
 		return
 	}
 	p.skip[f.Peer] = max(p.epoch, p.hinted)
+	delete(p.probes, f.Peer)
+	if f.Peer == p.checking {
+		p.checking = protocol.None
+	}
 	for _, m := range f.Unacked {
 		switch m.Type {
 		case TypeElection, TypeCoordinator:
@@ -290,15 +328,70 @@ func (p *tanenbaum) timer(e protocol.Timeout) {
 		}
 	case timerCheck:
 		p.env.SetTimer(p.set.check, timerCheck, 0)
-		if !p.done || p.leader == protocol.None || p.leader == p.id {
-			return
+		p.probeSkipped()
+		p.checkLeader()
+	}
+}
+
+// checkLeader sends the coordinator a check, one at a time: the reliable
+// channel's acknowledgement is the answer, and a coordinator that does not
+// acknowledge is reported unreachable (an election follows). The
+// coordinator itself checks its next live successor: if the ring went on
+// to a later election without it (its predecessor skipped it), the answer
+// is "outdated" and it starts an election to be taken in again. An
+// acknowledged check takes back a skip of the node checked.
+func (p *tanenbaum) checkLeader() {
+	if p.checking != protocol.None && p.ch.Unacked(p.checking) == 0 {
+		delete(p.skip, p.checking)
+	}
+	p.checking = protocol.None
+	if !p.done || p.leader == protocol.None {
+		return
+	}
+	to := p.leader
+	if to == p.id {
+		to = p.ring.Next(p.id, false, p.skipped)
+	}
+	if to == p.id || p.ch.Unacked(to) != 0 {
+		return
+	}
+	p.checking = to
+	p.ch.Send(to, p.check(to))
+}
+
+// check is a check of node to: it carries this node's epoch and, once the
+// epoch's coordinator has passed, its leader.
+func (p *tanenbaum) check(to protocol.NodeID) Msg {
+	m := Msg{Type: TypeCheck, Epoch: p.epoch, ID: to}
+	if p.done {
+		m.Origin = p.leader
+	}
+	return m
+}
+
+// probeSkipped checks, once per check period, whether the successors
+// skipped before the next live one are back: a skip may be wrong (the
+// acknowledgements were lost) or outlived (the node recovered). A check
+// acknowledged while this node is still in the epoch it carried takes the
+// skip back; the successor, if the check's epoch is later than its own,
+// learns that an election went on without it and starts one, to be taken
+// in again. The successors are walked in ring order, never in map order.
+func (p *tanenbaum) probeSkipped() {
+	cur := p.epoch
+	for id := p.successor; id != p.id && p.skipped(id); id = p.ring.Successor(id) {
+		if e, ok := p.probes[id]; ok {
+			if p.ch.Unacked(id) != 0 {
+				continue // still unanswered
+			}
+			delete(p.probes, id)
+			if e == cur {
+				delete(p.skip, id)
+				return // the next live successor again: the rest are its business
+			}
 		}
-		if p.skipped(p.leader) {
-			p.elect()
-			return
-		}
-		if p.ch.Unacked(p.leader) == 0 {
-			p.ch.Send(p.leader, Msg{Type: TypeCheck, Epoch: p.epoch, ID: p.leader})
+		if p.ch.Unacked(id) == 0 {
+			p.probes[id] = cur
+			p.ch.Send(id, p.check(id))
 		}
 	}
 }
