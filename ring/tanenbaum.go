@@ -32,20 +32,34 @@ func init() {
 // back, elects the highest ID collected and circulates a coordinator
 // message once around. Several initiators may start the same election at
 // once: each message goes round (seed 002), and only the initiator that
-// saw no larger initiator's message sends the coordinator, so an epoch
-// never has two leaders.
+// saw no larger initiator's message (FIFO channels: a larger initiator's
+// message, sent before this one reached it, arrives first) sends the
+// coordinator, so an epoch has one leader, as long as the channel gives
+// up only on crashed members.
 //
-// Crashes: a coordinator that comes back without having passed the leader
-// (it died since the election passed it) starts a new election, as in the
-// seed's example; every process in an unfinished election restarts it
-// after the election timeout; members check their coordinator every check
-// period and start an election when it is unreachable; a process that
-// starts late (a recovery: a fresh process) starts an election after the
-// start delay, so that a recovered higher ID takes over. A process that
-// was skipped is tried again once it shows life (a message from it, or an
-// election it initiated in a later epoch). Messages of an earlier election
-// are answered with "outdated", carrying the current epoch, so that a
-// recovered process, which has forgotten the epoch, catches up.
+// Crashes and recoveries:
+//   - a coordinator that comes back without having passed the leader (it
+//     died after the election passed it) starts a new election, as in the
+//     seed's example;
+//   - a process in an unfinished election starts a new one after the
+//     election timeout; one that no election reached starts one a timeout
+//     after the initiators' start;
+//   - members check their coordinator every check period, and an
+//     unreachable coordinator starts an election; the coordinator checks
+//     its next live successor, which answers "outdated" if the ring went
+//     on to a later election without it;
+//   - skipped successors are probed with checks every period; a probe
+//     acknowledged in the same epoch takes the skip back, and a process
+//     that receives a check of a later epoch than its own (it was skipped,
+//     or recovered) starts an election;
+//   - a process that starts late (a recovery: a fresh process) starts an
+//     election after the start delay, numbered from its start time since
+//     it has forgotten the epoch; messages of an earlier election are
+//     answered with "outdated" and the current epoch;
+//   - a process that receives a coordinator naming a lower leader than
+//     itself was skipped, and takes over with a new election; two
+//     coordinators of one epoch with different leaders (a ring split by
+//     live members given up on) start a new election too.
 type tanenbaum struct {
 	*node
 	skip      map[protocol.NodeID]uint64 // peers given up on, and the epoch then
