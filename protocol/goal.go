@@ -72,3 +72,22 @@ func GoalOf(name string) Goal {
 	}
 	return s.Goal
 }
+
+// CandidatesOf returns the members of a run of the named protocol that can
+// win (Spec.Candidates), or nil when every member can (or the protocol is
+// unknown, or its parameters are bad: the run itself reports those).
+func CandidatesOf(name string, members []NodeID, params Params, seed uint64) map[NodeID]bool {
+	s, err := Lookup(name)
+	if err != nil || s.Candidates == nil {
+		return nil
+	}
+	c, err := s.Candidates(members, params, seed)
+	if err != nil {
+		return nil
+	}
+	set := make(map[NodeID]bool, len(c))
+	for _, id := range c {
+		set[id] = true
+	}
+	return set
+}

@@ -31,6 +31,12 @@ type Spec struct {
 	// ring of protocol.params.ring (package protocol/logicalring), so that
 	// nodes.placement: ring lays them out in that order.
 	LogicalRing bool
+	// Candidates, when set, lists the members that can win an election of
+	// this run (LeLann elects the highest initiator: a process that hears
+	// a token before it initiates never competes); nil means every member.
+	// The checker expects the best candidate of each component, and does
+	// not judge a component without one.
+	Candidates func(members []NodeID, params Params, seed uint64) ([]NodeID, error)
 }
 
 var registry = map[string]Spec{}

@@ -59,8 +59,8 @@ func TestBoundsByHand(t *testing.T) {
 		// 4: phase 0 4, phase 1 8, phase 2 (4 >= n) 2·4: 20. Total 28.
 		{HirschbergSinclair, m4, protocol.Params{"ring": "ascending"}, 8 * 4 * 3, 28, -1, -1, "8n(1+⌈log2 n⌉)"},
 		{HirschbergSinclair, []protocol.NodeID{1, 2}, nil, 32, 10, -1, -1, "8n(1+⌈log2 n⌉)"},
-		{Tanenbaum, m8, protocol.Params{"initiators": "one"}, 16, 8, -1, -1, "2m"},
-		{Tanenbaum, m8, nil, 16, 64, -1, -1, "2m"},
+		{Tanenbaum, m8, protocol.Params{"initiators": "one"}, 8, 8, -1, -1, "k·m"},
+		{Tanenbaum, m8, nil, 64, 64, -1, -1, "k·m"},
 		{ChangRoberts, []protocol.NodeID{5}, nil, 1, 0, 0, 0, "n(n+1)/2"},
 		{LeLann, []protocol.NodeID{5}, nil, 1, 0, -1, -1, "n^2"},
 		{HirschbergSinclair, []protocol.NodeID{5}, nil, 8, 0, -1, -1, "8n(1+⌈log2 n⌉)"},

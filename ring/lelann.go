@@ -13,6 +13,7 @@ func init() {
 		Messages:    reliable.Messages[Msg](),
 		Goal:        protocol.GoalHighestID,
 		LogicalRing: true,
+		Candidates:  initiatorsOf(LeLann),
 		Complexity: &protocol.Complexity{
 			Announce: []string{KindElected},
 			Bound:    boundFunc(LeLann),

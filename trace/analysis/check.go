@@ -194,6 +194,9 @@ func checkStable(r *run, opt CheckOptions) Property {
 		}
 		p.Checked++
 		for ci, c := range s.comps {
+			if s.best[ci] < 0 {
+				continue // no candidate: not judged
+			}
 			best := tr.members[s.best[ci]].ID
 			var bad []int
 			for _, i := range c {

@@ -325,6 +325,9 @@ func wrongOrUnknown(r *run, tr *truth) *float64 {
 		}
 		fo.advance(s.t)
 		for ci, c := range s.comps {
+			if s.best[ci] < 0 {
+				continue // no candidate: not judged
+			}
 			best := tr.members[s.best[ci]].ID
 			for _, i := range c {
 				live++

@@ -22,16 +22,18 @@ const DefaultStep = 100 * time.Millisecond
 // radio model's deterministic range) and every node's value (the
 // scenario's, changed by set-value commands in the node traces).
 type truth struct {
-	sc      *scenario.Scenario
-	goal    protocol.Goal // what "best node" means
-	members []scenario.Member
-	index   map[protocol.NodeID]int
-	med     *radio.Medium
-	static  bool
-	step    int64
-	end     int64
-	faults  []fault // ascending by t
-	values  []fault // set-value commands, ascending by t
+	sc   *scenario.Scenario
+	goal protocol.Goal // what "best node" means
+	// candidate marks the members that can win, by index; nil: all.
+	candidate []bool
+	members   []scenario.Member
+	index     map[protocol.NodeID]int
+	med       *radio.Medium
+	static    bool
+	step      int64
+	end       int64
+	faults    []fault // ascending by t
+	values    []fault // set-value commands, ascending by t
 }
 
 // fault is a change of one member's state at time t.
@@ -67,6 +69,12 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	for i, m := range tr.members {
 		tr.index[m.ID] = i
 	}
+	if c := protocol.CandidatesOf(sc.Protocol.Name, sc.MemberIDs(), sc.Protocol.Params, sc.Seed); c != nil {
+		tr.candidate = make([]bool, len(tr.members))
+		for i, m := range tr.members {
+			tr.candidate[i] = c[m.ID]
+		}
+	}
 	for _, e := range r.procs[0].evs {
 		i, ok := tr.index[e.node]
 		if ok && (e.typ == tCrash || e.typ == tRecover) {
@@ -96,7 +104,10 @@ type snapshot struct {
 	alive []bool
 	value []float64
 	comps [][]int // member indices, each ascending
-	best  []int   // per component: the member index of its best node
+	// best is per component the member index of its best node, or -1 when
+	// no member of it can win (Spec.Candidates): such a component is not
+	// judged.
+	best []int
 	// changed says the components, liveness or values differ from the
 	// previous sample's (the first sample counts as a change).
 	changed bool
@@ -158,9 +169,12 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 		if dirty || valuesChanged {
 			s.best = s.best[:0]
 			for _, c := range s.comps {
-				b := c[0]
-				for _, i := range c[1:] {
-					if tr.goal.Better(tr.members[i].ID, s.value[i], tr.members[b].ID, s.value[b]) {
+				b := -1
+				for _, i := range c {
+					if tr.candidate != nil && !tr.candidate[i] {
+						continue
+					}
+					if b < 0 || tr.goal.Better(tr.members[i].ID, s.value[i], tr.members[b].ID, s.value[b]) {
 						b = i
 					}
 				}

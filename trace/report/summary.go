@@ -211,9 +211,11 @@ func Summarize(dir string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	goal := protocol.GoalOf(hdr.Protocol)
+	candidates := protocol.CandidatesOf(hdr.Protocol, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
 	sum.Verdict = "valid"
 	for _, c := range comps {
-		comp := judge(c, states, protocol.GoalOf(hdr.Protocol))
+		comp := judge(c, states, goal, candidates)
 		if !comp.Valid {
 			sum.Verdict = "invalid"
 		}
@@ -267,11 +269,16 @@ func components(sc *scenario.Scenario, members []scenario.Member, pos map[protoc
 
 // judge decides whether a component ended with exactly one leader, agreed
 // by all, that is its best node.
-func judge(ids []protocol.NodeID, states map[protocol.NodeID]*nodeState, goal protocol.Goal) Component {
+// Only candidates (nil: every member) can be expected to lead; a
+// component without one is not judged (valid, expected leader 0).
+func judge(ids []protocol.NodeID, states map[protocol.NodeID]*nodeState, goal protocol.Goal, candidates map[protocol.NodeID]bool) Component {
 	c := Component{Nodes: ids, Leaders: map[string]int{}}
-	best := ids[0]
-	for _, id := range ids[1:] {
-		if goal.Better(id, states[id].value, best, states[best].value) {
+	best := protocol.None
+	for _, id := range ids {
+		if candidates != nil && !candidates[id] {
+			continue
+		}
+		if best == protocol.None || goal.Better(id, states[id].value, best, states[best].value) {
 			best = id
 		}
 	}
@@ -284,6 +291,6 @@ func judge(ids []protocol.NodeID, states map[protocol.NodeID]*nodeState, goal pr
 		}
 		c.Leaders[key]++
 	}
-	c.Valid = len(c.Leaders) == 1 && c.Leaders[strconv.FormatUint(uint64(best), 10)] == len(ids)
+	c.Valid = best == protocol.None || len(c.Leaders) == 1 && c.Leaders[strconv.FormatUint(uint64(best), 10)] == len(ids)
 	return c
 }
