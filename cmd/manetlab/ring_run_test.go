@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"manetlab/internal/netnstest"
+	"manetlab/trace/report"
+)
+
+// runRingJSON runs `manetlab CMD configs/ring-chang-roberts.yaml` with
+// extra flags and decodes the summary.
+func runRingJSON(t *testing.T, cmd string, extra ...string) *report.Summary {
+	t.Helper()
+	args := append([]string{cmd, "../../configs/ring-chang-roberts.yaml", "--json", "--out", t.TempDir(), "--quiet", "--set", "duration=5s"}, extra...)
+	out, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var sum report.Summary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	return &sum
+}
+
+// TestRingRealProcessesCountLikeSim runs the Chang-Roberts config as real
+// node processes over UDP multicast: the summary shows the same counts as
+// sim on the static lossless ring; with 20 % loss the right leader still
+// wins, the election's count is unchanged and the repairs are transport.
+func TestRingRealProcessesCountLikeSim(t *testing.T) {
+	if findCommand(newApp().Commands, "node") == nil {
+		t.Skip("no node command in this build")
+	}
+	want := runRingJSON(t, "sim")
+	if want.Complexity == nil || want.Complexity.Bound.Exact == nil || want.Verdict != "valid" {
+		t.Fatalf("sim summary %+v", want)
+	}
+	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+		return
+	}
+	useHelper(t, "main")
+	got := runRingJSON(t, "run")
+	if got.Verdict != "valid" || got.Complexity == nil {
+		t.Fatalf("run summary %+v", got)
+	}
+	g, w := got.Complexity, want.Complexity
+	if g.Messages != w.Messages || g.Announce != w.Announce || g.Elections != 1 || *g.Bound.Exact != *w.Bound.Exact {
+		t.Fatalf("run counts %d election + %d announcement (%d elections), sim %d + %d; exact %d",
+			g.Messages, g.Announce, g.Elections, w.Messages, w.Announce, *w.Bound.Exact)
+	}
+	lossy := runRingJSON(t, "run", "--set", "radio.loss.model=bernoulli", "--set", "radio.loss.p=0.2")
+	if lossy.Verdict != "valid" || lossy.Complexity == nil {
+		t.Fatalf("lossy run summary %+v", lossy)
+	}
+	if lossy.Complexity.Messages != w.Messages || lossy.Complexity.Announce != w.Announce {
+		t.Errorf("with loss: %d election + %d announcement messages, want %d + %d (repairs belong to transport)",
+			lossy.Complexity.Messages, lossy.Complexity.Announce, w.Messages, w.Announce)
+	}
+	if lossy.Messages.ByKind["transport-retx"] == 0 {
+		t.Errorf("with 20%% loss no retransmission was counted: %v", lossy.Messages.ByKind)
+	}
+	t.Logf("sim: %d+%d; run: %d+%d, transport %d; lossy run: %d+%d, transport %d (%v)",
+		w.Messages, w.Announce, g.Messages, g.Announce, got.Messages.Transport,
+		lossy.Complexity.Messages, lossy.Complexity.Announce, lossy.Messages.Transport, lossy.Messages.ByKind)
+}
