@@ -64,9 +64,10 @@
 // coordinator. Tolerates crashes and recoveries: election timeout,
 // coordinator checks ("check"), probes of skipped successors, a recovered
 // process starts an election (see tanenbaum.go). One initiator and m live
-// members: m election messages and m coordinator messages (Bound: "2m",
-// Exact k·n election messages for k initiators starting together, all
-// live), plus one failed attempt per dead member skipped. At most one
+// members: m election messages and m coordinator messages, 2m in all
+// (Bound: "k·m" election messages, exact for k initiators starting
+// together with all members live; the coordinator's m are the
+// announcement), plus one failed attempt per dead member skipped. At most one
 // leader per epoch as long as the channel gives up only on crashed
 // members; a live member given up on (acknowledgements lost Retries+1
 // times in a row) splits the ring as a partition would.
