@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -160,4 +161,38 @@ func (r *ParamReader) Err() error {
 	sort.Strings(unknown)
 	sort.Strings(known)
 	return fmt.Errorf("protocol.params.%s: unknown parameter (known: %s)", unknown[0], strings.Join(known, ", "))
+}
+
+// NodeIDOf reads one node ID from a decoded parameter: an integer, or a
+// float with no fraction (as JSON decodes numbers), from 0 to the largest
+// NodeID. Lists of IDs in protocol.params (a logical ring, initiators)
+// are read entry by entry with it.
+func NodeIDOf(v any) (NodeID, bool) {
+	var n int64
+	switch x := v.(type) {
+	case int:
+		n = int64(x)
+	case int64:
+		n = x
+	case uint64:
+		if x > math.MaxUint32 {
+			return 0, false
+		}
+		n = int64(x)
+	case uint32:
+		n = int64(x)
+	case NodeID:
+		return x, true
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) > math.MaxUint32 {
+			return 0, false
+		}
+		n = int64(x)
+	default:
+		return 0, false
+	}
+	if n < 0 || n > math.MaxUint32 {
+		return 0, false
+	}
+	return NodeID(n), true
 }

@@ -2,7 +2,6 @@ package ring
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -117,7 +116,7 @@ func readInitiators(r *protocol.ParamReader, members []protocol.NodeID) []protoc
 			raw = append(raw, i)
 		}
 	default:
-		if _, isInt := integer(v); !isInt {
+		if _, isID := protocol.NodeIDOf(v); !isID {
 			r.Reject("initiators", v, initiatorsWant)
 			return slices.Clone(members)
 		}
@@ -129,12 +128,11 @@ func readInitiators(r *protocol.ParamReader, members []protocol.NodeID) []protoc
 	}
 	ids := make([]protocol.NodeID, 0, len(raw))
 	for _, e := range raw {
-		n, isInt := integer(e)
-		if !isInt || n < 0 || n > math.MaxUint32 {
+		id, isID := protocol.NodeIDOf(e)
+		if !isID {
 			r.Reject("initiators", v, initiatorsWant)
 			return slices.Clone(members)
 		}
-		id := protocol.NodeID(n)
 		if _, member := slices.BinarySearch(members, id); !member {
 			r.Reject("initiators", fmt.Sprintf("node %d", id), fmt.Sprintf("a member (members: %s)", logicalring.Describe(members)))
 			return slices.Clone(members)
@@ -147,27 +145,4 @@ func readInitiators(r *protocol.ParamReader, members []protocol.NodeID) []protoc
 	}
 	slices.Sort(ids)
 	return ids
-}
-
-// integer reads one YAML or JSON number that is a whole number.
-func integer(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), true
-	case int64:
-		return x, true
-	case uint64:
-		if x <= math.MaxInt64 {
-			return int64(x), true
-		}
-	case uint32:
-		return int64(x), true
-	case protocol.NodeID:
-		return int64(x), true
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return int64(x), true
-		}
-	}
-	return 0, false
 }

@@ -12,22 +12,31 @@ import (
 	"manetlab/trace/report"
 )
 
-// simRing runs a ring scenario in the simulator and returns its summary.
+// simRing runs a ring scenario given as YAML in the simulator and returns
+// its summary.
 func simRing(t *testing.T, y string) *report.Summary {
 	t.Helper()
 	s, err := scenario.Parse([]byte(y), "ring.yaml", nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, y)
 	}
+	_, sum := simScenario(t, s)
+	return sum
+}
+
+// simScenario runs s in the simulator and returns its trace directory and
+// summary.
+func simScenario(t *testing.T, s *scenario.Scenario) (string, *report.Summary) {
+	t.Helper()
 	dir := t.TempDir()
 	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatalf("%v\n%s", err, y)
+		t.Fatalf("%s: %v", s.Name, err)
 	}
 	sum, err := report.Summarize(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sum
+	return dir, sum
 }
 
 // TestSimCountsEqualTheory runs every counted ring election in the
@@ -135,14 +144,7 @@ func TestSimTanenbaumSurvivesCrashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := report.Summarize(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, sum := simScenario(t, s)
 	if sum.Verdict != "valid" {
 		t.Fatalf("verdict %s: %+v", sum.Verdict, sum.Components)
 	}
@@ -167,14 +169,7 @@ func TestCrashOutsideAssumptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := report.Summarize(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, sum := simScenario(t, s)
 	if sum.Verdict == "invalid" {
 		t.Fatalf("verdict invalid; want unknown with the reason or valid: %+v", sum)
 	}

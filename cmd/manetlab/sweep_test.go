@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"manetlab/experiment"
 	"manetlab/internal/chromium"
@@ -39,19 +37,7 @@ func pageChart(t *testing.T, path string) *experiment.Chart {
 // entry for each, and set data-ready.
 func checkPageInChromium(t *testing.T, path string, series, theory int) {
 	t.Helper()
-	bin := chromium.ForTest(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	dom, err := chromium.DumpDOM(ctx, bin, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := regexp.MustCompile(`data-error="([^"]*)"`).FindStringSubmatch(dom); m != nil {
-		t.Fatalf("the page's script failed: %s", m[1])
-	}
-	if !regexp.MustCompile(`<body[^>]*data-ready="1"`).MatchString(dom) {
-		t.Fatal(`body has no data-ready="1": the script did not finish`)
-	}
+	dom := chromium.ReadyDOM(t, path)
 	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(dom, -1)) }
 	if n := count(`<path class="series"`); n != series {
 		t.Errorf("%d series paths, want %d", n, series)

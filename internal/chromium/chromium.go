@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"testing"
+	"time"
 )
 
 // Flags keep a headless Chromium to the local file: no network services,
@@ -64,6 +66,34 @@ func DumpDOM(ctx context.Context, bin, path string) (string, error) {
 		return "", fmt.Errorf("%s: %v\n%s", bin, err, tail(stderr.String(), 2000))
 	}
 	return stdout.String(), nil
+}
+
+var (
+	dataError = regexp.MustCompile(`data-error="([^"]*)"`)
+	dataReady = regexp.MustCompile(`<body[^>]*data-ready="1"`)
+)
+
+// ReadyDOM renders the page at path for a test (skipping it without a
+// browser, see ForTest) and returns its DOM, failing the test when the
+// page's script reported an error (data-error on an element) or did not
+// finish (no data-ready="1" on the body): the contract of the project's
+// pages.
+func ReadyDOM(t testing.TB, path string) string {
+	t.Helper()
+	bin := ForTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dom, err := DumpDOM(ctx, bin, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := dataError.FindStringSubmatch(dom); m != nil {
+		t.Fatalf("%s: the page's script failed: %s", path, m[1])
+	}
+	if !dataReady.MatchString(dom) {
+		t.Fatalf("%s: body has no data-ready=\"1\": the script did not finish\n%s", path, tail(dom, 3000))
+	}
+	return dom
 }
 
 func tail(s string, n int) string {

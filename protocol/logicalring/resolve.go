@@ -2,7 +2,6 @@ package logicalring
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -42,9 +41,9 @@ func Resolve(spec any, members []protocol.NodeID, seed uint64) ([]protocol.NodeI
 	case []protocol.NodeID:
 		return explicit(s, members)
 	case []int:
-		return fromInts(len(s), func(i int) (any, int64, bool) { return s[i], int64(s[i]), true }, members)
+		return fromInts(len(s), func(i int) any { return s[i] }, members)
 	case []any:
-		return fromInts(len(s), func(i int) (any, int64, bool) { n, ok := integer(s[i]); return s[i], n, ok }, members)
+		return fromInts(len(s), func(i int) any { return s[i] }, members)
 	}
 	return nil, fmt.Errorf("protocol.params.ring: %v is not random, ascending, descending or a list of node IDs", spec)
 }
@@ -55,38 +54,15 @@ func random(order []protocol.NodeID, seed uint64) []protocol.NodeID {
 	return order
 }
 
-// integer reads one entry of a YAML list: an int, or a float with no
-// fraction as JSON decodes numbers.
-func integer(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), true
-	case int64:
-		return x, true
-	case uint64:
-		if x <= math.MaxInt64 {
-			return int64(x), true
-		}
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return int64(x), true
-		}
-	case protocol.NodeID:
-		return int64(x), true
-	}
-	return 0, false
-}
-
-// fromInts converts n entries to node IDs; entry returns the raw value for
-// the error, the integer and whether it is one.
-func fromInts(n int, entry func(i int) (raw any, v int64, ok bool), members []protocol.NodeID) ([]protocol.NodeID, error) {
+// fromInts converts n entries to node IDs.
+func fromInts(n int, entry func(i int) any, members []protocol.NodeID) ([]protocol.NodeID, error) {
 	ids := make([]protocol.NodeID, n)
 	for i := range n {
-		raw, v, ok := entry(i)
-		if !ok || v < 0 || v > math.MaxUint32 {
-			return nil, fmt.Errorf("protocol.params.ring: entry %d (%v) is not a node ID (members: %s)", i+1, raw, Describe(members))
+		id, ok := protocol.NodeIDOf(entry(i))
+		if !ok {
+			return nil, fmt.Errorf("protocol.params.ring: entry %d (%v) is not a node ID (members: %s)", i+1, entry(i), Describe(members))
 		}
-		ids[i] = protocol.NodeID(v)
+		ids[i] = id
 	}
 	return explicit(ids, members)
 }
