@@ -13,6 +13,11 @@ const (
 	// GoalHighestID: one leader per election epoch, the highest live ID of
 	// the membership, followed by every live member (ring elections).
 	GoalHighestID Goal = "highest-id"
+	// GoalTree: exactly one root per connected component and every other
+	// node with exactly one parent, the parent edges forming a spanning
+	// tree of the component (IEEE 1394 tree identify). Nodes report their
+	// parent with NoteParent; the root is also noted as leader.
+	GoalTree Goal = "tree"
 )
 
 // Complexity ties a protocol's message counts to theory.

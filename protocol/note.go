@@ -29,4 +29,5 @@ const (
 	NoteCSEnter       NoteKind = "cs-enter"       // entered the critical section
 	NoteCSExit        NoteKind = "cs-exit"        // left the critical section
 	NoteInfo          NoteKind = "info"           // anything else
+	NoteParent        NoteKind = "parent"         // this node's parent in a tree is now Leader (None: it is the root)
 )

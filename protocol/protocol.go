@@ -105,6 +105,12 @@ type Config struct {
 	Seed uint64
 	// Env is the driver.
 	Env Env
+	// Store is the node's stable storage, which survives a crash (see
+	// Store). Drivers always set it; protocols that keep nothing across
+	// crashes ignore it, and tests that build a Config by hand may leave
+	// it nil (use a MemStore). It sits in Config rather than on Env so that
+	// protocols and test Envs that do not use it are unchanged.
+	Store Store
 }
 
 // Better reports whether node a with value va beats node b with value vb:

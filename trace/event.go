@@ -92,5 +92,5 @@ const (
 	EvStats    = "stats"    // a real node's counters at the end (Text: "name=count ...")
 	// Protocol notes use the protocol.NoteKind names: "leader",
 	// "election-start", "election-end", "cs-request", "cs-enter",
-	// "cs-exit", "info".
+	// "cs-exit", "info", "parent".
 )
