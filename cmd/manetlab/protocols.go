@@ -18,9 +18,14 @@ Example:
    manetlab protocols
    manetlab sim configs/quickstart.yaml --set protocol.name=baseline/floodmax`,
 		Action: func(c *cli.Context) error {
-			for _, n := range protocol.Names() {
+			names := protocol.Names()
+			width := 0
+			for _, n := range names {
+				width = max(width, len(n))
+			}
+			for _, n := range names {
 				s, _ := protocol.Lookup(n)
-				fmt.Fprintf(c.App.Writer, "%-22s %s\n", n, s.Summary)
+				fmt.Fprintf(c.App.Writer, "%-*s  %s\n", width, n, s.Summary)
 			}
 			return nil
 		},
