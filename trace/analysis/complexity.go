@@ -38,7 +38,7 @@ func computeComplexity(r *run, tr *truth) (*Complexity, string) {
 	if err != nil || spec.Complexity == nil {
 		return nil, ""
 	}
-	kinds := map[int32]int{} // 1 announce, 2 control, 3 transport
+	kinds := map[int32]int{} // 1 announce, 2 control; transport by prefix
 	for _, k := range spec.Complexity.Announce {
 		kinds[r.str(k)] = 1
 	}
