@@ -100,7 +100,8 @@ func (w *world) dispatch(it item) {
 	}
 }
 
-// boot starts (or restarts) a node with a fresh process.
+// boot starts (or restarts) a node with a fresh process and the node's
+// stable storage, which a crash does not clear.
 func (w *world) boot(n *node) {
 	n.alive = true
 	n.gen++
@@ -109,7 +110,8 @@ func (w *world) boot(n *node) {
 	n.seen = map[floodKey]struct{}{}
 	n.fifo = map[int32]time.Duration{}
 	n.env = &env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}
-	proc, err := w.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: w.members, Params: w.s.Protocol.Params, Seed: w.s.Seed, Env: n.env})
+	proc, err := w.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: w.members, Params: w.s.Protocol.Params, Seed: w.s.Seed,
+		Env: n.env, Store: &n.store})
 	if err != nil {
 		panic(fmt.Sprintf("sim: protocol rejected parameters it accepted before: %v", err))
 	}

@@ -85,6 +85,9 @@ type node struct {
 	nbrs   map[int32]time.Duration // neighbour index -> last heard
 	seen   map[floodKey]struct{}   // multi-hop frames already handled
 	fifo   map[int32]time.Duration // per-link time of the last unicast delivery
+	// store is the node's stable storage: it outlives crashes, and every
+	// process the node boots gets it.
+	store protocol.MemStore
 }
 
 type pendingTimer struct {
@@ -161,8 +164,10 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 		return nil, fmt.Errorf("%s: mobility gives %d nodes, the scenario has %d", s.Path, mob.Len(), len(w.nodes))
 	}
 	// Build one process up front so that bad protocol parameters fail the
-	// run before any trace is written.
-	if _, err := spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Seed: s.Seed, Env: &env{w: w, n: w.nodes[0]}}); err != nil {
+	// run before any trace is written. Its store is a scratch one, so that
+	// nothing it puts reaches node 0's.
+	if _, err := spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Seed: s.Seed,
+		Env: &env{w: w, n: w.nodes[0]}, Store: &protocol.MemStore{}}); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	out, err := newSink(opt.Out, len(w.nodes))
