@@ -194,9 +194,10 @@ func newHost(opt Options) (*Host, error) {
 		h.byID[id] = n
 	}
 	// Build one process up front so that bad protocol parameters fail
-	// before any socket or file is opened.
+	// before any socket or file is opened. Its store is a scratch one, so
+	// that nothing it puts reaches the node's file.
 	if _, err := spec.New(protocol.Config{ID: h.nodes[0].id, Value: h.nodes[0].value, Members: h.ids, Seed: s.Seed,
-		Params: s.Protocol.Params, Env: &env{h: h, n: h.nodes[0]}}); err != nil {
+		Params: s.Protocol.Params, Env: &env{h: h, n: h.nodes[0]}, Store: &protocol.MemStore{}}); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	start := opt.Start
@@ -210,7 +211,7 @@ func newHost(opt Options) (*Host, error) {
 	return h, nil
 }
 
-// open joins the groups and opens the trace files.
+// open joins the groups, opens the trace files and loads the stores.
 func (h *Host) open() error {
 	var err error
 	if h.data, err = link.Open(link.Config{Group: h.opt.Group, Iface: h.opt.Iface, TTL: h.opt.TTL}); err != nil {
@@ -222,6 +223,11 @@ func (h *Host) open() error {
 	for _, n := range h.nodes {
 		if err := h.openTrace(n); err != nil {
 			return err
+		}
+		n.store, n.storeLost = openStore(h.opt.Out, h.opt.Run, n.id)
+		n.store.log = h.opt.Log
+		if n.storeLost != nil && h.opt.Log != nil {
+			fmt.Fprintf(h.opt.Log, "node %d: store: %v\n", n.id, n.storeLost)
 		}
 	}
 	h.attachSinks()

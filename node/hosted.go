@@ -32,6 +32,10 @@ type hosted struct {
 	radioRng *rand.Rand // reception decisions at this node
 	clock    *wire.Clock
 	out      eventWriter
+	store    *fileStore // stable storage, loaded when the process starts
+	// storeLost says why the store started empty although a file was
+	// there (corrupt, unreadable); the trace notes it at the start.
+	storeLost error
 
 	seq, oseq uint64                  // last frame and flood-origin sequence numbers used
 	timers    map[uint64]pendingTimer // pending protocol timers
@@ -72,7 +76,8 @@ func (h *Host) boot(n *hosted) error {
 	n.rng = rand.New(rand.NewPCG(h.s.Seed, uint64(n.id)<<32|uint64(n.inc)))
 	n.radioRng = rand.New(rand.NewPCG(h.s.Seed^radioStream, uint64(n.id)<<32|uint64(n.inc)))
 	n.env = &env{h: h, n: n}
-	proc, err := h.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: h.ids, Params: h.s.Protocol.Params, Seed: h.s.Seed, Env: n.env})
+	proc, err := h.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: h.ids, Params: h.s.Protocol.Params, Seed: h.s.Seed,
+		Env: n.env, Store: n.store})
 	if err != nil {
 		return fmt.Errorf("%s: node %d: %w", h.s.Path, n.id, err)
 	}
@@ -81,6 +86,10 @@ func (h *Host) boot(n *hosted) error {
 		h.emitLocal(n, &trace.Event{Ev: trace.EvRecover})
 	}
 	h.emitLocal(n, &trace.Event{Ev: trace.EvStart})
+	if n.storeLost != nil {
+		h.emitLocal(n, &trace.Event{Ev: string(protocol.NoteInfo), Text: "store: " + n.storeLost.Error()})
+		n.storeLost = nil
+	}
 	now := h.now()
 	phase := time.Duration(h.jitter.Int64N(int64(h.hello) + 1))
 	h.sched.push(task{at: now + phase, kind: taskHello, n: n})

@@ -47,7 +47,8 @@ type Options struct {
 	Scenario *scenario.Scenario
 	// IDs are the hosted nodes; each must be a member of the scenario.
 	IDs []protocol.NodeID
-	// Out is the trace directory: node-<id>.jsonl per hosted node.
+	// Out is the trace directory: node-<id>.jsonl per hosted node, and
+	// its stable storage node-<id>.store.
 	Out string
 	// Run names the run; every node and the player of a run use the same
 	// name (frames of other runs are dropped).
