@@ -10,7 +10,8 @@
 // ever called from the loop, as the protocol contract requires.
 //
 // docs/node.md describes the receive pipeline, the counters, positions,
-// the command line and what a crash loses.
+// the command line, stable storage (node-<id>.store) and what a crash
+// loses.
 //
 // It is the other driver: beneath it live its frame format (node/wire), its
 // UDP multicast link (node/link) and the launcher behind `manetlab run`
