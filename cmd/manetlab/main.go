@@ -11,9 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	_ "manetlab/adhoc"    // registers adhoc/vasudevan
-	_ "manetlab/baseline" // registers baseline/floodmax
-	_ "manetlab/ring"     // registers ring/lelann, ring/chang-roberts, ring/hirschberg-sinclair, ring/tanenbaum
+	_ "manetlab/adhoc"      // registers adhoc/vasudevan
+	_ "manetlab/baseline"   // registers baseline/floodmax
+	_ "manetlab/invitation" // registers invitation/garcia-molina
+	_ "manetlab/ring"       // registers ring/lelann, ring/chang-roberts, ring/hirschberg-sinclair, ring/tanenbaum
 )
 
 func main() {

@@ -1,0 +1,113 @@
+package invitation
+
+import (
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/protocol/reliable"
+)
+
+// The values of protocol.params.reach.
+const (
+	// ReachMultiHop: messages go by Env.Deliver, across hops, to any member.
+	ReachMultiHop = "multi-hop"
+	// ReachOneHop: messages go by Env.Send to radio neighbours only; a
+	// node that is not a neighbour (protocol.NeighborUp/NeighborDown) is
+	// unreachable.
+	ReachOneHop = "one-hop"
+)
+
+// The values of protocol.params.accept.
+const (
+	// AcceptHigher: a node in Normal accepts an invitation its own
+	// coordinator forwards, and otherwise only one from a coordinator
+	// higher than both itself and its coordinator; it declines the rest
+	// (the seed: the invited coordinator "may accept or decline"). Every
+	// group's coordinator stays its highest member, so a stable component
+	// ends led by its highest live ID.
+	AcceptHigher = "higher"
+	// AcceptAny: Garcia-Molina's Invitation procedure as written: a node in
+	// Normal accepts every invitation. The lower coordinator's wait in
+	// proportion to the ID gap usually lets the higher merge first, but a
+	// lower coordinator whose wait runs out first takes the higher ones
+	// into its group and keeps them.
+	AcceptAny = "any"
+)
+
+// The defaults of the parameters.
+const (
+	DefaultCheck  = 2 * time.Second        // a coordinator's Check period
+	DefaultProbe  = 2 * time.Second        // a member's AreYouThere period
+	DefaultAnswer = 500 * time.Millisecond // how long Check waits for answers
+	DefaultWindow = 500 * time.Millisecond // how long Merge waits for accepts
+	DefaultGap    = 250 * time.Millisecond // the lower coordinator's wait per unit of ID gap
+)
+
+// settings are the parameters, parsed the same way by New and by the
+// Complexity bound.
+type settings struct {
+	reach  string
+	accept string
+	check  time.Duration // Check period (coordinators)
+	probe  time.Duration // AreYouThere period (members)
+	answer time.Duration // Check collects AreYouCoordinator answers this long at most
+	window time.Duration // Merge collects accepts this long ("sleep(seconds)" in the seed)
+	gap    time.Duration // per unit of ID gap, the lower coordinator's wait before it merges
+	// timeout is how long a member waits for the answer to AreYouThere,
+	// and an invited node for its accept's answer and the Ready, before it
+	// gives the group up (Recovery).
+	timeout time.Duration
+	rel     reliable.Config
+}
+
+// parse reads p: reach, accept, check, probe, answer, window, gap,
+// timeout, rto and retries. Errors name the field; unknown keys are
+// refused.
+func parse(p protocol.Params) (*settings, error) {
+	r := p.Reader()
+	s := &settings{rel: reliable.ParamsConfig(r)}
+	s.reach = r.String("reach", ReachMultiHop, ReachMultiHop, ReachOneHop)
+	s.accept = r.String("accept", AcceptHigher, AcceptHigher, AcceptAny)
+	s.check = positive(r, "check", DefaultCheck)
+	s.probe = positive(r, "probe", DefaultProbe)
+	s.answer = positive(r, "answer", DefaultAnswer)
+	s.window = positive(r, "window", DefaultWindow)
+	s.gap = r.Duration("gap", DefaultGap)
+	s.timeout = positive(r, "timeout", s.window+giveUp(s.rel))
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func positive(r *protocol.ParamReader, key string, def time.Duration) time.Duration {
+	d := r.Duration(key, def)
+	if d == 0 {
+		r.Reject(key, "0s", `a positive duration such as "1s"`)
+		return def
+	}
+	return d
+}
+
+// giveUp is how long the reliable channel takes to declare a silent peer
+// unreachable: the first timeout doubled on every retry, rto·(2^(retries+1)-1)
+// (12.6 s with the defaults, 200ms and 5 retries).
+func giveUp(c reliable.Config) time.Duration {
+	rto := c.Timeout
+	if rto <= 0 {
+		rto = reliable.DefaultTimeout
+	}
+	retries := c.Retries
+	switch {
+	case retries == 0:
+		retries = reliable.DefaultRetries
+	case retries < 0:
+		retries = 0
+	}
+	total := time.Duration(0)
+	for i := 0; i <= retries; i++ {
+		total += rto
+		rto *= 2
+	}
+	return total
+}
