@@ -112,6 +112,9 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol}
 	why := r.outsideAssumptions()
 	rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why), checkMutex(r))
+	if protocol.GoalOf(r.header.Protocol) == protocol.GoalTree {
+		rep.Properties = judgeTreeGoal(dir, rep.Properties, why, opt) // tree identify: docs/analysis.md
+	}
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil
 }
