@@ -43,22 +43,22 @@ func elect(t *testing.T, alg string, n int, a arrangement, extra protocol.Params
 		params[k] = v
 	}
 	net := newNetwork(t, alg, members, params, a.seed, opts...)
-	net.run(horizon)
-	if epoch := net.checkElected(); epoch != "1" {
+	net.Run(horizon)
+	if epoch := net.CheckElected(); epoch != "1" {
 		t.Fatalf("%s n=%d %s: elected in epoch %s, want 1", alg, n, a.name, epoch)
 	}
-	b, err := net.spec.Complexity.Bound(members, params, a.seed)
+	b, err := net.Spec.Complexity.Bound(members, params, a.seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	el, ann, _, _ := net.counts()
+	el, ann, _, _ := net.Counts()
 	switch {
 	case n == 1:
 		if el+ann != 0 {
-			t.Fatalf("%s: a ring of one sent %v", alg, net.sent)
+			t.Fatalf("%s: a ring of one sent %v", alg, net.Sent)
 		}
 	case b.Exact == nil || el != *b.Exact:
-		t.Fatalf("%s n=%d %s: %d election messages, exact bound %v (sent %v)", alg, n, a.name, el, b.Exact, net.sent)
+		t.Fatalf("%s n=%d %s: %d election messages, exact bound %v (sent %v)", alg, n, a.name, el, b.Exact, net.Sent)
 	case ann != n:
 		t.Fatalf("%s n=%d %s: announcement of %d messages, want n=%d", alg, n, a.name, ann, n)
 	}
@@ -76,13 +76,13 @@ func TestElectsTheHighestIDWithExactCounts(t *testing.T) {
 			for _, a := range arrangements() {
 				t.Run(fmt.Sprintf("%s/n=%d/%s", alg, n, a.name), func(t *testing.T) {
 					net := elect(t, alg, n, a, nil)
-					el, _, _, _ := net.counts()
-					if r := net.sent["transport-retx"]; r != 0 {
+					el, _, _, _ := net.Counts()
+					if r := net.Sent["transport-retx"]; r != 0 {
 						t.Fatalf("%d retransmissions without loss", r)
 					}
 					for _, order := range []uint64{101, 102, 103} {
 						again := elect(t, alg, n, a, nil, shuffled(order))
-						if el2, _, _, _ := again.counts(); el2 != el {
+						if el2, _, _, _ := again.Counts(); el2 != el {
 							t.Fatalf("delivery order %d: %d election messages, FIFO order %d", order, el2, el)
 						}
 					}
@@ -100,11 +100,11 @@ func TestElectsTheHighestIDWithExactCounts(t *testing.T) {
 func TestCountsAgainstFormulas(t *testing.T) {
 	for _, n := range sizes[1:] {
 		for _, a := range arrangements() {
-			le, _, _, _ := elect(t, LeLann, n, a, nil).counts()
+			le, _, _, _ := elect(t, LeLann, n, a, nil).Counts()
 			if le != n*n {
 				t.Errorf("LeLann n=%d %s: %d tokens, want n²=%d", n, a.name, le, n*n)
 			}
-			cr, _, _, _ := elect(t, ChangRoberts, n, a, nil).counts()
+			cr, _, _, _ := elect(t, ChangRoberts, n, a, nil).Counts()
 			if cr > n*(n+1)/2 || cr < 2*n-1 {
 				t.Errorf("Chang-Roberts n=%d %s: %d tokens outside [2n-1, n(n+1)/2] = [%d, %d]", n, a.name, cr, 2*n-1, n*(n+1)/2)
 			}
@@ -118,11 +118,11 @@ func TestCountsAgainstFormulas(t *testing.T) {
 					t.Errorf("Chang-Roberts n=%d descending: %d tokens, want n(n+1)/2=%d", n, cr, n*(n+1)/2)
 				}
 			}
-			hs, _, _, _ := elect(t, HirschbergSinclair, n, a, nil).counts()
+			hs, _, _, _ := elect(t, HirschbergSinclair, n, a, nil).Counts()
 			if hs > HirschbergSinclairLimit(n) {
 				t.Errorf("Hirschberg-Sinclair n=%d %s: %d messages, over 8n(1+⌈log2 n⌉)=%d", n, a.name, hs, HirschbergSinclairLimit(n))
 			}
-			tb, co, _, _ := elect(t, Tanenbaum, n, a, protocol.Params{"initiators": "one"}).counts()
+			tb, co, _, _ := elect(t, Tanenbaum, n, a, protocol.Params{"initiators": "one"}).Counts()
 			if tb+co != 2*n {
 				t.Errorf("Tanenbaum n=%d %s one initiator: %d+%d messages, want 2m=%d", n, a.name, tb, co, 2*n)
 			}
@@ -172,14 +172,14 @@ func TestInitiatorSubsets(t *testing.T) {
 func TestLeLannElectsTheHighestInitiator(t *testing.T) {
 	members := ids(5)
 	net := newNetwork(t, LeLann, members, protocol.Params{"ring": "ascending", "initiators": []any{int(members[1]), int(members[2])}}, 1)
-	net.run(horizon)
-	net.checkSafety()
+	net.Run(horizon)
+	net.CheckSafety()
 	for _, id := range members {
-		if l, e, _ := net.follows(id); l != members[2] || e != "1" {
+		if l, e, _ := net.Follows(id); l != members[2] || e != "1" {
 			t.Fatalf("node %d follows %d in epoch %s, want the highest initiator %d", id, l, e, members[2])
 		}
 	}
-	if el, ann, _, _ := net.counts(); el != 2*5 || ann != 5 {
+	if el, ann, _, _ := net.Counts(); el != 2*5 || ann != 5 {
 		t.Fatalf("%d tokens and %d announcements, want 2·5 and 5", el, ann)
 	}
 }
@@ -193,14 +193,14 @@ func TestElectCommandStartsTheNextEpoch(t *testing.T) {
 		for _, n := range []int{1, 2, 5, 13} {
 			a := arrangement{"random-3", "random", 3}
 			first := elect(t, alg, n, a, nil)
-			el1, ann1, _, _ := first.counts()
+			el1, ann1, _, _ := first.Counts()
 			members := ids(n)
 			net := newNetwork(t, alg, members, protocol.Params{"ring": "random"}, 3)
-			net.run(horizon, action{10 * time.Second, func() { net.command(members[0], protocol.Elect) }})
-			if e := net.checkElected(); e != "2" {
+			net.Run(horizon, action{At: 10 * time.Second, Fn: func() { net.Command(members[0], protocol.Elect) }})
+			if e := net.CheckElected(); e != "2" {
 				t.Fatalf("%s n=%d: after the command the epoch is %s, want 2", alg, n, e)
 			}
-			el, ann, _, _ := net.counts()
+			el, ann, _, _ := net.Counts()
 			wantEl, wantAnn := 2*el1, 2*ann1
 			if alg == Tanenbaum && n > 1 {
 				wantEl, wantAnn = el1+n, 2*ann1
@@ -225,10 +225,10 @@ func TestLossIsRepairedByTheTransport(t *testing.T) {
 		for _, n := range []int{2, 3, 8, 16, 32} {
 			for _, a := range arrangements()[:4] {
 				clean := elect(t, alg, n, a, params)
-				want := clean.algorithmKinds()
+				want := clean.AlgorithmKinds()
 				for _, s := range []uint64{1, 2, 3} {
 					net := elect(t, alg, n, a, params, lossy(0.2, s))
-					got := net.algorithmKinds()
+					got := net.AlgorithmKinds()
 					if alg == Tanenbaum { // checks follow the clock, not the election
 						delete(got, KindCheck)
 						delete(want, KindCheck)
@@ -236,7 +236,7 @@ func TestLossIsRepairedByTheTransport(t *testing.T) {
 					if fmt.Sprint(got) != fmt.Sprint(want) {
 						t.Fatalf("%s n=%d %s loss seed %d: algorithm kinds %v, lossless %v", alg, n, a.name, s, got, want)
 					}
-					retx += net.sent["transport-retx"]
+					retx += net.Sent["transport-retx"]
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"manetlab/internal/protonet"
 	"manetlab/protocol"
 )
 
@@ -15,10 +16,8 @@ func newProc(alg string, members []protocol.NodeID, params protocol.Params) (pro
 	if err != nil {
 		return nil, err
 	}
-	net := &network{timers: map[protocol.TimerID]bool{}}
-	sn := &simNode{id: members[0]}
-	sn.env = &simEnv{net: net, node: sn}
-	return spec.New(protocol.Config{ID: members[0], Members: members, Params: params, Seed: 1, Env: sn.env})
+	env := protonet.NewEnv(nil, members[0])
+	return spec.New(protocol.Config{ID: members[0], Members: members, Params: params, Seed: 1, Env: env})
 }
 
 func TestBadParamsAreRefusedWithTheFieldName(t *testing.T) {

@@ -19,18 +19,18 @@ func TestNoFailuresAlgorithmsNoteAnUnreachablePeer(t *testing.T) {
 	for _, alg := range algorithms[:3] {
 		members := ids(5)
 		net := newNetwork(t, alg, members, protocol.Params{"ring": "ascending"}, 1)
-		net.run(2*time.Minute, action{500 * time.Millisecond, func() { net.crash(members[2]) }})
+		net.Run(2*time.Minute, action{At: 500 * time.Millisecond, Fn: func() { net.Crash(members[2]) }})
 		found := false
-		for _, r := range net.notes {
+		for _, r := range net.Notes {
 			if r.Kind == protocol.NoteInfo && strings.Contains(r.Text, fmt.Sprintf("node %d ", members[2])) &&
 				strings.Contains(r.Text, "outside the algorithm's assumptions (no failures)") {
 				found = true
 			}
 		}
 		if !found {
-			t.Fatalf("%s: no info note about the unreachable node %d: %+v", alg, members[2], net.notes)
+			t.Fatalf("%s: no info note about the unreachable node %d: %+v", alg, members[2], net.Notes)
 		}
-		net.checkSafety()
+		net.CheckSafety()
 	}
 }
 
@@ -41,8 +41,8 @@ func TestHostileMessagesDoNotPanic(t *testing.T) {
 	members := ids(6)
 	for _, alg := range algorithms {
 		net := newNetwork(t, alg, members, nil, 1)
-		net.run(3 * time.Second)
-		sn := net.nodes[members[2]]
+		net.Run(3 * time.Second)
+		sn := net.Nodes[members[2]]
 		for i := range 20000 {
 			m := Msg{
 				Type:    MsgType(rng.IntN(12)),
@@ -59,7 +59,7 @@ func TestHostileMessagesDoNotPanic(t *testing.T) {
 				m.Live = append(m.Live, protocol.NodeID(rng.IntN(50)))
 			}
 			from := protocol.NodeID(rng.IntN(50))
-			if from == sn.id {
+			if from == sn.ID {
 				from++ // drivers never hand a node its own frames
 			}
 			var ev protocol.Event = protocol.Receive{From: from, Msg: reliable.Data[Msg]{Inc: 1, Conn: 1, Seq: uint32(i + 1), Base: uint32(i + 1), Msg: m}}
@@ -69,8 +69,8 @@ func TestHostileMessagesDoNotPanic(t *testing.T) {
 			case 1:
 				ev = protocol.Timeout{ID: protocol.TimerID(rng.IntN(100)), Name: []string{timerStart, timerCheck, timerTimeout, "reliable", "x"}[rng.IntN(5)], Arg: rng.Int64N(60)}
 			}
-			sn.proc.Step(ev)
-			sn.env.out = nil
+			sn.Proc.Step(ev)
+			sn.Env.Out = nil
 		}
 	}
 }
@@ -84,14 +84,14 @@ func TestRunsAreDeterministic(t *testing.T) {
 		if a == nil || b == nil {
 			continue
 		}
-		if fmt.Sprint(a.notes) != fmt.Sprint(b.notes) || fmt.Sprint(a.sent) != fmt.Sprint(b.sent) {
+		if fmt.Sprint(a.Notes) != fmt.Sprint(b.Notes) || fmt.Sprint(a.Sent) != fmt.Sprint(b.Sent) {
 			t.Fatalf("seed %d: two runs differ", seed)
 		}
 	}
 	for _, alg := range algorithms {
 		a := elect(t, alg, 13, arrangement{"random-2", "random", 2}, nil, shuffled(4))
 		b := elect(t, alg, 13, arrangement{"random-2", "random", 2}, nil, shuffled(4))
-		if fmt.Sprint(a.notes) != fmt.Sprint(b.notes) {
+		if fmt.Sprint(a.Notes) != fmt.Sprint(b.Notes) {
 			t.Fatalf("%s: two runs differ", alg)
 		}
 	}
@@ -108,8 +108,8 @@ func TestElectCommandDuringAnElection(t *testing.T) {
 			for _, at := range []time.Duration{time.Second + 500*time.Microsecond, time.Second + 2*time.Millisecond, time.Second + 5*time.Millisecond} {
 				members := ids(n)
 				net := newNetwork(t, alg, members, protocol.Params{"ring": "random"}, 5, shuffled(uint64(n)))
-				net.run(horizon, action{at, func() { net.command(members[n/2], protocol.Elect) }})
-				if e := net.checkElected(); e != "2" {
+				net.Run(horizon, action{At: at, Fn: func() { net.Command(members[n/2], protocol.Elect) }})
+				if e := net.CheckElected(); e != "2" {
 					t.Fatalf("%s n=%d command at %v: epoch %s, want 2", alg, n, at, e)
 				}
 			}

@@ -38,12 +38,12 @@ func TestTanenbaumSkipsAMemberCrashedBeforeTheElection(t *testing.T) {
 					}
 					name := fmt.Sprintf("n=%d/%s/dead=%d/%s", n, a.name, dead, init)
 					net := newNetwork(t, Tanenbaum, members, protocol.Params{"ring": a.ring, "initiators": init}, a.seed)
-					net.run(90*time.Second, action{500 * time.Millisecond, func() { net.crash(dead) }})
-					epoch := net.checkElected()
+					net.Run(90*time.Second, action{At: 500 * time.Millisecond, Fn: func() { net.Crash(dead) }})
+					epoch := net.CheckElected()
 					if init == "all" {
 						continue
 					}
-					el, co, _, _ := net.counts()
+					el, co, _, _ := net.Counts()
 					m := n - 1
 					wantEl, wantCo := m+1, m
 					if m == 1 { // a live ring of one: only the failed attempt
@@ -97,8 +97,8 @@ func TestTanenbaumSurvivesCrashesMidElection(t *testing.T) {
 							}
 							crashed := false
 							opts = append(opts, func(net *network) {
-								net.crashKeeps = c.keeps
-								net.crashAfter = func(id protocol.NodeID, ev protocol.Event) bool {
+								net.CrashKeeps = c.keeps
+								net.CrashAfter = func(id protocol.NodeID, ev protocol.Event) bool {
 									if crashed || id != victim || !receives(ev, c.typ) {
 										return false
 									}
@@ -107,11 +107,11 @@ func TestTanenbaumSurvivesCrashesMidElection(t *testing.T) {
 								}
 							})
 							net := newNetwork(t, Tanenbaum, members, protocol.Params{"ring": a.ring, "initiators": init}, a.seed, opts...)
-							net.run(120 * time.Second)
+							net.Run(120 * time.Second)
 							if !crashed {
 								t.Fatal("the victim never crashed")
 							}
-							net.checkElected()
+							net.CheckElected()
 						})
 					}
 				}
@@ -132,16 +132,16 @@ func TestTanenbaumRecoveredHigherIDTakesOver(t *testing.T) {
 		for _, a := range arrangements()[:4] {
 			for _, init := range []string{"one", "all"} {
 				net := newNetwork(t, Tanenbaum, members, protocol.Params{"ring": a.ring, "initiators": init}, a.seed)
-				net.run(10*time.Second, action{5 * time.Second, func() { net.crash(top) }})
-				net.run(60 * time.Second)
-				e1 := net.checkElected()
-				if l, _, _ := net.follows(members[0]); n > 1 && l == top {
+				net.Run(10*time.Second, action{At: 5 * time.Second, Fn: func() { net.Crash(top) }})
+				net.Run(60 * time.Second)
+				e1 := net.CheckElected()
+				if l, _, _ := net.Follows(members[0]); n > 1 && l == top {
 					t.Fatalf("n=%d %s: still following the crashed %d", n, a.name, top)
 				}
-				net.recover(top)
-				net.run(120 * time.Second)
-				e2 := net.checkElected()
-				if l, _, _ := net.follows(members[0]); l != top || epochNumber(t, e2) <= epochNumber(t, e1) {
+				net.Recover(top)
+				net.Run(120 * time.Second)
+				e2 := net.CheckElected()
+				if l, _, _ := net.Follows(members[0]); l != top || epochNumber(t, e2) <= epochNumber(t, e1) {
 					t.Fatalf("n=%d %s: after the recovery node %d follows %d in epoch %s (before: epoch %s)", n, a.name, members[0], l, e2, e1)
 				}
 			}
@@ -164,11 +164,11 @@ func epochNumber(t *testing.T, e string) uint64 {
 func TestTanenbaumScenarioOfTheConfig(t *testing.T) {
 	members := []protocol.NodeID{1, 2, 3, 4, 5, 6, 7, 8}
 	net := newNetwork(t, Tanenbaum, members, protocol.Params{"ring": "ascending", "initiators": "one"}, 1)
-	net.run(60*time.Second,
-		action{500 * time.Millisecond, func() { net.crash(5) }},
-		action{4 * time.Second, func() { net.crash(8) }},
-		action{7 * time.Second, func() { net.recover(8) }})
-	net.checkElected()
+	net.Run(60*time.Second,
+		action{At: 500 * time.Millisecond, Fn: func() { net.Crash(5) }},
+		action{At: 4 * time.Second, Fn: func() { net.Crash(8) }},
+		action{At: 7 * time.Second, Fn: func() { net.Recover(8) }})
+	net.CheckElected()
 }
 
 // faultRun is one run of the deterministic simulation: a random ring of 2
@@ -188,25 +188,25 @@ func faultRun(t *testing.T, seed uint64, loss float64, extra protocol.Params, ma
 	// or recovers a crashed one.
 	actions := make([]action, 1+rng.IntN(6))
 	for i := range actions {
-		actions[i].at = time.Duration(rng.Int64N(int64(40 * time.Second)))
+		actions[i].At = time.Duration(rng.Int64N(int64(40 * time.Second)))
 	}
-	slices.SortFunc(actions, func(a, b action) int { return int(a.at - b.at) })
+	slices.SortFunc(actions, func(a, b action) int { return int(a.At - b.At) })
 	down := map[protocol.NodeID]bool{}
 	var net *network
 	for i := range actions {
 		id := members[rng.IntN(n)]
 		if down[id] {
-			actions[i].fn = func() { net.recover(id) }
+			actions[i].Fn = func() { net.Recover(id) }
 		} else {
-			actions[i].fn = func() { net.crash(id) }
+			actions[i].Fn = func() { net.Crash(id) }
 		}
 		down[id] = !down[id]
 	}
-	net = newNetwork(t, Tanenbaum, members, params, seed, lossy(loss, seed), func(n *network) { n.jitter = true })
-	net.run(40*time.Second, actions...)
-	net.loss = 0
-	net.run(400 * time.Second)
-	if len(net.live()) == 0 {
+	net = newNetwork(t, Tanenbaum, members, params, seed, lossy(loss, seed), func(n *network) { n.Jitter = true })
+	net.Run(40*time.Second, actions...)
+	net.Loss = 0
+	net.Run(400 * time.Second)
+	if len(net.Live()) == 0 {
 		return nil // everyone ended down
 	}
 	return net
@@ -226,7 +226,7 @@ func TestTanenbaumRandomFaults(t *testing.T) {
 		}{{0, nil}, {0.05, protocol.Params{"rto": "100ms", "retries": 3}}} {
 			t.Run(fmt.Sprintf("seed=%d/loss=%g", seed, c.loss), func(t *testing.T) {
 				if net := faultRun(t, seed, c.loss, c.params, 20); net != nil {
-					net.checkElected()
+					net.CheckElected()
 				}
 			})
 		}
@@ -248,11 +248,11 @@ func TestTanenbaumConvergesAfterFalseSuspicions(t *testing.T) {
 			if net == nil {
 				return
 			}
-			live := net.live()
+			live := net.Live()
 			want := slices.Max(live)
-			_, epoch, _ := net.follows(live[0])
+			_, epoch, _ := net.Follows(live[0])
 			for _, id := range live {
-				if l, e, _ := net.follows(id); l != want || e != epoch {
+				if l, e, _ := net.Follows(id); l != want || e != epoch {
 					t.Fatalf("node %d follows %d in epoch %s; want %d, in one epoch (node %d: %s)", id, l, e, want, live[0], epoch)
 				}
 			}
