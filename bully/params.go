@@ -1,0 +1,181 @@
+package bully
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/protocol/reliable"
+)
+
+// The defaults of the parameters that do not scale with rto.
+const (
+	DefaultStart = time.Second     // the initiators' first election, after Start
+	DefaultCheck = 2 * time.Second // the failure detectors' period
+)
+
+// settings are one form's parameters, parsed the same way by New and by
+// the Complexity bound.
+type settings struct {
+	initiators []protocol.NodeID // ascending
+	detectors  []protocol.NodeID // ascending
+	start      time.Duration
+	timeout    time.Duration // an election waits this long for answers from higher IDs
+	leader     time.Duration // leader-timeout: for the coordinator after an answer; Garcia-Molina's Timeout
+	check      time.Duration // 0: no failure detection
+	rel        reliable.Config
+}
+
+func (s *settings) initiator(id protocol.NodeID) bool {
+	_, ok := slices.BinarySearch(s.initiators, id)
+	return ok
+}
+
+func (s *settings) detector(id protocol.NodeID) bool {
+	_, ok := slices.BinarySearch(s.detectors, id)
+	return ok
+}
+
+// rto is the channel's first retransmission timeout.
+func rto(c reliable.Config) time.Duration {
+	if c.Timeout <= 0 {
+		return reliable.DefaultTimeout
+	}
+	return c.Timeout
+}
+
+// GiveUp is how long the reliable channel takes to declare a silent peer
+// unreachable: the first timeout doubled on every retry,
+// rto·(2^(retries+1)-1) (12.6 s with the defaults, 200ms and 5 retries).
+// It is the failure detectors' delay after the last answer.
+func GiveUp(c reliable.Config) time.Duration {
+	d := rto(c)
+	retries := c.Retries
+	switch {
+	case retries == 0:
+		retries = reliable.DefaultRetries
+	case retries < 0:
+		retries = 0
+	}
+	total := time.Duration(0)
+	for i := 0; i <= retries && total < time.Hour; i++ {
+		total += d
+		d *= 2
+	}
+	return total
+}
+
+// parse reads p for the form: rto and retries, initiators, detectors,
+// start, timeout, leader-timeout and check. Errors name the field, and
+// unknown keys are refused.
+func parse(form string, p protocol.Params, members []protocol.NodeID) (*settings, error) {
+	r := p.Reader()
+	s := &settings{rel: reliable.ParamsConfig(r)}
+	s.initiators = readIDs(r, "initiators", members)
+	s.detectors = readIDs(r, "detectors", members)
+	s.start = r.Duration("start", DefaultStart)
+	s.check = r.Duration("check", DefaultCheck)
+	rt := rto(s.rel)
+	s.timeout = r.Duration("timeout", 5*rt)
+	if s.timeout < 2*rt {
+		r.Reject("timeout", s.timeout, fmt.Sprintf("at least 2·rto = %v: an election waits for answers that the channel may have to retransmit "+
+			"(and rto must exceed a round trip: 2·hops·radio.delay)", 2*rt))
+		s.timeout = 5 * rt
+	}
+	def := 3 * s.timeout
+	if form == GarciaMolina && s.check > 0 {
+		// A member's Timeout waits for the coordinator's next Check.
+		def = 2*s.check + s.timeout
+	}
+	s.leader = r.Duration("leader-timeout", def)
+	if s.leader <= s.timeout {
+		r.Reject("leader-timeout", s.leader, fmt.Sprintf("longer than timeout (%v): the coordinator answers after its own election's timeout", s.timeout))
+		s.leader = def
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", form, err)
+	}
+	return s, nil
+}
+
+const idsWant = "all, one or a list of node IDs"
+
+// readIDs reads a set of members: "all" (the default), "one" (the lowest
+// ID) or a list of member IDs (a single ID is a list of one).
+func readIDs(r *protocol.ParamReader, key string, members []protocol.NodeID) []protocol.NodeID {
+	v, ok := r.Any(key)
+	if !ok {
+		return slices.Clone(members)
+	}
+	var raw []any
+	switch x := v.(type) {
+	case string:
+		switch x {
+		case "all":
+			return slices.Clone(members)
+		case "one":
+			return slices.Clone(members[:min(1, len(members))])
+		}
+		r.Reject(key, fmt.Sprintf("%q", x), idsWant)
+		return slices.Clone(members)
+	case []any:
+		raw = x
+	case []int:
+		for _, i := range x {
+			raw = append(raw, i)
+		}
+	case []protocol.NodeID:
+		for _, i := range x {
+			raw = append(raw, i)
+		}
+	default:
+		if _, isID := protocol.NodeIDOf(v); !isID {
+			r.Reject(key, v, idsWant)
+			return slices.Clone(members)
+		}
+		raw = []any{v}
+	}
+	if len(raw) == 0 {
+		r.Reject(key, "an empty list", idsWant+" (at least one)")
+		return slices.Clone(members)
+	}
+	ids := make([]protocol.NodeID, 0, len(raw))
+	for _, e := range raw {
+		id, isID := protocol.NodeIDOf(e)
+		if !isID {
+			r.Reject(key, v, idsWant)
+			return slices.Clone(members)
+		}
+		if _, member := slices.BinarySearch(members, id); !member {
+			r.Reject(key, fmt.Sprintf("node %d", id), "a member (members: "+describe(members)+")")
+			return slices.Clone(members)
+		}
+		if slices.Contains(ids, id) {
+			r.Reject(key, fmt.Sprintf("node %d", id), "listed once (it appears twice)")
+			return slices.Clone(members)
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// describe lists IDs compactly: "1-8", "1-3, 7, 9".
+func describe(ids []protocol.NodeID) string {
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, fmt.Sprint(ids[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
