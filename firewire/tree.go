@@ -32,6 +32,7 @@ func init() {
 		New:      New,
 		Messages: []protocol.Message{Request{}, Ack{}, Contention{}, Root{}}, // wire codes 1..4: append only
 		Goal:     protocol.GoalTree,
+		Topology: CheckAcyclic,
 		Complexity: &protocol.Complexity{
 			// complexity.messages counts the contention requests alone:
 			// requests and acks are n-1 each (one more request when two

@@ -37,6 +37,11 @@ type Spec struct {
 	// The checker expects the best candidate of each component, and does
 	// not judge a component without one.
 	Candidates func(members []NodeID, params Params, seed uint64) ([]NodeID, error)
+	// Topology, when set, checks the radio topology at the start of a run
+	// (the links between members at time 0) before anything runs, so that
+	// a protocol that needs a kind of network (an acyclic one for IEEE 1394
+	// tree identify) fails with a clear error instead of stalling.
+	Topology func(members []NodeID, links [][2]NodeID) error
 }
 
 var registry = map[string]Spec{}

@@ -128,6 +128,9 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: protocol.name: %w", s.Path, err)
 	}
+	if err := s.CheckTopology(); err != nil {
+		return nil, err
+	}
 	mob, err := s.MobilityModel()
 	if err != nil {
 		return nil, err

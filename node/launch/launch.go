@@ -148,6 +148,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		}
 		opt.Command = []string{exe}
 	}
+	if err := s.CheckTopology(); err != nil {
+		return nil, err
+	}
 	if opt.Grace <= 0 {
 		opt.Grace = 3 * time.Second
 	}

@@ -171,6 +171,9 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 			for _, c := range s.comps {
 				b := -1
 				for _, i := range c {
+					if tr.goal == protocol.GoalTree {
+						break // any member may be root: the tree property judges it
+					}
 					if tr.candidate != nil && !tr.candidate[i] {
 						continue
 					}

@@ -10,6 +10,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -273,6 +274,9 @@ func components(sc *scenario.Scenario, members []scenario.Member, pos map[protoc
 // component without one is not judged (valid, expected leader 0).
 func judge(ids []protocol.NodeID, states map[protocol.NodeID]*nodeState, goal protocol.Goal, candidates map[protocol.NodeID]bool) Component {
 	c := Component{Nodes: ids, Leaders: map[string]int{}}
+	if goal == protocol.GoalTree {
+		return judgeTree(c, states)
+	}
 	best := protocol.None
 	for _, id := range ids {
 		if candidates != nil && !candidates[id] {
@@ -292,5 +296,26 @@ func judge(ids []protocol.NodeID, states map[protocol.NodeID]*nodeState, goal pr
 		c.Leaders[key]++
 	}
 	c.Valid = best == protocol.None || len(c.Leaders) == 1 && c.Leaders[strconv.FormatUint(uint64(best), 10)] == len(ids)
+	return c
+}
+
+// judgeTree decides a component of a tree protocol (IEEE 1394): any member
+// may be root, so the component is valid when every member follows the
+// same leader and it is one of them; the tree itself (one root, parent
+// edges on radio links) is trace check's "tree" property.
+func judgeTree(c Component, states map[protocol.NodeID]*nodeState) Component {
+	var root protocol.NodeID
+	for _, id := range c.Nodes {
+		st := states[id]
+		key := "none"
+		if st.hasLeader {
+			key = strconv.FormatUint(uint64(st.leader), 10)
+			root = st.leader
+		}
+		c.Leaders[key]++
+	}
+	if len(c.Leaders) == 1 && root != protocol.None && slices.Contains(c.Nodes, root) {
+		c.ExpectedLeader, c.Valid = root, true
+	}
 	return c
 }

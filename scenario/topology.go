@@ -1,0 +1,39 @@
+package scenario
+
+import (
+	"fmt"
+
+	"manetlab/protocol"
+	"manetlab/radio"
+)
+
+// CheckTopology calls the protocol's Spec.Topology, if it has one, with
+// the radio links between the members at time 0, and names the scenario
+// file in its error. Both drivers call it before a run.
+func (s *Scenario) CheckTopology() error {
+	spec, err := protocol.Lookup(s.Protocol.Name)
+	if err != nil || spec.Topology == nil {
+		return nil // an unknown name is reported where the protocol is built
+	}
+	mob, err := s.MobilityModel()
+	if err != nil {
+		return err
+	}
+	med, err := radio.NewMedium(s.Radio, mob, s.Seed)
+	if err != nil {
+		return err
+	}
+	ms := s.Members()
+	var links [][2]protocol.NodeID
+	for i := range ms {
+		for j := i + 1; j < len(ms); j++ {
+			if med.Linked(i, j, 0) {
+				links = append(links, [2]protocol.NodeID{ms[i].ID, ms[j].ID})
+			}
+		}
+	}
+	if err := spec.Topology(s.MemberIDs(), links); err != nil {
+		return fmt.Errorf("%s: protocol %s: %w", s.Path, s.Protocol.Name, err)
+	}
+	return nil
+}
