@@ -68,7 +68,14 @@ const (
 	timerGap     = "gap"     // the lower coordinator's wait before it merges
 	timerWindow  = "window"  // Merge stops waiting for accepts
 	timerWait    = "wait"    // an invited node gives up waiting for the accept's answer or Ready
+	timerSoon    = "soon"    // a coordinator that declined a lower one's invitation checks once its merge is over
 )
+
+// maxUnacked is how many messages to one peer may wait for their
+// acknowledgement before periodic questions (AreYouCoordinator,
+// AreYouThere) to it are skipped. One would do for a dead peer, but a live
+// one often has an answer in flight when the next question is due.
+const maxUnacked = 2
 
 // Node is one node's instance of the invitation algorithm: the state
 // vector of the seed (status, coordinator, group, counter, Up) and the
@@ -102,9 +109,9 @@ type Node struct {
 
 	window protocol.TimerID // Merge: collecting accepts while set
 	wait   protocol.TimerID // invited: waiting for the accept's answer and Ready
+	soon   protocol.TimerID // an extra Check is due
 
-	probing bool          // a member's AreYouThere is unanswered
-	probeAt time.Duration // since then
+	heard time.Duration // a member's last yes from its coordinator (or when it joined)
 
 	// Notes: the leader last noted and the election under way.
 	noted     bool
@@ -244,7 +251,6 @@ func (n *Node) stop() {
 	}
 	clear(n.asked)
 	n.found = nil
-	n.probing = false
 }
 
 // newGroup names a new group coordinated by this node: the counter goes
@@ -288,6 +294,7 @@ func (n *Node) becomeNormal() {
 		n.wait = 0
 	}
 	n.status = Normal
+	n.heard = n.env.Now()
 	n.endElection()
 }
 
@@ -362,6 +369,11 @@ func (n *Node) timeout(e protocol.Timeout) {
 			n.window = 0
 			n.reorganize()
 		}
+	case timerSoon:
+		if e.ID == n.soon {
+			n.soon = 0
+			n.check()
+		}
 	case timerWait:
 		if e.ID == n.wait {
 			n.wait = 0
@@ -385,9 +397,9 @@ func (n *Node) elect() {
 // ---- Check: a coordinator looks for other coordinators ----
 
 // check is the seed's Check: a coordinator in Normal asks every other
-// member (one-hop: every neighbour) AreYouCoordinator. A peer with a
-// message still unacknowledged is skipped, so a silent one holds at most
-// one question.
+// member (one-hop: every neighbour) AreYouCoordinator. A peer with
+// maxUnacked messages unacknowledged is skipped, so a silent one holds few
+// questions.
 func (n *Node) check() {
 	if n.status != Normal || n.coord != n.id || n.answers != 0 || n.gapWait != 0 {
 		return
@@ -396,7 +408,7 @@ func (n *Node) check() {
 	clear(n.asked)
 	n.found = nil
 	for _, j := range n.members {
-		if !n.reachable(j) || n.ch.Unacked(j) > 0 {
+		if !n.reachable(j) || n.ch.Unacked(j) >= maxUnacked {
 			continue
 		}
 		n.asked[j] = true
@@ -520,6 +532,12 @@ func (n *Node) invitation(from protocol.NodeID, m Msg) {
 	forwarded := from == n.coord
 	if !forwarded && n.set.accept == AcceptHigher && (j < n.coord || j < n.id) {
 		n.info("declines the invitation to group %s: coordinator %d is below %d", g, j, max(n.coord, n.id))
+		if n.coord == n.id && n.soon == 0 {
+			// A lower coordinator merges without waiting for this one
+			// (its wait ran out, or it missed this one's Checks): this
+			// one checks as soon as that merge is over, to invite it.
+			n.soon = n.env.SetTimer(n.set.window, timerSoon, 0)
+		}
 		return
 	}
 	wasCoord := n.coord == n.id
@@ -564,9 +582,12 @@ func (n *Node) ready(from protocol.NodeID, m Msg) {
 // ---- Timeout: a member checks its coordinator ----
 
 // probe is the seed's Timeout procedure: a member in Normal asks its
-// coordinator AreYouThere; no answer within the timeout, a no, or a
-// coordinator the channel cannot reach, and the member forms a group of
-// its own (Recovery).
+// coordinator AreYouThere every probe period; a no, or no yes for the
+// timeout, and the member forms a group of its own (Recovery). A question
+// goes only while fewer than maxUnacked messages to the coordinator wait
+// for their acknowledgement, so a dead coordinator holds few; the answers
+// of a live one get through once the channel gives up on an answer that
+// losses kept back (the next answers go in a new session).
 func (n *Node) probe() {
 	if n.status != Normal || n.coord == n.id || n.coord == protocol.None {
 		return
@@ -575,24 +596,24 @@ func (n *Node) probe() {
 		n.recovery(fmt.Sprintf("coordinator %d is not a radio neighbour", n.coord))
 		return
 	}
-	if n.probing {
-		if n.env.Now()-n.probeAt >= n.set.timeout {
-			n.recovery(fmt.Sprintf("coordinator %d has not answered AreYouThere for %v", n.coord, n.env.Now()-n.probeAt))
-		}
+	if quiet := n.env.Now() - n.heard; quiet >= n.set.timeout {
+		n.recovery(fmt.Sprintf("coordinator %d has not answered AreYouThere for %v", n.coord, quiet))
 		return
 	}
-	n.probing, n.probeAt = true, n.env.Now()
-	n.ch.Send(n.coord, Msg{Type: TypeAreYouThere, Coord: n.group.Coord, Counter: n.group.Counter})
+	if n.ch.Unacked(n.coord) < maxUnacked {
+		n.ch.Send(n.coord, Msg{Type: TypeAreYouThere, Coord: n.group.Coord, Counter: n.group.Counter})
+	}
 }
 
 func (n *Node) thereReply(from protocol.NodeID, m Msg) {
-	if !n.probing || n.status != Normal || from != n.coord || m.group() != n.group {
+	if n.status != Normal || from != n.coord || n.coord == n.id || m.group() != n.group {
 		return
 	}
-	n.probing = false
 	if !m.Yes {
 		n.recovery(fmt.Sprintf("coordinator %d answers that group %s is gone", from, n.group))
+		return
 	}
+	n.heard = n.env.Now()
 }
 
 // areYouThere answers yes when the asker is a member of this node's
@@ -625,21 +646,24 @@ func (n *Node) receive(from protocol.NodeID, m Msg) {
 	}
 }
 
-// unreachable handles a peer the channel gave up on: the coordinator of a
-// member or invited node (Recovery, as the seed's Timeout and Invitation
-// do when a call fails); a member whose Ready failed (the seed's Merge
-// calls Recovery); a peer asked AreYouCoordinator (no answer).
+// unreachable handles a peer the channel gave up on. An invited node whose
+// new coordinator does not acknowledge calls Recovery, as the seed's
+// Invitation does when Accept fails. A member in Normal leaves that to its
+// probes' timeout, and a coordinator whose Ready was not acknowledged keeps
+// the member (the seed calls Recovery): on a lossy multi-hop path the
+// channel gives up on live peers, and the member that missed its Ready
+// leaves by itself. A peer asked AreYouCoordinator has no answer.
 func (n *Node) unreachable(f reliable.Failure[Msg]) {
 	peer := f.Peer
-	if n.coord == peer && n.coord != n.id {
+	if n.coord == peer && n.coord != n.id && n.status != Normal {
 		n.recovery(fmt.Sprintf("the channel gave up on coordinator %d", peer))
 		return
 	}
-	if n.coord == n.id && (n.status == Normal || n.status == Reorganization) {
+	if n.coord == n.id {
 		for _, m := range f.Unacked {
 			if m.Type == TypeReady && m.group() == n.group {
-				n.recovery(fmt.Sprintf("Ready to member %d failed: the channel gave up on it", peer))
-				return
+				n.info("Ready to member %d of group %s not acknowledged: it stays a member (a member that missed its Ready leaves by itself)", peer, n.group)
+				break
 			}
 		}
 	}

@@ -40,7 +40,6 @@ const (
 	DefaultProbe  = 2 * time.Second        // a member's AreYouThere period
 	DefaultAnswer = 500 * time.Millisecond // how long Check waits for answers
 	DefaultWindow = 500 * time.Millisecond // how long Merge waits for accepts
-	DefaultGap    = 250 * time.Millisecond // the lower coordinator's wait per unit of ID gap
 )
 
 // settings are the parameters, parsed the same way by New and by the
@@ -55,7 +54,9 @@ type settings struct {
 	gap    time.Duration // per unit of ID gap, the lower coordinator's wait before it merges
 	// timeout is how long a member waits for the answer to AreYouThere,
 	// and an invited node for its accept's answer and the Ready, before it
-	// gives the group up (Recovery).
+	// gives the group up (Recovery). By default twice the channel's
+	// give-up time (the question and the answer may each take that long),
+	// and at least three probe periods.
 	timeout time.Duration
 	rel     reliable.Config
 }
@@ -72,8 +73,8 @@ func parse(p protocol.Params) (*settings, error) {
 	s.probe = positive(r, "probe", DefaultProbe)
 	s.answer = positive(r, "answer", DefaultAnswer)
 	s.window = positive(r, "window", DefaultWindow)
-	s.gap = r.Duration("gap", DefaultGap)
-	s.timeout = positive(r, "timeout", s.window+giveUp(s.rel))
+	s.gap = r.Duration("gap", s.check+s.answer)
+	s.timeout = positive(r, "timeout", max(2*giveUp(s.rel), 3*s.probe))
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
