@@ -95,10 +95,11 @@ type Node struct {
 
 	started bool
 	status  Status
-	coord   protocol.NodeID   // S.c; None while no group could be formed
-	group   Group             // S.g
-	counter uint64            // S.counter, as in stable storage
-	up      []protocol.NodeID // S.Up at a coordinator: the members, ascending
+	coord   protocol.NodeID           // S.c; None while no group could be formed
+	group   Group                     // S.g
+	counter uint64                    // S.counter, as in stable storage
+	up      []protocol.NodeID         // S.Up at a coordinator: the members, ascending
+	apart   map[protocol.NodeID]Group // members last reported in another group (noted once)
 
 	// Check, at a coordinator in Normal.
 	round   uint64
@@ -426,9 +427,13 @@ func (n *Node) coordinatorReply(from protocol.NodeID, m Msg) {
 	delete(n.asked, from)
 	if m.Yes {
 		n.found = append(n.found, from)
-	} else if n.isMember(from) && m.Coord != protocol.None && m.group() != n.group {
+	} else if n.isMember(from) && m.Coord != protocol.None && m.group() != n.group && n.apart[from] != m.group() {
 		// Garcia-Molina's coordinator never learns this; the note only
 		// makes a departure visible in the trace (Stoller's example).
+		if n.apart == nil {
+			n.apart = map[protocol.NodeID]Group{}
+		}
+		n.apart[from] = m.group()
 		n.info("node %d, a member of group %s for this coordinator, says it is in group %s", from, n.group, m.group())
 	}
 	if len(n.asked) == 0 {
