@@ -298,6 +298,22 @@ func (p *garciaMolina) progress() {
 	}
 }
 
+// heard handles a message from the coordinator: it lives. The Timeout
+// starts over; an election this node started because the channel gave up
+// on the coordinator (the report came late: its messages were stuck
+// behind a partition) is called off, and the coordinator followed again.
+func (p *garciaMolina) heard() {
+	p.armTimeout(p.set.leader)
+	if p.phase == phAsk {
+		p.cancel(&p.answer)
+		p.phase = phNone
+	}
+	p.deferred = false
+	if p.leader == protocol.None {
+		p.follow(Epoch{Num: p.num, Leader: p.c})
+	}
+}
+
 // haltedByHigher reports whether a higher node's election holds this node.
 func (p *garciaMolina) haltedByHigher() bool {
 	return p.s == Election && p.h > p.id || p.s == Reorganization && p.c > p.id
@@ -305,7 +321,7 @@ func (p *garciaMolina) haltedByHigher() bool {
 
 func (p *garciaMolina) receive(from protocol.NodeID, m Msg) {
 	if from == p.c && p.c != p.id && (p.s == Normal || p.s == Reorganization) {
-		p.armTimeout(p.set.leader) // heard from the coordinator
+		p.heard()
 	}
 	switch m.Type {
 	case TypeAreYouThere:
@@ -343,16 +359,19 @@ func (p *garciaMolina) receive(from protocol.NodeID, m Msg) {
 			p.armTimeout(p.set.leader)
 		}
 	case TypeAreYouNormal:
+		// "No" echoes the epoch asked about, so that an answer to an
+		// older Check (it waited in the channel) is not taken for one
+		// about the current epoch.
 		if !(p.s == Normal && p.c == from && p.num == m.Num) {
-			p.ch.Send(from, Msg{Type: TypeNotNormal, Num: p.maxNum})
+			p.ch.Send(from, Msg{Type: TypeNotNormal, Num: m.Num})
 		}
 	case TypeProbe:
-		if !((p.s == Normal || p.s == Reorganization) && p.c == p.id) {
-			p.ch.Send(from, Msg{Type: TypeNotNormal, Num: p.maxNum})
+		if !((p.s == Normal || p.s == Reorganization) && p.c == p.id && p.num == m.Num) {
+			p.ch.Send(from, Msg{Type: TypeNotNormal, Num: m.Num})
 		}
 	case TypeNotNormal:
 		switch {
-		case p.phase != phNone:
+		case p.phase != phNone || m.Num != p.num:
 		case p.s == Normal && p.c == p.id:
 			p.Election() // Check: a node is not Normal in this group
 		case (p.s == Normal || p.s == Reorganization) && p.c == from:

@@ -186,17 +186,18 @@ func (p *textbook) election(from protocol.NodeID, m Msg) {
 	if from > p.id {
 		return // elections go to higher IDs only
 	}
+	// The coordinator holds no election: it sends its coordinator message
+	// again if the sender followed it and lost it (a false suspicion), or
+	// has everything sent to it acknowledged and still elects outside
+	// this epoch (it recovered, or its session failed). Otherwise the
+	// coordinator message is still on its way to the sender, ahead of the
+	// OK. (Judged before the OK is queued.)
+	again := p.leads() && (m.Leader == p.id || p.acked(from) && (Epoch{Num: m.Num, Leader: m.Leader}) != p.epoch)
 	p.ch.Send(from, Msg{Type: TypeOK, Num: p.maxNum})
 	switch {
+	case again:
+		p.ch.Send(from, Msg{Type: TypeCoordinator, Num: p.epoch.Num})
 	case p.leads():
-		// The sender followed this coordinator and lost it (a false
-		// suspicion), or has everything sent to it acknowledged and
-		// still elects outside this epoch (it recovered, or its session
-		// failed): it needs the coordinator message again. Otherwise the
-		// coordinator message is still on its way to it, ahead of the OK.
-		if m.Leader == p.id || p.acked(from) && (Epoch{Num: m.Num, Leader: m.Leader}) != p.epoch {
-			p.ch.Send(from, Msg{Type: TypeCoordinator, Num: p.epoch.Num})
-		}
 	case p.state == tbIdle:
 		p.elect()
 	}
