@@ -13,6 +13,7 @@ import (
 
 	_ "manetlab/adhoc"      // registers adhoc/vasudevan
 	_ "manetlab/baseline"   // registers baseline/floodmax
+	_ "manetlab/bully"      // registers bully/textbook, bully/garcia-molina
 	_ "manetlab/firewire"   // registers firewire/tree-identify
 	_ "manetlab/invitation" // registers invitation/garcia-molina
 	_ "manetlab/ring"       // registers ring/lelann, ring/chang-roberts, ring/hirschberg-sinclair, ring/tanenbaum
