@@ -231,23 +231,29 @@ func (p *textbook) coordinator(from protocol.NodeID, num uint64) {
 }
 
 // checked answers a check: a member's of its coordinator, or a lower
-// coordinator's probe of the higher IDs.
+// coordinator's probe of the higher IDs. A check that finds this node's
+// latest coordinator message still unacknowledged by the sender was sent
+// before that message arrived (it waited in the channel): the message
+// answers it.
 func (p *textbook) checked(from protocol.NodeID, m Msg) {
 	switch {
-	case m.Leader == p.id && from != p.id:
+	case m.Leader == p.id:
 		switch {
 		case p.leads():
-			if m.Num != p.epoch.Num {
+			if m.Num != p.epoch.Num && p.acked(from) {
 				p.ch.Send(from, Msg{Type: TypeCoordinator, Num: p.epoch.Num})
 			}
 		case p.state == tbIdle:
 			p.ch.Send(from, Msg{Type: TypeOutdated, Num: p.maxNum})
 		}
 	case m.Leader == from && from < p.id:
-		// A lower node leads while this higher one lives: a merge.
+		// A lower node leads while this higher one lives: partitions
+		// merged, or this node recovered.
 		switch {
 		case p.leads():
-			p.becomeCoordinator()
+			if p.acked(from) || (Epoch{Num: m.Num, Leader: from}).After(p.epoch) {
+				p.becomeCoordinator()
+			}
 		case p.state == tbIdle:
 			p.elect()
 		}
