@@ -1,0 +1,200 @@
+package bully_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"manetlab/bully"
+	"manetlab/protocol"
+	"manetlab/scenario"
+	"manetlab/sim"
+	"manetlab/trace/analysis"
+	"manetlab/trace/report"
+)
+
+// simYAML runs a scenario given as YAML in the simulator and returns its
+// trace directory and summary.
+func simYAML(t *testing.T, y string) (string, *report.Summary) {
+	t.Helper()
+	s, err := scenario.Parse([]byte(y), "bully.yaml", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, y)
+	}
+	return simScenario(t, s)
+}
+
+func simScenario(t *testing.T, s *scenario.Scenario) (string, *report.Summary) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatalf("%s: %v", s.Name, err)
+	}
+	sum, err := report.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, sum
+}
+
+// checkTrace requires trace check to find no property invalid, and one
+// leader per epoch valid.
+func checkTrace(t *testing.T, dir string) {
+	t.Helper()
+	chk, err := analysis.Check(dir, analysis.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range chk.Properties {
+		if p.Verdict == analysis.Invalid || p.Name == analysis.PropEpochLeader && p.Verdict != analysis.Valid {
+			t.Errorf("%s: %s (%s) %+v", p.Name, p.Verdict, p.Reason, p.Witnesses)
+		}
+	}
+}
+
+// timelineText is the summary's timeline, one moment a line.
+func timelineText(sum *report.Summary) string {
+	var b strings.Builder
+	for _, m := range sum.Timeline {
+		if m.Event != "" {
+			fmt.Fprintf(&b, "%.1fs %s\n", m.T, m.Event)
+			continue
+		}
+		fmt.Fprintf(&b, "%.1fs", m.T)
+		for _, k := range []string{"none", "1", "2", "3", "4", "5", "6", "7"} {
+			if c, ok := m.Leaders[k]; ok {
+				fmt.Fprintf(&b, " %s(%d)", k, c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// TestSimSevenNodeExample runs configs/bully.yaml, the seeds' example: 7
+// leads, crashes, 4 notices, 6 takes over, 7 returns. The summary is
+// valid, its timeline shows the crash, 6 leading the six live nodes and
+// 7's return, and trace check finds one leader per epoch.
+func TestSimSevenNodeExample(t *testing.T) {
+	for _, c := range []struct{ file, form string }{
+		{"../configs/bully.yaml", bully.Textbook},
+		{"../configs/bully-garcia-molina.yaml", bully.GarciaMolina},
+	} {
+		s, err := scenario.Load(c.file, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Protocol.Name != c.form {
+			t.Fatalf("%s runs %s", c.file, s.Protocol.Name)
+		}
+		dir, sum := simScenario(t, s)
+		tl := timelineText(sum)
+		if sum.Verdict != "valid" || len(sum.Components) != 1 || sum.Components[0].Leaders["7"] != 7 {
+			t.Fatalf("%s: verdict %s, components %+v\n%s", c.file, sum.Verdict, sum.Components, tl)
+		}
+		for _, want := range []string{"node 7 crashed (it led 6 nodes)", " 6(6)\n", "node 7 recovered", " 7(7)\n"} {
+			if !strings.Contains(tl, want) {
+				t.Errorf("%s: the timeline lacks %q:\n%s", c.file, want, tl)
+			}
+		}
+		crash, six, back := strings.Index(tl, "node 7 crashed"), strings.Index(tl, " 6(6)\n"), strings.LastIndex(tl, " 7(7)\n")
+		if !(crash < six && six < back) {
+			t.Errorf("%s: the timeline is out of order:\n%s", c.file, tl)
+		}
+		checkTrace(t, dir)
+		t.Logf("%s:\n%s", c.file, tl)
+	}
+}
+
+// countScenario is the scenario of the Complexity bound: n static nodes on
+// a connected grid, the highest down at 0.5 s, the initiator of rank r
+// noticing it at 1 s (the others do not look: check 0).
+func countScenario(form string, n, r int, extra string) string {
+	cols := 1
+	for cols*cols < n {
+		cols++
+	}
+	rows := (n + cols - 1) / cols
+	// a grid of cells 200 m wide: connected at 250 m
+	return fmt.Sprintf("name: count\nseed: 1\nduration: 20s\nnodes: {count: %d, values: id, placement: grid}\n"+
+		"radio: {range: 250%s}\nmobility: {model: static, area: [%d, %d]}\n"+
+		"protocol: {name: %s, params: {initiators: [%d], check: 0%s}}\nfaults: [{at: 0.5s, crash: [%d]}]\n",
+		n, lossYAML(extra), 200*cols, 200*rows, form, r, paramsYAML(extra), n)
+}
+
+func lossYAML(extra string) string {
+	if extra == "" {
+		return ""
+	}
+	return ", loss: {model: bernoulli, p: 0.2}"
+}
+
+func paramsYAML(extra string) string {
+	if extra == "" {
+		return ""
+	}
+	return ", " + extra
+}
+
+// TestSimDetectionCounts: on a static lossless network (one hop and multi
+// hop), when the highest is down and the second highest notices (the best
+// case) or the lowest does (the worst), the summary's complexity equals
+// the bound's exact count and the closed form: textbook 1 and (n-1)²
+// election and ok messages with n-2 coordinator; Garcia-Molina n-1 and
+// n(n-1)/2+n-2 are-you-there and halt with 2(n-2) new-coordinator and
+// ready. Every node ends following the second highest.
+func TestSimDetectionCounts(t *testing.T) {
+	for _, form := range []string{bully.Textbook, bully.GarciaMolina} {
+		for _, n := range []int{2, 3, 5, 7, 10, 16} {
+			for _, r := range []int{n - 1, 1} {
+				what := fmt.Sprintf("%s n=%d detector rank %d", form, n, r)
+				dir, sum := simYAML(t, countScenario(form, n, r, ""))
+				checkCounts(t, what, sum, form, n, r)
+				checkTrace(t, dir)
+			}
+		}
+	}
+}
+
+func checkCounts(t *testing.T, what string, sum *report.Summary, form string, n, r int) {
+	t.Helper()
+	c := sum.Complexity
+	if sum.Verdict != "valid" || c == nil || c.Bound.Exact == nil {
+		t.Fatalf("%s: verdict %s, complexity %+v, components %+v", what, sum.Verdict, c, sum.Components)
+	}
+	if len(sum.Components) != 1 || sum.Components[0].ExpectedLeader != uint32ID(n-1) {
+		t.Fatalf("%s: components %+v", what, sum.Components)
+	}
+	want := bully.DetectionCounts(form, n, r)
+	if int(c.Messages) != want.Election || *c.Bound.Exact != want.Election || int(c.Announce) != want.Announce || c.Control != 0 {
+		t.Fatalf("%s: measured %d election, %d announcement, %d control messages; exact %d, want %+v (by kind %v)",
+			what, c.Messages, c.Announce, c.Control, *c.Bound.Exact, want, sum.Messages.ByKind)
+	}
+	best, worst := bully.DetectionCounts(form, n, n-1), bully.DetectionCounts(form, n, 1)
+	if *c.Bound.Best != best.Election || *c.Bound.Worst != worst.Election {
+		t.Fatalf("%s: bound %+v", what, c.Bound)
+	}
+	if n > 2 && c.Elections != 1 {
+		t.Fatalf("%s: %d elections, want 1", what, c.Elections)
+	}
+}
+
+// TestSimDetectionCountsUnderLoss: with 20 % loss the counts stay exact
+// (timeouts raised so that retransmitted answers are never late), and the
+// repairs show up only as transport.
+func TestSimDetectionCountsUnderLoss(t *testing.T) {
+	for _, form := range []string{bully.Textbook, bully.GarciaMolina} {
+		for _, n := range []int{4, 7} {
+			for _, r := range []int{n - 1, 1} {
+				what := fmt.Sprintf("%s n=%d detector rank %d, 20%% loss", form, n, r)
+				_, sum := simYAML(t, countScenario(form, n, r, "retries: 30, timeout: 6s, leader-timeout: 20s"))
+				checkCounts(t, what, sum, form, n, r)
+				if sum.Messages.ByKind["transport-retx"] == 0 {
+					t.Fatalf("%s: no retransmissions: %v", what, sum.Messages.ByKind)
+				}
+			}
+		}
+	}
+}
+
+func uint32ID(i int) protocol.NodeID { return protocol.NodeID(i) }
