@@ -115,8 +115,12 @@ func (e *simEnv) Send(to protocol.NodeID, m protocol.Message) {
 	}
 	n.transmit(e.node.id, to, m, 1)
 }
-func (e *simEnv) Broadcast(protocol.Message) { e.net.t.Fatalf("node %d: invitation does not Broadcast", e.node.id) }
-func (e *simEnv) Flood(protocol.Message)     { e.net.t.Fatalf("node %d: invitation does not Flood", e.node.id) }
+func (e *simEnv) Broadcast(protocol.Message) {
+	e.net.t.Fatalf("node %d: invitation does not Broadcast", e.node.id)
+}
+func (e *simEnv) Flood(protocol.Message) {
+	e.net.t.Fatalf("node %d: invitation does not Flood", e.node.id)
+}
 func (e *simEnv) Deliver(to protocol.NodeID, m protocol.Message) {
 	n := e.net
 	if to == e.node.id {
