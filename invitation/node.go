@@ -512,10 +512,11 @@ func (n *Node) reorganize() {
 	size := uint32(len(n.up) + 1)
 	for _, j := range n.up {
 		if !n.send(j, Msg{Type: TypeReady, Coord: n.id, Counter: n.group.Counter, Size: size}) {
-			// One-hop: the member is no longer a neighbour. The seed:
-			// a Ready that fails sends the coordinator to Recovery.
-			n.recovery(fmt.Sprintf("Ready to member %d failed: not a radio neighbour", j))
-			return
+			// One-hop: the member is no longer a neighbour. The seed
+			// calls Recovery; here, as when the channel gives up on a
+			// Ready, the member stays in Up and, missing its Ready,
+			// leaves by itself.
+			n.info("Ready to member %d of group %s cannot go: not a radio neighbour", j, n.group)
 		}
 	}
 	n.becomeNormal()
