@@ -93,9 +93,9 @@
 //     one, and at its Checks invites every other coordinator of the
 //     component, who accept. After the network is stable, every component is
 //     one group whose coordinator is its highest live ID:
-//     protocol.GoalHighestID, as registered. (In 3000 random fault scenarios
-//     of the in-memory network and 300 of the simulator, every one ended
-//     so.)
+//     protocol.GoalHighestID, as registered. (All 3000 random fault
+//     scenarios of TestRandomFaults' generator on the in-memory network and
+//     the 300 of TestSimProperty in the simulator ended so.)
 //   - any: the seed's procedure as written. The coordinator of a merged
 //     group is the node that initiated the last merge. The wait in
 //     proportion to the ID gap (gap, by default a full Check period plus the
@@ -104,8 +104,8 @@
 //     ID; but a lower coordinator whose wait runs out before the higher one
 //     merges (the higher one was busy merging others, or answers were
 //     delayed by losses) invites it, the higher one accepts, and a
-//     coordinator below the highest ID keeps the group for good (4 of 3000
-//     random scenarios of the in-memory network). Under accept: any the
+//     coordinator below the highest ID keeps the group for good (4 of the
+//     same 3000 scenarios). Under accept: any the
 //     final coordinator of a component is the initiator of the last merge
 //     that covered it, the highest live ID unless such a race happened; a
 //     checker that wants to judge the algorithm rather than the goal can

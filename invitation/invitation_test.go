@@ -318,7 +318,7 @@ func TestRandomFaults(t *testing.T) {
 		func() {
 			defer func() {
 				if t.Failed() {
-					t.Logf("seed %d: %d nodes, %s, loss %g, faults %v", seed, k, reach, loss, log)
+					t.Logf("seed %d: %d nodes, %s, loss %g, faults %v\nrerun: go test ./invitation -run 'TestRandomFaults$' -v (seeds run in order; the first failure stops it)", seed, k, reach, loss, log)
 				}
 			}()
 			n.run(faultsEnd+settle, acts...)
