@@ -396,7 +396,7 @@ func (p *garciaMolina) unreachable(f reliable.Failure[Msg]) {
 		p.Election()
 	case p.phase != phNone:
 	case (p.s == Normal || p.s == Reorganization) && peer == p.c && p.c != p.id:
-		p.lose("it did not answer")
+		p.suspect("it did not answer")
 		p.Election()
 	case p.s == Election && peer == p.h && p.h != p.id:
 		p.Election()

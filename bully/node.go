@@ -208,8 +208,16 @@ func (n *node) follow(e Epoch) {
 	n.env.Note(protocol.Note{Kind: protocol.NoteLeader, Leader: e.Leader, Epoch: e.String()})
 }
 
-// lose notes that this node no longer has a leader (its failure detector
-// gave up on it); the epoch followed is kept for comparison.
+// suspect notes that the failure detector gave up on the leader. The
+// leader note stands until an election names another (seed 000: L(i)
+// changes only on a leader message), so that a false suspicion on a lossy
+// network, which the election clears, is no visible leader change.
+func (n *node) suspect(why string) {
+	n.info("leader %d suspected: %s; an election follows", n.leader, why)
+}
+
+// lose notes that this node no longer has a leader (it said it no longer
+// leads); the epoch followed is kept for comparison.
 func (n *node) lose(why string) {
 	if n.leader == protocol.None {
 		return

@@ -78,11 +78,15 @@ func parse(form string, p protocol.Params, members []protocol.NodeID) (*settings
 	s.start = r.Duration("start", DefaultStart)
 	s.check = r.Duration("check", DefaultCheck)
 	rt := rto(s.rel)
-	s.timeout = r.Duration("timeout", 5*rt)
+	// An election waits for four transmissions of its messages (0, 1, 3
+	// and 7 rto after the first) and their answers: on a lossy multi-hop
+	// network a shorter wait takes a live node's delayed answer for
+	// silence, and a lower node wins.
+	s.timeout = r.Duration("timeout", 10*rt)
 	if s.timeout < 2*rt {
 		r.Reject("timeout", s.timeout, fmt.Sprintf("at least 2·rto = %v: an election waits for answers that the channel may have to retransmit "+
 			"(and rto must exceed a round trip: 2·hops·radio.delay)", 2*rt))
-		s.timeout = 5 * rt
+		s.timeout = 10 * rt
 	}
 	def := 3 * s.timeout
 	if form == GarciaMolina && s.check > 0 {

@@ -57,11 +57,11 @@ func TestDefaultsScaleWithRTO(t *testing.T) {
 		params                 protocol.Params
 		timeout, leader, check time.Duration
 	}{
-		{Textbook, nil, time.Second, 3 * time.Second, 2 * time.Second},
-		{GarciaMolina, nil, time.Second, 5 * time.Second, 2 * time.Second},
-		{Textbook, protocol.Params{"rto": "50ms"}, 250 * time.Millisecond, 750 * time.Millisecond, 2 * time.Second},
-		{GarciaMolina, protocol.Params{"rto": "50ms", "check": "1s"}, 250 * time.Millisecond, 2250 * time.Millisecond, time.Second},
-		{GarciaMolina, protocol.Params{"check": 0}, time.Second, 3 * time.Second, 0},
+		{Textbook, nil, 2 * time.Second, 6 * time.Second, 2 * time.Second},
+		{GarciaMolina, nil, 2 * time.Second, 6 * time.Second, 2 * time.Second},
+		{Textbook, protocol.Params{"rto": "50ms"}, 500 * time.Millisecond, 1500 * time.Millisecond, 2 * time.Second},
+		{GarciaMolina, protocol.Params{"rto": "50ms", "check": "1s"}, 500 * time.Millisecond, 2500 * time.Millisecond, time.Second},
+		{GarciaMolina, protocol.Params{"check": 0}, 2 * time.Second, 6 * time.Second, 0},
 		{Textbook, protocol.Params{"timeout": "2s", "leader-timeout": "9s", "check": "500ms", "initiators": "one", "detectors": []any{2, 4}}, 2 * time.Second, 9 * time.Second, 500 * time.Millisecond},
 	} {
 		s, err := parse(c.form, c.params, ids(5))

@@ -77,12 +77,12 @@ func TestSevenNodeExample(t *testing.T) {
 		}
 		var starters []protocol.NodeID
 		for _, r := range net.Notes {
-			if r.At > 20*time.Second && r.Kind == protocol.NoteInfo && strings.Contains(r.Text, "lost") {
+			if r.At > 20*time.Second && r.Kind == protocol.NoteInfo && strings.Contains(r.Text, "suspected") {
 				starters = append(starters, r.Node)
 			}
 		}
 		if !slices.Equal(starters, []protocol.NodeID{4}) {
-			t.Fatalf("%s: nodes that lost the leader: %v, want only 4", form, starters)
+			t.Fatalf("%s: nodes that suspected the leader: %v, want only 4", form, starters)
 		}
 		net.Run(80*time.Second, at(50*time.Second, func() { net.Recover(7) }))
 		if e := net.CheckElected(); !strings.HasPrefix(e, "7.") || e == "7.1" {

@@ -70,6 +70,7 @@ type textbook struct {
 	joined  bool // has taken part in an election or followed a leader
 	answer  protocol.TimerID
 	waitFor protocol.TimerID
+	gone    map[protocol.NodeID]bool // higher nodes the channel gave up on during this election
 }
 
 // NewTextbook builds a process of the textbook bully election.
@@ -128,6 +129,7 @@ func (p *textbook) elect() {
 	// The election names the epoch followed last, so that a coordinator
 	// can tell a member that lost it from one its announcement has not
 	// reached yet.
+	p.gone = nil
 	p.sendAll(p.higher, Msg{Type: TypeElection, Num: p.epoch.Num, Leader: p.epoch.Leader})
 	p.cancel(&p.answer)
 	p.answer = p.env.SetTimer(p.set.timeout, timerAnswer, 0)
@@ -156,9 +158,7 @@ func (p *textbook) receive(from protocol.NodeID, m Msg) {
 		p.election(from, m)
 	case TypeOK:
 		if from > p.id && p.state == tbElecting {
-			p.state = tbWaiting
-			p.cancel(&p.answer)
-			p.waitFor = p.env.SetTimer(p.set.leader, timerWait, 0)
+			p.answered()
 		}
 	case TypeCoordinator:
 		p.coordinator(from, m.Num)
@@ -261,13 +261,41 @@ func (p *textbook) checked(from protocol.NodeID, m Msg) {
 }
 
 func (p *textbook) unreachable(f reliable.Failure[Msg]) {
+	if p.state == tbElecting {
+		if p.gone == nil {
+			p.gone = map[protocol.NodeID]bool{}
+		}
+		p.gone[f.Peer] = true
+	}
 	if p.state == tbIdle && f.Peer == p.leader && p.leader != p.id {
-		p.lose("it did not acknowledge a check")
+		p.suspect("it did not acknowledge a check")
 		p.elect()
 	}
 }
 
-func (p *textbook) progress() {}
+// answered: a higher node lives and holds its own election; this node
+// waits for the coordinator (guarded command 3).
+func (p *textbook) answered() {
+	p.state = tbWaiting
+	p.cancel(&p.answer)
+	p.waitFor = p.env.SetTimer(p.set.leader, timerWait, 0)
+}
+
+// progress takes a higher node's acknowledgement of the election for its
+// OK: it received the election, so it lives, and its OK is on its way (the
+// OK and the acknowledgement travel apart, and on a lossy network either
+// may be the first through).
+func (p *textbook) progress() {
+	if p.state != tbElecting {
+		return
+	}
+	for _, h := range p.higher {
+		if p.acked(h) && !p.gone[h] {
+			p.answered()
+			return
+		}
+	}
+}
 
 func (p *textbook) timer(e protocol.Timeout) {
 	switch e.Name {
