@@ -45,17 +45,19 @@ const (
 //
 // Beyond the seeds, for a network that loses frames, partitions and
 // merges (see doc.go):
+//   - the channel's acknowledgement of an election counts as the OK: the
+//     higher node received it, so it lives and holds its election;
 //   - a node accepts a coordinator only of an epoch after the one it
 //     followed last (by number, ties to the higher ID), and otherwise
 //     answers "outdated" with its highest number, upon which the
 //     coordinator announces again with a larger number;
 //   - a coordinator from a lower ID makes the receiver hold an election
 //     (it bullies the lower claimant);
-//   - the coordinator answers an election with OK and, if the sender had
-//     already followed its epoch or has nothing unacknowledged from it,
-//     with its coordinator message again (the sender lost its leader
-//     falsely, or recovered): a coordinator does not hold a new election
-//     for a lower node's;
+//   - the coordinator answers an election with OK and, if the sender
+//     followed it, or has everything from it acknowledged and names
+//     another epoch, with its coordinator message again (the sender
+//     suspected it falsely, or recovered): a coordinator does not hold a
+//     new election for a lower node's;
 //   - detectors check their coordinator every check period through the
 //     reliable channel, whose acknowledgement is the answer; an
 //     unreachable coordinator starts an election; a check of a node that
