@@ -153,9 +153,14 @@ func (n *node) armCheck() {
 	}
 }
 
+// maxEpochNum bounds the election numbers taken from messages: numbers
+// grow by one per election, so a larger one is corrupt, and taking it
+// would let the next increment wrap around to numbers already used.
+const maxEpochNum = 1 << 62
+
 // see raises the highest election number seen.
 func (n *node) see(num uint64) {
-	if num > n.maxNum {
+	if num > n.maxNum && num < maxEpochNum {
 		n.maxNum = num
 	}
 }
