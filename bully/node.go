@@ -79,7 +79,7 @@ func newNode(form string, cfg protocol.Config) (*node, error) {
 	}
 	i, ok := slices.BinarySearch(cfg.Members, cfg.ID)
 	if !ok {
-		return nil, fmt.Errorf("%s: node %d is not a member (members: %s)", form, cfg.ID, describe(cfg.Members))
+		return nil, fmt.Errorf("%s: node %d is not a member (members: %s)", form, cfg.ID, protocol.DescribeIDs(cfg.Members))
 	}
 	store := cfg.Store
 	if store == nil {

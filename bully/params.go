@@ -3,7 +3,6 @@ package bully
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"manetlab/protocol"
@@ -73,8 +72,8 @@ func GiveUp(c reliable.Config) time.Duration {
 func parse(form string, p protocol.Params, members []protocol.NodeID) (*settings, error) {
 	r := p.Reader()
 	s := &settings{rel: reliable.ParamsConfig(r)}
-	s.initiators = readIDs(r, "initiators", members)
-	s.detectors = readIDs(r, "detectors", members)
+	s.initiators = r.MemberSet("initiators", members)
+	s.detectors = r.MemberSet("detectors", members)
 	s.start = r.Duration("start", DefaultStart)
 	s.check = r.Duration("check", DefaultCheck)
 	rt := rto(s.rel)
@@ -102,84 +101,4 @@ func parse(form string, p protocol.Params, members []protocol.NodeID) (*settings
 		return nil, fmt.Errorf("%s: %w", form, err)
 	}
 	return s, nil
-}
-
-const idsWant = "all, one or a list of node IDs"
-
-// readIDs reads a set of members: "all" (the default), "one" (the lowest
-// ID) or a list of member IDs (a single ID is a list of one).
-func readIDs(r *protocol.ParamReader, key string, members []protocol.NodeID) []protocol.NodeID {
-	v, ok := r.Any(key)
-	if !ok {
-		return slices.Clone(members)
-	}
-	var raw []any
-	switch x := v.(type) {
-	case string:
-		switch x {
-		case "all":
-			return slices.Clone(members)
-		case "one":
-			return slices.Clone(members[:min(1, len(members))])
-		}
-		r.Reject(key, fmt.Sprintf("%q", x), idsWant)
-		return slices.Clone(members)
-	case []any:
-		raw = x
-	case []int:
-		for _, i := range x {
-			raw = append(raw, i)
-		}
-	case []protocol.NodeID:
-		for _, i := range x {
-			raw = append(raw, i)
-		}
-	default:
-		if _, isID := protocol.NodeIDOf(v); !isID {
-			r.Reject(key, v, idsWant)
-			return slices.Clone(members)
-		}
-		raw = []any{v}
-	}
-	if len(raw) == 0 {
-		r.Reject(key, "an empty list", idsWant+" (at least one)")
-		return slices.Clone(members)
-	}
-	ids := make([]protocol.NodeID, 0, len(raw))
-	for _, e := range raw {
-		id, isID := protocol.NodeIDOf(e)
-		if !isID {
-			r.Reject(key, v, idsWant)
-			return slices.Clone(members)
-		}
-		if _, member := slices.BinarySearch(members, id); !member {
-			r.Reject(key, fmt.Sprintf("node %d", id), "a member (members: "+describe(members)+")")
-			return slices.Clone(members)
-		}
-		if slices.Contains(ids, id) {
-			r.Reject(key, fmt.Sprintf("node %d", id), "listed once (it appears twice)")
-			return slices.Clone(members)
-		}
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-// describe lists IDs compactly: "1-8", "1-3, 7, 9".
-func describe(ids []protocol.NodeID) string {
-	var parts []string
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if j == i {
-			parts = append(parts, fmt.Sprint(ids[i]))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
 }

@@ -74,7 +74,7 @@ func parse(p protocol.Params) (*settings, error) {
 	s.answer = positive(r, "answer", DefaultAnswer)
 	s.window = positive(r, "window", DefaultWindow)
 	s.gap = r.Duration("gap", s.check+s.answer)
-	s.timeout = positive(r, "timeout", max(2*giveUp(s.rel), 3*s.probe))
+	s.timeout = positive(r, "timeout", max(2*s.rel.GiveUp(), 3*s.probe))
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
@@ -88,27 +88,4 @@ func positive(r *protocol.ParamReader, key string, def time.Duration) time.Durat
 		return def
 	}
 	return d
-}
-
-// giveUp is how long the reliable channel takes to declare a silent peer
-// unreachable: the first timeout doubled on every retry, rto·(2^(retries+1)-1)
-// (12.6 s with the defaults, 200ms and 5 retries).
-func giveUp(c reliable.Config) time.Duration {
-	rto := c.Timeout
-	if rto <= 0 {
-		rto = reliable.DefaultTimeout
-	}
-	retries := c.Retries
-	switch {
-	case retries == 0:
-		retries = reliable.DefaultRetries
-	case retries < 0:
-		retries = 0
-	}
-	total := time.Duration(0)
-	for i := 0; i <= retries; i++ {
-		total += rto
-		rto *= 2
-	}
-	return total
 }

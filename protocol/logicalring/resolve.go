@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"manetlab/protocol"
 )
@@ -87,31 +86,5 @@ func explicit(ids, members []protocol.NodeID) ([]protocol.NodeID, error) {
 	return slices.Clone(ids), nil
 }
 
-// Describe prints ascending IDs compactly for messages: runs as "1-8",
-// the rest separated by commas, elided in the middle beyond ten items
-// ("1, 3, 5, 7, 9, 11, 13, 15, ..., 41"); "none" when empty.
-func Describe(ids []protocol.NodeID) string {
-	if len(ids) == 0 {
-		return "none"
-	}
-	var parts []string
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		switch j - i {
-		case 0:
-			parts = append(parts, fmt.Sprint(ids[i]))
-		case 1:
-			parts = append(parts, fmt.Sprint(ids[i]), fmt.Sprint(ids[j]))
-		default:
-			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
-		}
-		i = j + 1
-	}
-	if len(parts) > 10 {
-		parts = append(parts[:8:8], "...", parts[len(parts)-1])
-	}
-	return strings.Join(parts, ", ")
-}
+// Describe prints ascending IDs compactly (protocol.DescribeIDs).
+func Describe(ids []protocol.NodeID) string { return protocol.DescribeIDs(ids) }

@@ -45,6 +45,18 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// RTO is the first retransmission timeout, the default filled in.
+func (c Config) RTO() time.Duration { return c.withDefaults().Timeout }
+
+// GiveUp is how long the channel takes to declare a silent peer
+// unreachable: the first transmission and every retransmission wait a
+// timeout that doubles each time, rto·(2^(retries+1)-1) (12.6 s with the
+// defaults, 200ms and 5 retries).
+func (c Config) GiveUp() time.Duration {
+	c = c.withDefaults()
+	return c.Timeout * time.Duration(1<<(min(c.Retries, 20)+1)-1)
+}
+
 // ParamsConfig reads the scenario's "rto" (a duration) and "retries" (a
 // non-negative integer; 0 for none) with the defaults of Config. A bad
 // value is recorded in r, naming the field, and its default is used;
