@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"manetlab/bully"
+	"manetlab/internal/simtest"
 	"manetlab/protocol"
 	"manetlab/scenario"
-	"manetlab/sim"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )
@@ -24,17 +24,10 @@ func simYAML(t *testing.T, y string) (string, *report.Summary) {
 	return simScenario(t, s)
 }
 
-func simScenario(t *testing.T, s *scenario.Scenario) (string, *report.Summary) {
+// simScenario runs s in the simulator: its trace directory and summary.
+func simScenario(t testing.TB, s *scenario.Scenario) (string, *report.Summary) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatalf("%s: %v", s.Name, err)
-	}
-	sum, err := report.Summarize(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, sum
+	return simtest.Run(t, s)
 }
 
 // checkTrace requires trace check to find no property invalid, and one

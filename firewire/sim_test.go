@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"manetlab/firewire"
+	"manetlab/internal/simtest"
 	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/radio"
@@ -23,14 +24,7 @@ import (
 // and check report.
 func simRun(t *testing.T, s *scenario.Scenario) (string, *report.Summary, *analysis.CheckReport) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatalf("%s: %v", s.Name, err)
-	}
-	sum, err := report.Summarize(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, sum := simtest.Run(t, s)
 	chk, err := analysis.Check(dir, analysis.CheckOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"manetlab/internal/simtest"
 	_ "manetlab/invitation"
 	"manetlab/scenario"
 	"manetlab/sim"
@@ -29,19 +30,10 @@ func simYAML(t testing.TB, y string, sets ...string) (string, *report.Summary) {
 	return simScenario(t, s)
 }
 
-// simScenario runs s in the simulator and returns its trace directory and
-// summary.
+// simScenario runs s in the simulator: its trace directory and summary.
 func simScenario(t testing.TB, s *scenario.Scenario) (string, *report.Summary) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatalf("%s: %v", s.Name, err)
-	}
-	sum, err := report.Summarize(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, sum
+	return simtest.Run(t, s)
 }
 
 func check(t testing.TB, dir string, stabilisation time.Duration) *analysis.CheckReport {

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"testing"
 
+	"manetlab/internal/simtest"
 	"manetlab/protocol"
 	_ "manetlab/ring"
 	"manetlab/scenario"
-	"manetlab/sim"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )
@@ -24,19 +24,10 @@ func simRing(t *testing.T, y string) *report.Summary {
 	return sum
 }
 
-// simScenario runs s in the simulator and returns its trace directory and
-// summary.
-func simScenario(t *testing.T, s *scenario.Scenario) (string, *report.Summary) {
+// simScenario runs s in the simulator: its trace directory and summary.
+func simScenario(t testing.TB, s *scenario.Scenario) (string, *report.Summary) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatalf("%s: %v", s.Name, err)
-	}
-	sum, err := report.Summarize(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, sum
+	return simtest.Run(t, s)
 }
 
 // TestSimCountsEqualTheory runs every counted ring election in the
