@@ -116,12 +116,12 @@ type garciaMolina struct {
 // NewGarciaMolina builds a process of Garcia-Molina's bully election.
 func NewGarciaMolina(cfg protocol.Config) (protocol.Process, error) {
 	n, err := newNode(GarciaMolina, cfg)
-	if err != nil {
+	if _, ok := protocol.Warned(err); !ok {
 		return nil, err
 	}
 	p := &garciaMolina{node: n}
 	n.rules = p
-	return p, nil
+	return p, err // nil, or a protocol.Warning beside a working process
 }
 
 // save writes the state vector to stable storage: on every state change.

@@ -73,8 +73,9 @@ func newNode(form string, cfg protocol.Config) (*node, error) {
 	if cfg.Env == nil {
 		return nil, fmt.Errorf("%s: node %d: no Env", form, cfg.ID)
 	}
-	s, err := parse(form, cfg.Params, cfg.Members)
-	if err != nil {
+	s, err := parseWith(form, cfg.Params, cfg.Members, cfg.HopDelay)
+	warn, ok := protocol.Warned(err)
+	if !ok {
 		return nil, err
 	}
 	i, ok := slices.BinarySearch(cfg.Members, cfg.ID)
@@ -94,7 +95,16 @@ func newNode(form string, cfg protocol.Config) (*node, error) {
 		set:     s,
 		store:   store,
 		ch:      reliable.New[Msg](cfg.Env, cfg.ID, s.rel),
-	}, nil
+	}, warnErr(warn)
+}
+
+// warnErr returns w as an error, or a nil error for a nil w (a nil
+// *Warning in an error interface is not nil).
+func warnErr(w *protocol.Warning) error {
+	if w == nil {
+		return nil
+	}
+	return w
 }
 
 // Step implements protocol.Process: the channel sees every event first.

@@ -37,46 +37,25 @@ func (s *settings) detector(id protocol.NodeID) bool {
 	return ok
 }
 
-// rto is the channel's first retransmission timeout.
-func rto(c reliable.Config) time.Duration {
-	if c.Timeout <= 0 {
-		return reliable.DefaultTimeout
-	}
-	return c.Timeout
-}
-
-// GiveUp is how long the reliable channel takes to declare a silent peer
-// unreachable: the first timeout doubled on every retry,
-// rto·(2^(retries+1)-1) (12.6 s with the defaults, 200ms and 5 retries).
-// It is the failure detectors' delay after the last answer.
-func GiveUp(c reliable.Config) time.Duration {
-	d := rto(c)
-	retries := c.Retries
-	switch {
-	case retries == 0:
-		retries = reliable.DefaultRetries
-	case retries < 0:
-		retries = 0
-	}
-	total := time.Duration(0)
-	for i := 0; i <= retries && total < time.Hour; i++ {
-		total += d
-		d *= 2
-	}
-	return total
-}
 
 // parse reads p for the form: rto and retries, initiators, detectors,
 // start, timeout, leader-timeout and check. Errors name the field, and
 // unknown keys are refused.
 func parse(form string, p protocol.Params, members []protocol.NodeID) (*settings, error) {
+	return parseWith(form, p, members, 0)
+}
+
+// parseWith is parse knowing the scenario's hop delay (0: unknown): legal
+// timeouts shorter than a one-hop round trip come back as a
+// protocol.Warning with the figures, beside the settings.
+func parseWith(form string, p protocol.Params, members []protocol.NodeID, hop time.Duration) (*settings, error) {
 	r := p.Reader()
 	s := &settings{rel: reliable.ParamsConfig(r)}
 	s.initiators = r.MemberSet("initiators", members)
 	s.detectors = r.MemberSet("detectors", members)
 	s.start = r.Duration("start", DefaultStart)
 	s.check = r.Duration("check", DefaultCheck)
-	rt := rto(s.rel)
+	rt := s.rel.RTO()
 	// An election waits for four transmissions of its messages (0, 1, 3
 	// and 7 rto after the first) and their answers: on a lossy multi-hop
 	// network a shorter wait takes a live node's delayed answer for
@@ -99,6 +78,11 @@ func parse(form string, p protocol.Params, members []protocol.NodeID) (*settings
 	}
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", form, err)
+	}
+	if rtt := 2 * hop; hop > 0 && (rt < rtt || s.timeout < rtt) {
+		return s, &protocol.Warning{Text: fmt.Sprintf("%s: protocol.params.rto %v and timeout %v, but a round trip over one hop takes %v at radio.delay %v "+
+			"(each further hop adds %v): answers from live nodes will come too late, so lower nodes win elections and the channel retransmits for nothing",
+			form, rt, s.timeout, rtt, hop, rtt)}
 	}
 	return s, nil
 }

@@ -76,7 +76,39 @@ func TestDefaultsScaleWithRTO(t *testing.T) {
 	if len(s.initiators) != 1 || s.initiators[0] != 1 || len(s.detectors) != 2 || s.detectors[0] != 2 || !s.detector(4) || s.detector(3) {
 		t.Errorf("initiators %v, detectors %v", s.initiators, s.detectors)
 	}
-	if GiveUp(s.rel) != 12600*time.Millisecond {
-		t.Errorf("GiveUp %v, want 12.6s", GiveUp(s.rel))
+	if s.rel.GiveUp() != 12600*time.Millisecond {
+		t.Errorf("GiveUp %v, want 12.6s", s.rel.GiveUp())
+	}
+}
+
+// TestTimeoutsShorterThanARoundTripWarn: legal timeouts shorter than a
+// one-hop round trip at the scenario's hop delay come back as a
+// protocol.Warning with the figures, beside a process that runs.
+func TestTimeoutsShorterThanARoundTripWarn(t *testing.T) {
+	members := ids(5)
+	for _, form := range forms {
+		spec, err := protocol.Lookup(form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := protocol.Config{ID: 2, Members: members, Params: protocol.Params{"rto": "1ms", "timeout": "3ms"}, HopDelay: 2 * time.Millisecond, Env: protonet.NewEnv(t, 2)}
+		p, err := spec.New(cfg)
+		w, ok := protocol.Warned(err)
+		if !ok || w == nil || p == nil {
+			t.Fatalf("%s: process %v, error %v; want a process and a warning", form, p, err)
+		}
+		for _, fig := range []string{"rto 1ms", "timeout 3ms", "takes 4ms at radio.delay 2ms"} {
+			if !strings.Contains(w.Text, fig) {
+				t.Errorf("%s: warning %q lacks %q", form, w.Text, fig)
+			}
+		}
+		cfg.HopDelay = time.Millisecond // a round trip of 2ms: rto 1ms is still short
+		if _, err := spec.New(cfg); err == nil {
+			t.Errorf("%s: rto 1ms against a 2ms round trip passed silently", form)
+		}
+		cfg.Params = protocol.Params{"rto": "10ms"}
+		if _, err := spec.New(cfg); err != nil {
+			t.Errorf("%s: rto 10ms against a 2ms round trip: %v", form, err)
+		}
 	}
 }

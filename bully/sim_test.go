@@ -2,6 +2,8 @@ package bully_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"manetlab/internal/simtest"
 	"manetlab/protocol"
 	"manetlab/scenario"
+	"manetlab/sim"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )
@@ -191,3 +194,25 @@ func TestSimDetectionCountsUnderLoss(t *testing.T) {
 }
 
 func uint32ID(i int) protocol.NodeID { return protocol.NodeID(i) }
+
+// TestSimReportsTheWarning: the simulator hands a protocol's warning back
+// in its result, naming the scenario, and runs anyway.
+func TestSimReportsTheWarning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.yaml")
+	y := "name: w\nduration: 5s\nnodes: {count: 3, values: id}\nradio: {delay: 2ms}\nmobility: {model: static, area: [100, 100]}\n" +
+		"protocol: {name: bully/textbook, params: {rto: 1ms, timeout: 3ms}}\n"
+	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(s, sim.Options{Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], path+": bully/textbook: protocol.params.rto 1ms") {
+		t.Fatalf("warnings %q", res.Warnings)
+	}
+}

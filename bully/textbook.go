@@ -78,12 +78,12 @@ type textbook struct {
 // NewTextbook builds a process of the textbook bully election.
 func NewTextbook(cfg protocol.Config) (protocol.Process, error) {
 	n, err := newNode(Textbook, cfg)
-	if err != nil {
+	if _, ok := protocol.Warned(err); !ok {
 		return nil, err
 	}
 	p := &textbook{node: n}
 	n.rules = p
-	return p, nil
+	return p, err // nil, or a protocol.Warning beside a working process
 }
 
 func (p *textbook) boot() {

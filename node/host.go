@@ -199,9 +199,12 @@ func newHost(opt Options) (*Host, error) {
 	// Build one process up front so that bad protocol parameters fail
 	// before any socket or file is opened. Its store is a scratch one, so
 	// that nothing it puts reaches the node's file.
-	if _, err := spec.New(protocol.Config{ID: h.nodes[0].id, Value: h.nodes[0].value, Members: h.ids, Seed: s.Seed,
-		Params: s.Protocol.Params, Env: &env{h: h, n: h.nodes[0]}, Store: &protocol.MemStore{}}); err != nil {
+	_, err = spec.New(protocol.Config{ID: h.nodes[0].id, Value: h.nodes[0].value, Members: h.ids, Seed: s.Seed,
+		HopDelay: s.Radio.Delay.D(), Params: s.Protocol.Params, Env: &env{h: h, n: h.nodes[0]}, Store: &protocol.MemStore{}})
+	if warn, ok := protocol.Warned(err); !ok {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	} else if warn != nil && opt.Log != nil {
+		fmt.Fprintf(opt.Log, "%s: warning: %s\n", s.Path, warn.Text)
 	}
 	start := opt.Start
 	h.base = time.Now()

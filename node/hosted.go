@@ -77,8 +77,8 @@ func (h *Host) boot(n *hosted) error {
 	n.radioRng = rand.New(rand.NewPCG(h.s.Seed^radioStream, uint64(n.id)<<32|uint64(n.inc)))
 	n.env = &env{h: h, n: n}
 	proc, err := h.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: h.ids, Params: h.s.Protocol.Params, Seed: h.s.Seed,
-		Env: n.env, Store: n.store})
-	if err != nil {
+		HopDelay: h.s.Radio.Delay.D(), Env: n.env, Store: n.store})
+	if _, ok := protocol.Warned(err); !ok {
 		return fmt.Errorf("%s: node %d: %w", h.s.Path, n.id, err)
 	}
 	n.proc, n.alive = proc, true

@@ -99,6 +99,10 @@ type Config struct {
 	// Params are the scenario's protocol parameters; read them through
 	// Params.Reader so that unknown keys and bad types are reported.
 	Params Params
+	// HopDelay is the scenario's radio.delay, the modelled time of one
+	// radio hop (sim waits exactly that; real frames take what they take).
+	// Protocols may compare their timeouts with it; zero when unknown.
+	HopDelay time.Duration
 	// Seed is the run's seed. Every node gets the same one, so choices
 	// that all nodes must agree on (a random logical ring) derive from it;
 	// per-node randomness comes from Env.Rand.

@@ -12,7 +12,7 @@ import (
 
 func (w *world) run() (*Result, error) {
 	start := time.Now()
-	w.res = Result{Dir: w.opt.Out, RunID: w.opt.RunID, Messages: map[string]uint64{}}
+	w.res = Result{Dir: w.opt.Out, RunID: w.opt.RunID, Messages: map[string]uint64{}, Warnings: w.warnings}
 	if err := w.writeHeaders(); err != nil {
 		return nil, err
 	}
@@ -111,8 +111,8 @@ func (w *world) boot(n *node) {
 	n.fifo = map[int32]time.Duration{}
 	n.env = &env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}
 	proc, err := w.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: w.members, Params: w.s.Protocol.Params, Seed: w.s.Seed,
-		Env: n.env, Store: &n.store})
-	if err != nil {
+		HopDelay: w.s.Radio.Delay.D(), Env: n.env, Store: &n.store})
+	if _, ok := protocol.Warned(err); !ok {
 		panic(fmt.Sprintf("sim: protocol rejected parameters it accepted before: %v", err))
 	}
 	n.proc = proc

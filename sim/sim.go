@@ -42,13 +42,16 @@ type Options struct {
 
 // Result describes a finished run.
 type Result struct {
-	Dir      string
-	RunID    string
-	Events   uint64        // queue items processed
-	Frames   uint64        // radio transmissions, hellos included
-	Hellos   uint64        // neighbour-discovery transmissions
-	Virtual  time.Duration // simulated time
-	Wall     time.Duration // real time taken
+	Dir     string
+	RunID   string
+	Events  uint64        // queue items processed
+	Frames  uint64        // radio transmissions, hellos included
+	Hellos  uint64        // neighbour-discovery transmissions
+	Virtual time.Duration // simulated time
+	Wall    time.Duration // real time taken
+	// Warnings are what the protocol said of legal but doubtful
+	// parameters (protocol.Warning), with the figures; the run went on.
+	Warnings []string
 	Messages map[string]uint64
 }
 
@@ -106,21 +109,23 @@ type world struct {
 	opt     Options
 	spec    protocol.Spec
 	members []protocol.NodeID
-	nodes   []*node
-	byID    map[protocol.NodeID]int
-	mob     mobility.Model
-	medium  *radio.Medium
-	q       queue
-	now     time.Duration
-	end     time.Duration
-	rng     *rand.Rand // the simulator's own choices (hello phases, relay jitter)
-	out     *sink
-	res     Result
-	rx      []radio.Reception // scratch for Transmit
-	timerID uint64
-	hello   time.Duration
-	timeout time.Duration
-	delay   time.Duration
+	// warnings are what the up-front process said of its parameters.
+	warnings []string
+	nodes    []*node
+	byID     map[protocol.NodeID]int
+	mob      mobility.Model
+	medium   *radio.Medium
+	q        queue
+	now      time.Duration
+	end      time.Duration
+	rng      *rand.Rand // the simulator's own choices (hello phases, relay jitter)
+	out      *sink
+	res      Result
+	rx       []radio.Reception // scratch for Transmit
+	timerID  uint64
+	hello    time.Duration
+	timeout  time.Duration
+	delay    time.Duration
 }
 
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
@@ -169,9 +174,12 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	// Build one process up front so that bad protocol parameters fail the
 	// run before any trace is written. Its store is a scratch one, so that
 	// nothing it puts reaches node 0's.
-	if _, err := spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Seed: s.Seed,
-		Env: &env{w: w, n: w.nodes[0]}, Store: &protocol.MemStore{}}); err != nil {
+	_, err = spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Seed: s.Seed,
+		HopDelay: s.Radio.Delay.D(), Env: &env{w: w, n: w.nodes[0]}, Store: &protocol.MemStore{}})
+	if warn, ok := protocol.Warned(err); !ok {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	} else if warn != nil {
+		w.warnings = append(w.warnings, fmt.Sprintf("%s: %s", s.Path, warn.Text))
 	}
 	out, err := newSink(opt.Out, len(w.nodes))
 	if err != nil {

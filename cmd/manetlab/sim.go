@@ -59,6 +59,9 @@ byte-identical traces.`,
 			if err != nil {
 				return err
 			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(c.App.ErrWriter, "manetlab: warning: %s\n", w)
+			}
 			if err := printSummary(c, out, nil); err != nil || c.Bool("json") {
 				return err
 			}
