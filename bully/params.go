@@ -37,7 +37,6 @@ func (s *settings) detector(id protocol.NodeID) bool {
 	return ok
 }
 
-
 // parse reads p for the form: rto and retries, initiators, detectors,
 // start, timeout, leader-timeout and check. Errors name the field, and
 // unknown keys are refused.
