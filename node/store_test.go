@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	_ "manetlab/internal/bootcount" // registers test/boots
 	"manetlab/internal/netnstest"
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -285,36 +286,6 @@ func FuzzDecodeStore(f *testing.F) {
 			t.Fatalf("decoded %q %d %q, which encodes to % x, not % x", run, id, m, again, b)
 		}
 	})
-}
-
-// bootCounter is a test protocol that counts its boots in its store and
-// notes the count ("boots=N") at every start.
-type bootCounter struct{ cfg protocol.Config }
-
-func init() {
-	protocol.Register(protocol.Spec{
-		Name:    "test/boots",
-		Summary: "test only: counts its boots in stable storage",
-		New: func(cfg protocol.Config) (protocol.Process, error) {
-			return &bootCounter{cfg: cfg}, cfg.Params.Reader().Err()
-		},
-	})
-}
-
-func (p *bootCounter) Step(ev protocol.Event) {
-	if _, ok := ev.(protocol.Start); !ok {
-		return
-	}
-	n := 0
-	if b, ok := p.cfg.Store.Get("boots"); ok {
-		fmt.Sscan(string(b), &n)
-	}
-	n++
-	text := fmt.Sprintf("boots=%d", n)
-	if err := p.cfg.Store.Put("boots", []byte(fmt.Sprint(n))); err != nil {
-		text = "put: " + err.Error()
-	}
-	p.cfg.Env.Note(protocol.Note{Kind: protocol.NoteInfo, Text: text})
 }
 
 // syncBuffer is a log that several goroutines may write.

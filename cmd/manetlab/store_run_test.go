@@ -1,46 +1,14 @@
 package main
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
+	_ "manetlab/internal/bootcount" // registers test/boots
 	"manetlab/internal/netnstest"
 	"manetlab/protocol"
 	"manetlab/trace"
 )
-
-// bootCounter is a test protocol that counts its boots in its stable
-// storage and notes the count ("boots=N") at every start. It is
-// registered in this test binary, which the run tests start as the node
-// processes.
-type bootCounter struct{ cfg protocol.Config }
-
-func init() {
-	protocol.Register(protocol.Spec{
-		Name:    "test/boots",
-		Summary: "test only: counts its boots in stable storage",
-		New: func(cfg protocol.Config) (protocol.Process, error) {
-			return &bootCounter{cfg: cfg}, cfg.Params.Reader().Err()
-		},
-	})
-}
-
-func (p *bootCounter) Step(ev protocol.Event) {
-	if _, ok := ev.(protocol.Start); !ok {
-		return
-	}
-	n := 0
-	if b, ok := p.cfg.Store.Get("boots"); ok {
-		fmt.Sscan(string(b), &n)
-	}
-	n++
-	text := fmt.Sprintf("boots=%d", n)
-	if err := p.cfg.Store.Put("boots", []byte(fmt.Sprint(n))); err != nil {
-		text = "put: " + err.Error()
-	}
-	p.cfg.Env.Note(protocol.Note{Kind: protocol.NoteInfo, Text: text})
-}
 
 // TestRunStoreSurvivesKill runs real node processes whose node 2 the
 // launcher kills and restarts twice: the restarted processes read the
