@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"manetlab/internal/protonet"
 	"manetlab/protocol"
 )
 
@@ -37,10 +38,10 @@ func TestOneMerge(t *testing.T) {
 			if k > 1 && gs[0] != (Group{Coord: protocol.NodeID(k), Counter: 2}) {
 				t.Fatalf("%s k=%d: group %s, want %d.2 (the boot's singleton, then one merge)", reach, k, gs[0], k)
 			}
-			election, announce, control, _ := n.counts()
+			election, announce, control, _ := n.Counts()
 			we, wa := MergeCounts(k)
 			if election != we || announce != wa {
-				t.Fatalf("%s k=%d: %d election messages and %d ready, want %d and %d (%v)", reach, k, election, announce, we, wa, n.sent)
+				t.Fatalf("%s k=%d: %d election messages and %d ready, want %d and %d (%v)", reach, k, election, announce, we, wa, n.Sent)
 			}
 			if k > 1 && control == 0 {
 				t.Fatalf("%s k=%d: no control messages", reach, k)
@@ -60,20 +61,20 @@ func TestOneMerge(t *testing.T) {
 func TestMergeOfGroups(t *testing.T) {
 	for _, reach := range []string{ReachMultiHop, ReachOneHop} {
 		n := newNetwork(t, ids(9), with(fast, "reach", reach), 2)
-		n.partition([]protocol.NodeID{1, 4, 7}, []protocol.NodeID{2, 5}, []protocol.NodeID{3, 6, 8, 9})
+		n.Partition([]protocol.NodeID{1, 4, 7}, []protocol.NodeID{2, 5}, []protocol.NodeID{3, 6, 8, 9})
 		n.run(2 * time.Second)
 		gs := n.checkGroups()
 		if len(gs) != 3 {
 			t.Fatalf("%s: %d groups in 3 components", reach, len(gs))
 		}
-		before, beforeReady, _, _ := n.counts()
-		n.heal()
+		before, beforeReady, _, _ := n.Counts()
+		n.Heal()
 		n.run(4 * time.Second)
 		gs = n.checkGroups()
 		if len(gs) != 1 || gs[0].Coord != 9 {
 			t.Fatalf("%s: groups %v after the heal", reach, gs)
 		}
-		election, announce, _, _ := n.counts()
+		election, announce, _, _ := n.Counts()
 		we, wa := MergeCounts(9)
 		if election-before != we || announce-beforeReady != wa {
 			t.Fatalf("%s: the merge cost %d election messages and %d ready, want %d and %d", reach, election-before, announce-beforeReady, we, wa)
@@ -81,13 +82,13 @@ func TestMergeOfGroups(t *testing.T) {
 		// The members of 7's and 5's groups were invited by their
 		// coordinators (forwarded), not by 9.
 		forwarded := 0
-		for _, r := range n.notes {
+		for _, r := range n.Notes {
 			if r.Kind == protocol.NoteInfo && strings.Contains(r.Text, "declines") {
-				t.Fatalf("%s: %v node %d: %s", reach, r.at, r.node, r.Text)
+				t.Fatalf("%s: %v node %d: %s", reach, r.At, r.Node, r.Text)
 			}
 		}
 		for _, id := range []protocol.NodeID{1, 4, 2} {
-			if n.nodes[id].proc.group.Coord == 9 {
+			if n.proc(id).group.Coord == 9 {
 				forwarded++
 			}
 		}
@@ -106,13 +107,13 @@ func TestPartitionAndHeal(t *testing.T) {
 			n := newNetwork(t, ids(7), with(fast, "reach", reach), seed, lossy(0.1, seed))
 			n.run(3 * time.Second)
 			n.checkGroups()
-			n.partition([]protocol.NodeID{1, 2, 5, 7}, []protocol.NodeID{3, 4, 6})
+			n.Partition([]protocol.NodeID{1, 2, 5, 7}, []protocol.NodeID{3, 4, 6})
 			n.run(8 * time.Second)
 			gs := n.checkGroups()
 			if len(gs) != 2 || gs[0].Coord != 7 || gs[1].Coord != 6 {
 				t.Fatalf("%s seed %d: groups %v in the partition, want 7.x and 6.x", reach, seed, gs)
 			}
-			n.heal()
+			n.Heal()
 			n.run(13 * time.Second)
 			if gs := n.checkGroups(); len(gs) != 1 || gs[0].Coord != 7 {
 				t.Fatalf("%s seed %d: groups %v after the heal", reach, seed, gs)
@@ -130,15 +131,15 @@ func TestCrashAndRecovery(t *testing.T) {
 	if g := n.checkGroups()[0]; g != (Group{5, 2}) {
 		t.Fatalf("group %s, want 5.2", g)
 	}
-	n.run(6*time.Second, action{2 * time.Second, func() { n.crash(5) }})
+	n.run(6*time.Second, action{At: 2 * time.Second, Fn: func() { n.Crash(5) }})
 	if g := n.checkGroups()[0]; g.Coord != 4 {
 		t.Fatalf("group %s after 5 crashed, want 4.x", g)
 	}
-	if b, _ := n.nodes[5].store.Get(StoreKey); string(b) != "2" {
+	if b, _ := n.Nodes[5].Store.Get(StoreKey); string(b) != "2" {
 		t.Fatalf("node 5's storage holds %q, want 2", b)
 	}
-	n.recover(5)
-	if g := n.nodes[5].proc.group; g != (Group{5, 3}) {
+	n.Recover(5)
+	if g := n.proc(5).group; g != (Group{5, 3}) {
 		t.Fatalf("recovered node 5 forms %s, want 5.3 (its counter went on from storage)", g)
 	}
 	n.run(10 * time.Second)
@@ -146,11 +147,11 @@ func TestCrashAndRecovery(t *testing.T) {
 		t.Fatalf("group %s, want 5.4", g)
 	}
 	// Crash it again right after a new group: the counter still goes on.
-	n.crash(5)
-	n.recover(5)
-	n.crash(5)
-	n.recover(5)
-	if g := n.nodes[5].proc.group; g != (Group{5, 6}) {
+	n.Crash(5)
+	n.Recover(5)
+	n.Crash(5)
+	n.Recover(5)
+	if g := n.proc(5).group; g != (Group{5, 6}) {
 		t.Fatalf("group %s after two more recoveries, want 5.6", g)
 	}
 	n.run(14 * time.Second)
@@ -162,11 +163,11 @@ func TestCrashAndRecovery(t *testing.T) {
 // take part; once storage works it forms one at the next check tick.
 func TestStoreFailure(t *testing.T) {
 	var st *failingStore
-	n := newNetwork(t, ids(3), fast, 4, func(n *network) {
+	n := newNetwork(t, ids(3), fast, 4, func(n *protonet.Network) {
 		st = &failingStore{broken: true}
-		n.nodes[3].store = st
+		n.Nodes[3].Store = st
 	})
-	if p := n.nodes[3].proc; p.coord != protocol.None || p.status != Election {
+	if p := n.proc(3); p.coord != protocol.None || p.status != Election {
 		t.Fatalf("node 3 with broken storage: %v under %d", p.status, p.coord)
 	}
 	n.run(time.Second)
@@ -182,8 +183,8 @@ func TestStoreFailure(t *testing.T) {
 		t.Fatalf("group %s once storage works, want 3.x", g)
 	}
 	found := false
-	for _, r := range n.notes {
-		found = found || r.node == 3 && strings.Contains(r.Text, "stable storage failed")
+	for _, r := range n.Notes {
+		found = found || r.Node == 3 && strings.Contains(r.Text, "stable storage failed")
 	}
 	if !found {
 		t.Fatal("the storage failure is not noted")
@@ -193,12 +194,12 @@ func TestStoreFailure(t *testing.T) {
 // checkGroupsOf fails unless the nodes given are one group in Normal and
 // returns it.
 func (n *network) checkGroupsOf(nodes []protocol.NodeID) Group {
-	n.t.Helper()
-	g := n.nodes[nodes[0]].proc.group
+	n.T.Helper()
+	g := n.proc(nodes[0]).group
 	for _, id := range nodes {
-		p := n.nodes[id].proc
+		p := n.proc(id)
 		if p.status != Normal || p.group != g {
-			n.t.Fatalf("node %d is %v in group %s, want Normal in %s\n%s", id, p.status, p.group, g, n.describe())
+			n.T.Fatalf("node %d is %v in group %s, want Normal in %s\n%s", id, p.status, p.group, g, n.describe())
 		}
 	}
 	return g
@@ -214,14 +215,14 @@ func TestStoller(t *testing.T) {
 	p := with(fast, "reach", ReachOneHop, "accept", AcceptAny, "gap", "200ms")
 	n := newNetwork(t, ids(3), p, 1, line)
 	n.run(3 * time.Second)
-	g1, g2, g3 := n.nodes[1].proc, n.nodes[2].proc, n.nodes[3].proc
+	g1, g2, g3 := n.proc(1), n.proc(2), n.proc(3)
 	if g1.coord != 1 || g2.coord != 1 || g2.group != g1.group || g3.coord != 3 || !slices.Equal(g3.up, []protocol.NodeID{2}) {
 		t.Fatalf("accept any: want 1 leading {1,2} and 3 alone believing 2 its member\n%s", n.describe())
 	}
 
 	n = newNetwork(t, ids(3), with(p, "accept", AcceptHigher), 1, line)
 	n.run(3 * time.Second)
-	g1, g2, g3 = n.nodes[1].proc, n.nodes[2].proc, n.nodes[3].proc
+	g1, g2, g3 = n.proc(1), n.proc(2), n.proc(3)
 	if g1.coord != 1 || len(g1.up) != 0 || g2.coord != 3 || g3.coord != 3 || g2.group != g3.group {
 		t.Fatalf("accept higher: want 3 leading {2,3} and 1 alone\n%s", n.describe())
 	}
@@ -241,7 +242,7 @@ func TestStoller(t *testing.T) {
 func TestAcceptRule(t *testing.T) {
 	for _, rule := range []string{AcceptHigher, AcceptAny} {
 		n := newNetwork(t, ids(5), with(fast, "accept", rule, "check", "1h"), 1)
-		p := n.nodes[3].proc
+		p := n.proc(3)
 		p.receive(2, Msg{Type: TypeInvitation, Coord: 2, Counter: 7})
 		if rule == AcceptHigher {
 			if p.status != Normal || p.coord != 3 || p.soon == 0 {
@@ -251,7 +252,7 @@ func TestAcceptRule(t *testing.T) {
 			t.Fatalf("any: node 3 did not take the invitation of 2: %v under %d", p.status, p.coord)
 		}
 		n = newNetwork(t, ids(5), with(fast, "accept", rule, "check", "1h"), 1)
-		p = n.nodes[3].proc
+		p = n.proc(3)
 		p.receive(4, Msg{Type: TypeInvitation, Coord: 4, Counter: 9})
 		if p.status != Election || p.coord != 4 || p.group != (Group{4, 9}) {
 			t.Fatalf("%s: node 3 did not take the invitation of 4: %v under %d", rule, p.status, p.coord)
@@ -285,16 +286,16 @@ func TestRandomFaults(t *testing.T) {
 			id := members[rng.IntN(k)]
 			switch rng.IntN(4) {
 			case 0:
-				acts = append(acts, action{at, func() {
-					if n.nodes[id].alive {
-						n.crash(id)
+				acts = append(acts, action{At: at, Fn: func() {
+					if n.Nodes[id].Alive {
+						n.Crash(id)
 					}
 				}})
 				log = append(log, fmt.Sprintf("%v crash %d", at, id))
 			case 1:
-				acts = append(acts, action{at, func() {
-					if !n.nodes[id].alive {
-						n.recover(id)
+				acts = append(acts, action{At: at, Fn: func() {
+					if !n.Nodes[id].Alive {
+						n.Recover(id)
 					}
 				}})
 				log = append(log, fmt.Sprintf("%v recover %d", at, id))
@@ -304,15 +305,15 @@ func TestRandomFaults(t *testing.T) {
 					i := rng.IntN(len(parts))
 					parts[i] = append(parts[i], m)
 				}
-				acts = append(acts, action{at, func() { n.heal(); n.partition(parts...) }})
+				acts = append(acts, action{At: at, Fn: func() { n.Heal(); n.Partition(parts...) }})
 				log = append(log, fmt.Sprintf("%v partition %v", at, parts))
 			default:
-				acts = append(acts, action{at, n.heal})
+				acts = append(acts, action{At: at, Fn: n.Heal})
 				log = append(log, fmt.Sprintf("%v heal", at))
 			}
 		}
 		if rng.IntN(2) == 0 {
-			acts = append(acts, action{faultsEnd, n.heal})
+			acts = append(acts, action{At: faultsEnd, Fn: n.Heal})
 			log = append(log, fmt.Sprintf("%v heal", faultsEnd))
 		}
 		func() {
@@ -332,10 +333,10 @@ func TestRandomFaults(t *testing.T) {
 
 // TestDeterministic: the same seed gives the same notes.
 func TestDeterministic(t *testing.T) {
-	run := func() []noteRec {
+	run := func() []protonet.NoteRec {
 		n := newNetwork(t, ids(6), fast, 9, lossy(0.2, 9))
-		n.run(4*time.Second, action{time.Second, func() { n.crash(6) }}, action{2 * time.Second, func() { n.recover(6) }})
-		return n.notes
+		n.run(4*time.Second, action{At: time.Second, Fn: func() { n.Crash(6) }}, action{At: 2 * time.Second, Fn: func() { n.Recover(6) }})
+		return n.Notes
 	}
 	a, b := run(), run()
 	if !slices.Equal(a, b) {
@@ -381,12 +382,12 @@ func TestParams(t *testing.T) {
 	if _, err := Bound(ids(3), protocol.Params{"reach": 1}, 0); err == nil {
 		t.Error("Bound accepted a bad parameter")
 	}
-	if _, err := New(protocol.Config{ID: 9, Members: ids(3), Env: &simEnv{}}); err == nil || !strings.Contains(err.Error(), "not a member") {
+	if _, err := New(protocol.Config{ID: 9, Members: ids(3), Env: protonet.NewEnv(t, 9)}); err == nil || !strings.Contains(err.Error(), "not a member") {
 		t.Errorf("a non-member: %v", err)
 	}
 	st := &protocol.MemStore{}
 	st.Put(StoreKey, []byte("x"))
-	if _, err := New(protocol.Config{ID: 1, Members: ids(3), Env: &simEnv{}, Store: st}); err == nil || !strings.Contains(err.Error(), "not a counter") {
+	if _, err := New(protocol.Config{ID: 1, Members: ids(3), Env: protonet.NewEnv(t, 1), Store: st}); err == nil || !strings.Contains(err.Error(), "not a counter") {
 		t.Errorf("a bad counter: %v", err)
 	}
 }

@@ -8,9 +8,11 @@
 // kind as a driver does. Every random choice comes from one seeded source,
 // so a seed reproduces a run.
 //
-// The protocols it runs send with Env.Deliver only (the ring, bully and
-// invitation families, over protocol/reliable); Send, Broadcast and Flood
-// fail the test. It imports protocol and the standard library, and testing
+// The protocols it runs send with Env.Deliver (the ring, bully and
+// invitation families, over protocol/reliable); Broadcast and Flood fail
+// the test, and so does Send but on a radio network (option Radio: links
+// in range, hop counts, neighbour events, partitions). AfterStep checks
+// invariants after every step. It imports protocol and the standard library, and testing
 // only for testing.TB; tests of protocol packages import it.
 package protonet
 
@@ -67,6 +69,21 @@ type Network struct {
 	MaxSteps int
 
 	cut map[[2]protocol.NodeID]bool // links that drop every frame
+
+	// AfterStep, when set, runs after every step of a node: the test's
+	// per-step invariant checks.
+	AfterStep func(sn *Node)
+	// SendOnly makes Deliver fail the test (radio: the protocol sends one
+	// hop, with Send only).
+	SendOnly bool
+
+	radio *radio // nil: every pair linked, Deliver only
+}
+
+// radio is the topology of a radio network (see Radio).
+type radio struct {
+	linked func(a, b protocol.NodeID) bool
+	nbrs   map[protocol.NodeID]map[protocol.NodeID]bool // told, by node
 }
 
 // Node is one member: its current incarnation, if alive, and its stable
@@ -77,7 +94,7 @@ type Node struct {
 	Env   *Env
 	Alive bool
 	Gen   int // incarnations booted so far
-	Store *protocol.MemStore
+	Store protocol.Store
 }
 
 // NoteRec is a trace note with when and where it was made.
@@ -94,11 +111,13 @@ type Frame struct {
 	seq   uint64
 	To    protocol.NodeID
 	From  protocol.NodeID
-	Msg   protocol.Message // nil for a timer
+	Msg   protocol.Message // nil for a timer or a neighbour event
+	Hops  int
+	Ev    protocol.Event // NeighborUp or NeighborDown (radio)
 	timer protocol.TimerID
 	name  string
 	arg   int64
-	gen   int // the incarnation that set the timer
+	gen   int // the incarnation that set the timer (radio: that a frame is for)
 }
 
 type events []Frame
@@ -133,9 +152,13 @@ type Env struct {
 // Now implements protocol.Env.
 func (e *Env) Now() time.Duration { return e.net.Now }
 
-// Send fails the test: the protocols run here use Deliver.
-func (e *Env) Send(protocol.NodeID, protocol.Message) {
-	e.net.T.Fatalf("node %d: %s sends with Deliver, not Send", e.node.ID, e.net.Alg)
+// Send sends m one hop to a neighbour on a radio network; without Radio
+// it fails the test: the protocols run there use Deliver.
+func (e *Env) Send(to protocol.NodeID, m protocol.Message) {
+	if e.net.radio == nil {
+		e.net.T.Fatalf("node %d: %s sends with Deliver, not Send", e.node.ID, e.net.Alg)
+	}
+	e.Out = append(e.Out, Frame{To: to, From: e.node.ID, Msg: m, Hops: -1})
 }
 
 // Broadcast fails the test.
@@ -152,6 +175,9 @@ func (e *Env) Flood(protocol.Message) {
 func (e *Env) Deliver(to protocol.NodeID, m protocol.Message) {
 	if to == e.node.ID {
 		e.net.T.Fatalf("node %d delivers %s to itself", to, m.Kind())
+	}
+	if e.net.SendOnly {
+		e.net.T.Fatalf("node %d: one-hop reach uses Deliver", e.node.ID)
 	}
 	e.Out = append(e.Out, Frame{To: to, From: e.node.ID, Msg: m})
 }
@@ -224,6 +250,10 @@ func (n *Network) boot(id protocol.NodeID) {
 	}
 	sn.Proc = p
 	n.step(sn, protocol.Start{})
+	if n.radio != nil {
+		n.radio.nbrs[id] = map[protocol.NodeID]bool{}
+		n.neighbours()
+	}
 }
 
 // Crash stops a node: it loses its state (not its stable storage), and
@@ -232,6 +262,7 @@ func (n *Network) Crash(id protocol.NodeID) {
 	sn := n.Nodes[id]
 	sn.Alive = false
 	sn.Proc, sn.Env = nil, nil
+	n.neighbours()
 }
 
 // Recover boots a crashed node as a fresh process with its stable storage.
@@ -243,26 +274,149 @@ func (n *Network) Recover(id protocol.NodeID) {
 }
 
 // Cut drops every frame between a node of a and a node of b, both ways,
-// from now on (frames in flight included): a partition.
-func (n *Network) Cut(a, b []protocol.NodeID) {
+// from now on (frames in flight included, but on a radio network, where
+// a frame's path is fixed when it is sent): a partition.
+func (n *Network) Cut(a, b []protocol.NodeID) { n.Partition(a, b) }
+
+// Partition cuts every link between nodes of different groups (nodes not
+// listed keep their links).
+func (n *Network) Partition(groups ...[]protocol.NodeID) {
 	if n.cut == nil {
 		n.cut = map[[2]protocol.NodeID]bool{}
 	}
-	for _, x := range a {
-		for _, y := range b {
-			n.cut[[2]protocol.NodeID{x, y}] = true
-			n.cut[[2]protocol.NodeID{y, x}] = true
+	for i, g := range groups {
+		for _, h := range groups[i+1:] {
+			for _, x := range g {
+				for _, y := range h {
+					n.cut[[2]protocol.NodeID{x, y}] = true
+					n.cut[[2]protocol.NodeID{y, x}] = true
+				}
+			}
+		}
+	}
+	n.neighbours()
+}
+
+// Heal restores every link cut.
+func (n *Network) Heal() {
+	n.cut = nil
+	n.neighbours()
+}
+
+// Radio makes the network a radio network: linked says which pairs are in
+// range at all (nil: every pair), and Cut, Partition and Heal take links
+// down and up. Send reaches a live neighbour in range, one hop; Deliver
+// reaches a node along the shortest path of live nodes and links when it
+// is sent (Hops its length, one latency per hop, random jitter up to 5ms
+// added), and a frame goes to the incarnation live when it was sent; a
+// frame nobody can reach is counted and dropped. Every live node is told,
+// 10ms later, of the neighbours it gains and loses (NeighborUp,
+// NeighborDown), at its boot too.
+func Radio(linked func(a, b protocol.NodeID) bool) func(*Network) {
+	return func(n *Network) {
+		n.radio = &radio{linked: linked, nbrs: map[protocol.NodeID]map[protocol.NodeID]bool{}}
+	}
+}
+
+// Link reports whether a and b are in radio range now (without Radio:
+// whether frames from a reach b).
+func (n *Network) Link(a, b protocol.NodeID) bool {
+	if n.radio == nil {
+		return n.Connected(a, b)
+	}
+	return a != b && !n.cut[[2]protocol.NodeID{a, b}] && (n.radio.linked == nil || n.radio.linked(a, b))
+}
+
+// Hops is the length of the shortest path of live nodes and links from a
+// to b, 0 if there is none.
+func (n *Network) Hops(a, b protocol.NodeID) int {
+	dist := map[protocol.NodeID]int{a: 0}
+	frontier := []protocol.NodeID{a}
+	for len(frontier) > 0 {
+		var next []protocol.NodeID
+		for _, u := range frontier {
+			for _, v := range n.Members {
+				if _, ok := dist[v]; ok || !n.Nodes[v].Alive || !n.Link(u, v) {
+					continue
+				}
+				dist[v] = dist[u] + 1
+				if v == b {
+					return dist[v]
+				}
+				next = append(next, v)
+			}
+		}
+		frontier = next
+	}
+	return 0
+}
+
+// Components are the sets of live nodes joined by live links (multi-hop),
+// each in the members' order.
+func (n *Network) Components() [][]protocol.NodeID {
+	var out [][]protocol.NodeID
+	done := map[protocol.NodeID]bool{}
+	for _, a := range n.Members {
+		if done[a] || !n.Nodes[a].Alive {
+			continue
+		}
+		c := []protocol.NodeID{a}
+		done[a] = true
+		for _, b := range n.Members {
+			if !done[b] && n.Nodes[b].Alive && n.Hops(a, b) > 0 {
+				c = append(c, b)
+				done[b] = true
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// neighbours tells every live node of a radio network, after 10ms, of
+// the neighbours it gained and lost, in the members' order.
+func (n *Network) neighbours() {
+	if n.radio == nil {
+		return
+	}
+	for _, a := range n.Members {
+		sa := n.Nodes[a]
+		if !sa.Alive {
+			continue
+		}
+		told := n.radio.nbrs[a]
+		for _, b := range n.Members {
+			up := n.Nodes[b].Alive && n.Link(a, b)
+			if up == told[b] {
+				continue
+			}
+			var ev protocol.Event = protocol.NeighborDown{ID: b}
+			if up {
+				told[b] = true
+				ev = protocol.NeighborUp{ID: b}
+			} else {
+				delete(told, b)
+			}
+			n.push(Frame{At: n.Now + 10*time.Millisecond, To: a, Ev: ev, gen: sa.Gen})
 		}
 	}
 }
 
-// Heal restores every link cut.
-func (n *Network) Heal() { n.cut = nil }
-
 // Connected reports whether frames from a reach b (no cut between them).
 func (n *Network) Connected(a, b protocol.NodeID) bool { return !n.cut[[2]protocol.NodeID{a, b}] }
 
-func (n *Network) latency() time.Duration {
+func (n *Network) latency(hops int) time.Duration {
+	if n.radio != nil {
+		per := time.Millisecond
+		if n.Latency > 0 {
+			per = n.Latency
+		}
+		lat := time.Duration(hops) * per
+		if n.Jitter {
+			lat += time.Duration(n.Rng.Int64N(int64(5 * time.Millisecond)))
+		}
+		return lat
+	}
 	if n.Jitter {
 		return 100*time.Microsecond + time.Duration(n.Rng.Int64N(int64(20*time.Millisecond)))
 	}
@@ -286,15 +440,38 @@ func (n *Network) step(sn *Node, ev protocol.Event) {
 			continue
 		}
 		n.Sent[f.Msg.Kind()]++
+		if n.radio != nil && !n.route(&f) {
+			continue // nobody in range, no path: the link layer gives up
+		}
 		if n.Loss > 0 && n.Rng.Float64() < n.Loss {
 			continue
 		}
-		f.At = n.Now + n.latency()
+		f.At = n.Now + n.latency(f.Hops)
 		n.push(f)
+	}
+	if n.AfterStep != nil {
+		n.AfterStep(sn)
 	}
 	if crash {
 		n.Crash(sn.ID)
 	}
+}
+
+// route fixes a frame's path on a radio network now: one hop to a live
+// neighbour for Send (Hops -1), the shortest path for Deliver. It reports
+// false if there is none.
+func (n *Network) route(f *Frame) bool {
+	to := n.Nodes[f.To]
+	if f.Hops < 0 {
+		f.Hops = 1
+		if !n.Link(f.From, f.To) || !to.Alive {
+			return false
+		}
+	} else if f.Hops = n.Hops(f.From, f.To); f.Hops == 0 {
+		return false
+	}
+	f.gen = to.Gen
+	return true
 }
 
 // Action is something done at virtual time At (a fault or a command).
@@ -336,12 +513,23 @@ func (n *Network) Run(until time.Duration, actions ...Action) {
 		if sn == nil || !sn.Alive {
 			continue
 		}
+		if n.radio != nil && e.gen != sn.Gen {
+			continue
+		}
+		if e.Ev != nil {
+			n.step(sn, e.Ev)
+			continue
+		}
 		if e.Msg == nil {
 			if !n.timers[e.timer] || e.gen != sn.Gen {
 				continue
 			}
 			delete(n.timers, e.timer)
 			n.step(sn, protocol.Timeout{ID: e.timer, Name: e.name, Arg: e.arg})
+			continue
+		}
+		if n.radio != nil {
+			n.step(sn, protocol.Receive{From: e.From, Hops: e.Hops, Msg: e.Msg})
 			continue
 		}
 		if n.cut[[2]protocol.NodeID{e.From, e.To}] {
