@@ -184,11 +184,36 @@ func checkStable(r *run, opt CheckOptions) Property {
 		return p
 	}
 	fo := newFollower(r, tr)
+	stableWindows(&p, tr, opt, fo.advance, func(s *snapshot, ci int, c []int, since int64) (bool, func() Witness) {
+		if s.best[ci] < 0 {
+			return false, nil // no candidate: not judged
+		}
+		best := tr.members[s.best[ci]].ID
+		var bad []int
+		for _, i := range c {
+			if fo.leader[i] != best {
+				bad = append(bad, i)
+			}
+		}
+		return len(bad) > 0, func() Witness { return stableWitness(r, tr, fo, s, c, best, bad, since) }
+	}, "")
+	return p
+}
+
+// stableWindows walks the ground truth and, at every sample at least the
+// stabilisation delay after the last topology change before it, asks
+// judge about every component (ci, its member indices, and when the last
+// change was); judge says whether the component fails and how to build
+// its witness, asked for only once per stable window: its first failing
+// instant. advance replays the nodes' notes up to each sample. The counts,
+// witnesses and verdict go into p; held ends the reason of a valid one.
+func stableWindows(p *Property, tr *truth, opt CheckOptions, advance func(t int64),
+	judge func(s *snapshot, ci int, c []int, since int64) (bool, func() Witness), held string) {
 	delay := int64(opt.Stabilisation)
 	var lastChange int64
 	windowFailed := false
 	tr.walk(func(s *snapshot, final bool) {
-		fo.advance(s.t)
+		advance(s.t)
 		if s.changed {
 			lastChange, windowFailed = s.t, false
 		}
@@ -197,17 +222,8 @@ func checkStable(r *run, opt CheckOptions) Property {
 		}
 		p.Checked++
 		for ci, c := range s.comps {
-			if s.best[ci] < 0 {
-				continue // no candidate: not judged
-			}
-			best := tr.members[s.best[ci]].ID
-			var bad []int
-			for _, i := range c {
-				if fo.leader[i] != best {
-					bad = append(bad, i)
-				}
-			}
-			if len(bad) == 0 {
+			fails, witness := judge(s, ci, c, lastChange)
+			if !fails {
 				continue
 			}
 			p.Violations++
@@ -216,7 +232,7 @@ func checkStable(r *run, opt CheckOptions) Property {
 			}
 			windowFailed = true
 			if len(p.Witnesses) < maxWitnesses {
-				p.Witnesses = append(p.Witnesses, stableWitness(r, tr, fo, s, c, best, bad, lastChange))
+				p.Witnesses = append(p.Witnesses, witness())
 			}
 		}
 	})
@@ -229,23 +245,14 @@ func checkStable(r *run, opt CheckOptions) Property {
 			seconds(lastChange), opt.Stabilisation, seconds(tr.end))
 	default:
 		p.Verdict = Valid
-		p.Reason = fmt.Sprintf("%d instants checked, every %v from %v after each topology change", p.Checked, opt.Step, opt.Stabilisation)
+		p.Reason = fmt.Sprintf("%d instants checked, every %v from %v after each topology change%s", p.Checked, opt.Step, opt.Stabilisation, held)
 	}
-	return p
 }
 
 // stableWitness describes one failing component at one instant: the
 // expected leader and up to three members that follow another or none,
 // with their latest leader notes.
 func stableWitness(r *run, tr *truth, fo *follower, s *snapshot, comp []int, best protocol.NodeID, bad []int, since int64) Witness {
-	var ids []string
-	for k, i := range comp {
-		if k == 12 {
-			ids = append(ids, fmt.Sprintf("... (%d nodes)", len(comp)))
-			break
-		}
-		ids = append(ids, fmt.Sprint(tr.members[i].ID))
-	}
 	w := Witness{}
 	var who []string
 	for k, i := range bad {
@@ -265,6 +272,19 @@ func stableWitness(r *run, tr *truth, fo *follower, s *snapshot, comp []int, bes
 		}
 	}
 	w.Text = fmt.Sprintf("at %.1fs (%.1fs after the last topology change) component {%s} should follow its best node %d: %s",
-		seconds(s.t), seconds(s.t-since), strings.Join(ids, ","), best, strings.Join(who, "; "))
+		seconds(s.t), seconds(s.t-since), compIDs(tr, comp), best, strings.Join(who, "; "))
 	return w
+}
+
+// compIDs lists a component's IDs, at most a dozen.
+func compIDs(tr *truth, comp []int) string {
+	var ids []string
+	for k, i := range comp {
+		if k == 12 {
+			ids = append(ids, fmt.Sprintf("... (%d nodes)", len(comp)))
+			break
+		}
+		ids = append(ids, fmt.Sprint(tr.members[i].ID))
+	}
+	return strings.Join(ids, ",")
 }

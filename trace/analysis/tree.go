@@ -59,47 +59,14 @@ func checkTree(dir string, opt CheckOptions) Property {
 		return p
 	}
 	tf := newTreeFollower(r, tr)
-	delay := int64(opt.Stabilisation)
-	var lastChange int64
-	windowFailed := false
-	tr.walk(func(s *snapshot, final bool) {
-		tf.advance(s.t)
-		if s.changed {
-			lastChange, windowFailed = s.t, false
+	stableWindows(&p, tr, opt, tf.advance, func(s *snapshot, _ int, c []int, since int64) (bool, func() Witness) {
+		w, bad := tf.judge(s, c)
+		return bad, func() Witness {
+			w.Text = fmt.Sprintf("at %.1fs (%.1fs after the last topology change) component {%s}: %s",
+				seconds(s.t), seconds(s.t-since), compIDs(tr, c), w.Text)
+			return w
 		}
-		if s.t-lastChange < delay {
-			return
-		}
-		p.Checked++
-		for _, c := range s.comps {
-			w, bad := tf.judge(s, c)
-			if !bad {
-				continue
-			}
-			p.Violations++
-			if windowFailed {
-				continue
-			}
-			windowFailed = true
-			if len(p.Witnesses) < maxWitnesses {
-				w.Text = fmt.Sprintf("at %.1fs (%.1fs after the last topology change) component {%s}: %s",
-					seconds(s.t), seconds(s.t-lastChange), compIDs(tr, c), w.Text)
-				p.Witnesses = append(p.Witnesses, w)
-			}
-		}
-	})
-	switch {
-	case p.Violations > 0:
-		p.Verdict = Invalid
-	case p.Checked == 0:
-		p.Verdict = Unknown
-		p.Reason = fmt.Sprintf("no stable window: the last topology change at %.1fs leaves less than %v before the end at %.1fs",
-			seconds(lastChange), opt.Stabilisation, seconds(tr.end))
-	default:
-		p.Verdict = Valid
-		p.Reason = fmt.Sprintf("%d instants checked, every %v from %v after each topology change: one spanning tree per component, along radio links, every member following its root",
-			p.Checked, opt.Step, opt.Stabilisation)
-	}
+	}, ": one spanning tree per component, along radio links, every member following its root")
 	return p
 }
 
@@ -292,17 +259,4 @@ func nodesText(tr *truth, idx []int) string {
 		return "node " + ids[0]
 	}
 	return "nodes " + strings.Join(ids, ", ")
-}
-
-// compIDs lists a component's IDs, at most a dozen.
-func compIDs(tr *truth, comp []int) string {
-	var ids []string
-	for k, i := range comp {
-		if k == 12 {
-			ids = append(ids, fmt.Sprintf("... (%d nodes)", len(comp)))
-			break
-		}
-		ids = append(ids, fmt.Sprint(tr.members[i].ID))
-	}
-	return strings.Join(ids, ",")
 }
