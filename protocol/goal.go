@@ -18,6 +18,12 @@ const (
 	// tree of the component (IEEE 1394 tree identify). Nodes report their
 	// parent with NoteParent; the root is also noted as leader.
 	GoalTree Goal = "tree"
+	// GoalMutex: mutual exclusion. The checker judges that no two nodes
+	// are ever in the critical section concurrently (by happened-before)
+	// and measures the sections; leadership is judged only where the
+	// protocol composes an election (the centralized algorithm's
+	// coordinator), by that election's goal.
+	GoalMutex Goal = "mutex"
 )
 
 // Complexity ties a protocol's message counts to theory.

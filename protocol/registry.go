@@ -42,6 +42,21 @@ type Spec struct {
 	// a protocol that needs a kind of network (an acyclic one for IEEE 1394
 	// tree identify) fails with a clear error instead of stalling.
 	Topology func(members []NodeID, links [][2]NodeID) error
+	// Commands lists the workload commands the protocol implements beyond
+	// Elect and SetValue, which every protocol may ignore. A scenario that
+	// gives Request or Release (or a request generator) to a protocol that
+	// does not list Request fails to load instead of being ignored.
+	Commands []CommandName
+}
+
+// Implements reports whether the protocol lists command c in Commands.
+func (s Spec) Implements(c CommandName) bool {
+	for _, x := range s.Commands {
+		if x == c {
+			return true
+		}
+	}
+	return false
 }
 
 var registry = map[string]Spec{}

@@ -80,6 +80,9 @@ func (c *Channel[T]) Step(ev protocol.Event) (out Output[T], ok bool) {
 			c.receiveData(e.From, m, &out)
 			return out, true
 		case Ack:
+			if m.Chan != c.cfg.Timer {
+				return out, false // another channel's, in a composed protocol
+			}
 			c.receiveAck(e.From, m)
 			return out, true
 		}

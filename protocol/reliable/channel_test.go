@@ -87,7 +87,7 @@ func TestCumulativeAcks(t *testing.T) {
 		t.Fatalf("one timer for peer 2: %+v", env.timers)
 	}
 	// One ack covers 1 and 2; the timer restarts for 3.
-	step(t, c, protocol.Receive{From: 2, Msg: Ack{Inc: inc, Conn: 1, Seq: 2}})
+	step(t, c, protocol.Receive{From: 2, Msg: Ack{Chan: DefaultTimer, Inc: inc, Conn: 1, Seq: 2}})
 	if c.Unacked(2) != 1 || len(env.timers) != 1 || env.timers[0].id == 1 {
 		t.Fatalf("after ack 2: %d unacked, timers %+v", c.Unacked(2), env.timers)
 	}
@@ -96,14 +96,18 @@ func TestCumulativeAcks(t *testing.T) {
 	if f := env.take(); len(f) != 1 || data(f[0]).Seq != 3 || data(f[0]).Base != 3 || !data(f[0]).Retx {
 		t.Fatalf("retransmitted %#v, want only 3", f)
 	}
+	// Another channel's ack (a composed protocol's) is not this channel's.
+	if _, ok := c.Step(protocol.Receive{From: 2, Msg: Ack{Chan: "other", Inc: inc, Conn: 1, Seq: 3}}); ok || c.Unacked(2) != 1 {
+		t.Fatalf("channel took another channel's ack")
+	}
 	// Stale, foreign-session and never-sent acks change nothing.
-	for _, a := range []Ack{{inc, 1, 1}, {inc - 1, 1, 3}, {inc, 2, 3}, {inc, 1, 4}} {
+	for _, a := range []Ack{{DefaultTimer, inc, 1, 1}, {DefaultTimer, inc - 1, 1, 3}, {DefaultTimer, inc, 2, 3}, {DefaultTimer, inc, 1, 4}} {
 		step(t, c, protocol.Receive{From: 2, Msg: a})
 		if c.Unacked(2) != 1 {
 			t.Fatalf("ack %+v acknowledged something", a)
 		}
 	}
-	step(t, c, protocol.Receive{From: 2, Msg: Ack{Inc: inc, Conn: 1, Seq: 3}})
+	step(t, c, protocol.Receive{From: 2, Msg: Ack{Chan: DefaultTimer, Inc: inc, Conn: 1, Seq: 3}})
 	if c.Unacked(2) != 0 || len(env.timers) != 0 {
 		t.Fatalf("all acknowledged: %d unacked, timers %+v", c.Unacked(2), env.timers)
 	}
@@ -131,7 +135,7 @@ func TestReceiverDeliversInOrderOnceAndAcksEverything(t *testing.T) {
 			t.Fatalf("seq %d delivered %v, want %v", c.seq, ns(out), c.deliver)
 		}
 		f := env.take()
-		if len(f) != 1 || f[0].to != 1 || f[0].m != (Ack{Inc: 9, Conn: 1, Seq: c.ack}) {
+		if len(f) != 1 || f[0].to != 1 || f[0].m != (Ack{Chan: DefaultTimer, Inc: 9, Conn: 1, Seq: c.ack}) {
 			t.Fatalf("seq %d: acks %#v, want cumulative %d", c.seq, f, c.ack)
 		}
 	}
@@ -161,7 +165,7 @@ func TestSenderKeepsAtMostWindowInFlight(t *testing.T) {
 	if n := len(env.take()); n != Window {
 		t.Fatalf("%d frames in flight, want %d", n, Window)
 	}
-	step(t, c, protocol.Receive{From: 2, Msg: Ack{Conn: 1, Seq: 4}})
+	step(t, c, protocol.Receive{From: 2, Msg: Ack{Chan: DefaultTimer, Conn: 1, Seq: 4}})
 	f := env.take()
 	if len(f) != 4 || data(f[0]).Seq != Window+1 || data(f[0]).Retx {
 		t.Fatalf("after ack 4: %d frames, first %+v", len(f), f[0].m)

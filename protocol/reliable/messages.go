@@ -49,6 +49,10 @@ func (d Data[T]) Kind() string {
 // Ack acknowledges cumulatively every Data up to Seq of the session (Inc,
 // Conn), which is the sender's session: the receiver echoes it.
 type Ack struct {
+	// Chan is the acknowledging channel's Config.Timer name, so that two
+	// channels composed in one protocol (a mutual exclusion algorithm over
+	// an election) each take only their own acknowledgements.
+	Chan string
 	Inc  uint64
 	Conn uint32
 	Seq  uint32

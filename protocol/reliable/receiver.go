@@ -50,5 +50,5 @@ func (c *Channel[T]) receiveData(from protocol.NodeID, d Data[T], out *Output[T]
 		}
 		in.held[d.Seq] = d.Msg
 	}
-	c.env.Deliver(from, Ack{Inc: d.Inc, Conn: d.Conn, Seq: in.next - 1})
+	c.env.Deliver(from, Ack{Chan: c.cfg.Timer, Inc: d.Inc, Conn: d.Conn, Seq: in.next - 1})
 }
