@@ -47,6 +47,27 @@ type Spec struct {
 	// gives Request or Release (or a request generator) to a protocol that
 	// does not list Request fails to load instead of being ignored.
 	Commands []CommandName
+	// Mutex, for a mutual exclusion algorithm, is its row of seed 002's
+	// comparison table, which measured figures are set beside.
+	Mutex *MutexCost
+}
+
+// MutexCost is a mutual exclusion algorithm's theory: messages per entry
+// and exit and synchronisation delay on a static lossless network under
+// light load, as seed 002's comparison table gives them.
+type MutexCost struct {
+	// Messages is the formula of messages per entry and exit ("2(n-1)",
+	// "3", "1 to ∞").
+	Messages string
+	// PerEntry gives the least and the most messages per entry for n
+	// members (hi is +Inf when unbounded: a token ring with no requests
+	// keeps circulating the token).
+	PerEntry func(n int) (lo, hi float64)
+	// Delay is the formula of the delay before entry, in message times
+	// ("2", "0 to n-1").
+	Delay string
+	// Problems is the table's "problems" column ("coordinator crash").
+	Problems string
 }
 
 // Implements reports whether the protocol lists command c in Commands.
