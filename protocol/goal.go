@@ -24,6 +24,10 @@ const (
 	// protocol composes an election (the centralized algorithm's
 	// coordinator), by that election's goal.
 	GoalMutex Goal = "mutex"
+	// GoalLowestID: one leader per election epoch, the lowest ID of the
+	// membership (or of its candidates), followed by every member: the
+	// synchronous ring elections of seed 001 (TimeSlice, slow-fast).
+	GoalLowestID Goal = "lowest-id"
 )
 
 // Complexity ties a protocol's message counts to theory.
@@ -66,10 +70,14 @@ func IsTransport(kind string) bool { return strings.HasPrefix(kind, TransportPre
 
 // Better reports whether node a (value va) is a better leader than node b
 // (value vb) under the goal: the higher value, ties to the higher ID, for
-// GoalBestValue; the higher ID for GoalHighestID.
+// GoalBestValue; the higher ID for GoalHighestID; the lower ID for
+// GoalLowestID.
 func (g Goal) Better(a NodeID, va float64, b NodeID, vb float64) bool {
-	if g == GoalHighestID {
+	switch g {
+	case GoalHighestID:
 		return a > b
+	case GoalLowestID:
+		return a < b
 	}
 	return Better(a, va, b, vb)
 }
