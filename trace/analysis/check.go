@@ -113,7 +113,8 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 	why := r.outsideAssumptions()
 	rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why), checkMutex(r))
 	if protocol.GoalOf(r.header.Protocol) == protocol.GoalTree {
-		rep.Properties = judgeTreeGoal(dir, rep.Properties, why, opt) // tree identify: docs/analysis.md
+		rep.Properties = judgeTreeGoal(dir, rep.Properties, why, opt)  // tree identify: docs/analysis.md
+		rep.Properties = appendBFSDepth(dir, rep.Properties, why, opt) // sync/bfs: trace/analysis/bfsdepth.go
 	}
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil

@@ -387,7 +387,7 @@ func (r *run) compact(e *trace.Event) event {
 	if e.Epoch != "" {
 		c.epoch = r.str(e.Epoch)
 	}
-	if e.Text != "" && (c.typ == tCommand) {
+	if e.Text != "" && (c.typ == tCommand || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go)
 		c.text = r.str(e.Text)
 	}
 	return c
