@@ -211,3 +211,33 @@ func TestBFSHostile(t *testing.T) {
 		t.Errorf("ParseDepth(depth x) = %d", d)
 	}
 }
+
+// TestBFSKingGrid checks the figures configs/sync-bfs.yaml gives: a 5×5
+// grid where each node hears its 8 surrounding nodes, root 1 at a corner:
+// depths are the Chebyshev distances, 120 invitations, 5 rounds.
+func TestBFSKingGrid(t *testing.T) {
+	var e [][2]protocol.NodeID
+	at := func(x, y int) protocol.NodeID { return protocol.NodeID(y*5 + x + 1) }
+	for y := range 5 {
+		for x := range 5 {
+			for _, d := range [][2]int{{1, 0}, {0, 1}, {1, 1}, {1, -1}} {
+				if x2, y2 := x+d[0], y+d[1]; x2 < 5 && y2 >= 0 && y2 < 5 {
+					e = append(e, [2]protocol.NodeID{at(x, y), at(x2, y2)})
+				}
+			}
+		}
+	}
+	nb := graph(25, e)
+	checkBFS(t, "king grid", nb, 1, true)
+	th, dist := BFSTheory(nb, 1, true)
+	if *th.Messages.Exact != 120 || *th.Rounds.Exact != 5 {
+		t.Errorf("theory %+v", th)
+	}
+	for y := range 5 {
+		for x := range 5 {
+			if dist[at(x, y)] != max(x, y) {
+				t.Errorf("node %d at distance %d, want %d", at(x, y), dist[at(x, y)], max(x, y))
+			}
+		}
+	}
+}
