@@ -82,3 +82,16 @@ func TestBetterBreaksTiesByID(t *testing.T) {
 		t.Error("equal values: the higher ID wins")
 	}
 }
+
+// TestGoalBetter: each goal's best node, values ignored by the ID goals.
+func TestGoalBetter(t *testing.T) {
+	if !GoalHighestID.Better(9, 0, 1, 5) || GoalHighestID.Better(1, 5, 9, 0) {
+		t.Error("highest-id: the higher ID")
+	}
+	if !GoalLowestID.Better(1, 0, 9, 5) || GoalLowestID.Better(9, 5, 1, 0) {
+		t.Error("lowest-id: the lower ID")
+	}
+	if !GoalBestValue.Better(1, 5, 9, 4) {
+		t.Error("best value: the value")
+	}
+}
