@@ -124,7 +124,9 @@ func (w *wrapped) Step(ev protocol.Event) {
 // begin seeds the generator's stream at the Start event.
 func (g *Generator) begin() {
 	at := max(g.env.Now(), g.cfg.Start.D())
-	g.rng = rand.New(rand.NewPCG(g.seed^streamWorkload, uint64(g.id)<<40^uint64(at)))
+	// Multiplying by an odd constant is a bijection, so distinct (node,
+	// instant) pairs of one seed never share a stream.
+	g.rng = rand.New(rand.NewPCG(g.seed^streamWorkload^uint64(g.id)*0x9e3779b97f4a7c15, uint64(at)))
 	g.started = true
 }
 
