@@ -9,6 +9,7 @@ import (
 
 	_ "manetlab/adhoc"
 	_ "manetlab/baseline"
+	"manetlab/internal/locktest"
 )
 
 func TestParseAxisKeepsYAMLLists(t *testing.T) {
@@ -72,5 +73,45 @@ func TestSweepRunsEveryPointAndSeed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "bad")); err == nil {
 		t.Fatal("a run started before the grid was validated")
+	}
+}
+
+// TestSweepVariesWorkloadRate: --vary workload.rate sets the generator's
+// rate per point, on a file whose workload is the plain list form.
+func TestSweepVariesWorkloadRate(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "s.yaml")
+	os.WriteFile(sc, []byte("duration: 10s\nnodes: {count: 3}\nmobility: {area: [100, 100]}\nprotocol: {name: "+locktest.Name+"}\n"+
+		"workload: [{at: 2s, node: 1, command: elect}]\n"), 0o644)
+	res, err := Run(Options{Scenario: sc, Seeds: 1, Out: filepath.Join(dir, "out"), Sets: []string{"workload.hold=20ms"},
+		Axes: []Axis{{"workload.rate", []string{"0", "0.5", "saturate"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 3 {
+		t.Fatalf("%d points", len(res.Points))
+	}
+	var enters []int
+	for _, v := range []string{"0", "0.5", "saturate"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "out", "workload.rate="+v, "seed1", "node-*.jsonl"))
+		if len(files) != 3 {
+			t.Fatalf("rate %s: node files %v", v, files)
+		}
+		n := 0
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			n += bytes.Count(b, []byte(`"ev":"cs-enter"`))
+		}
+		enters = append(enters, n)
+	}
+	t.Logf("sections at rates 0, 0.5, saturate: %v; valid runs %d %d %d", enters, res.Points[0].Valid, res.Points[1].Valid, res.Points[2].Valid)
+	// 3 nodes for 9s: none at rate 0, about 13 at 0.5/s, hundreds when
+	// saturated (20ms holds back to back).
+	if enters[0] != 0 || enters[1] == 0 || enters[2] < 10*enters[1] {
+		t.Errorf("sections at rates 0, 0.5, saturate: %v", enters)
+	}
+	_, err = Run(Options{Scenario: sc, Out: filepath.Join(dir, "bad"), Axes: []Axis{{"workload.rate", []string{"1", "-1"}}}})
+	if err == nil || !strings.Contains(err.Error(), "workload.rate: -1 is negative") {
+		t.Fatalf("bad rate: %v", err)
 	}
 }

@@ -15,7 +15,7 @@
 //
 // It is the other driver: beneath it live its frame format (node/wire), its
 // UDP multicast link (node/link) and the launcher behind `manetlab run`
-// (node/launch). It imports protocol, radio, mobility, scenario, trace,
-// trace/collect (to stream its trace) and internal packages, and knows no
-// protocol by name.
+// (node/launch). It imports protocol, radio, mobility, scenario, workload,
+// trace, trace/collect (to stream its trace) and internal packages, and
+// knows no protocol by name.
 package node

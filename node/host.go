@@ -142,6 +142,9 @@ func newHost(opt Options) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: protocol.name: %w", s.Path, err)
 	}
+	if err := s.CheckCommands(spec); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
 	if err := s.CheckTopology(); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/trace"
+	"manetlab/workload"
 )
 
 // radioStream separates the radio model's random draws from the
@@ -76,10 +77,22 @@ func (h *Host) boot(n *hosted) error {
 	n.rng = rand.New(rand.NewPCG(h.s.Seed, uint64(n.id)<<32|uint64(n.inc)))
 	n.radioRng = rand.New(rand.NewPCG(h.s.Seed^radioStream, uint64(n.id)<<32|uint64(n.inc)))
 	n.env = &env{h: h, n: n}
+	// A node of the workload's generator gets a fresh one each start: a
+	// restarted process has lost what the old one planned.
+	var penv protocol.Env = n.env
+	var gen *workload.Generator
+	if h.s.Workload.Generates(n.id) {
+		gen = workload.New(h.s.Workload, n.id, h.s.Seed)
+		gen.Issued = func(c protocol.Command) { h.traceCommand(n, string(c.Name), 0) }
+		penv = gen.Env(n.env)
+	}
 	proc, err := h.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: h.ids, Params: h.s.Protocol.Params, Seed: h.s.Seed,
-		HopDelay: h.s.Radio.Delay.D(), Env: n.env, Store: n.store})
+		HopDelay: h.s.Radio.Delay.D(), Env: penv, Store: n.store})
 	if _, ok := protocol.Warned(err); !ok {
 		return fmt.Errorf("%s: node %d: %w", h.s.Path, n.id, err)
+	}
+	if gen != nil {
+		proc = gen.Wrap(proc)
 	}
 	n.proc, n.alive = proc, true
 	if n.recovered {
@@ -93,7 +106,7 @@ func (h *Host) boot(n *hosted) error {
 	now := h.now()
 	phase := time.Duration(h.jitter.Int64N(int64(h.hello) + 1))
 	h.sched.push(task{at: now + phase, kind: taskHello, n: n})
-	for i, c := range h.s.Workload {
+	for i, c := range h.s.Workload.Commands {
 		if c.Node == n.id && c.At.D() >= now {
 			h.sched.push(task{at: c.At.D(), kind: taskCommand, n: n, ref: i})
 		}
@@ -123,13 +136,17 @@ func (h *Host) dispatch(t task) {
 	case taskRelay:
 		h.relay(n, t.relay)
 	case taskCommand:
-		c := h.s.Workload[t.ref]
+		c := h.s.Workload.Commands[t.ref]
 		cmd := protocol.Command{Name: protocol.CommandName(c.Command), Value: c.Value}
 		if cmd.Name == protocol.SetValue {
 			n.value = c.Value
 		}
-		v := c.Value
-		h.emitLocal(n, &trace.Event{Ev: trace.EvCommand, Text: c.Command, Value: &v})
+		h.traceCommand(n, c.Command, c.Value)
 		n.proc.Step(cmd)
 	}
+}
+
+// traceCommand records a command given to n, explicit or generated.
+func (h *Host) traceCommand(n *hosted, name string, v float64) {
+	h.emitLocal(n, &trace.Event{Ev: trace.EvCommand, Text: name, Value: &v})
 }

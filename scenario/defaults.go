@@ -6,6 +6,7 @@ import (
 
 	"manetlab/internal/units"
 	"manetlab/protocol"
+	"manetlab/workload"
 )
 
 // Scenario-level defaults; radio and mobility keep their own.
@@ -29,6 +30,7 @@ func prefilled() *Scenario {
 		Duration: units.Duration(DefaultDuration),
 		Nodes:    Nodes{Count: DefaultCount, Values: DefaultValues, Placement: DefaultPlacement},
 		Protocol: Protocol{Name: DefaultProtocol},
+		Workload: workload.Default(),
 	}
 }
 
@@ -56,6 +58,7 @@ func (s *Scenario) fill(name string) {
 	}
 	s.Radio.Defaults()
 	s.Mobility.Defaults()
+	s.Workload.Defaults()
 	if f := s.Mobility.File; f != "" && s.Path != "" && !filepath.IsAbs(f) {
 		f = filepath.Join(filepath.Dir(s.Path), f)
 		if abs, err := filepath.Abs(f); err == nil {
@@ -86,7 +89,8 @@ func (s *Scenario) normalize() {
 		s.Faults[i].Crash = nilIfEmpty(s.Faults[i].Crash)
 		s.Faults[i].Recover = nilIfEmpty(s.Faults[i].Recover)
 	}
-	s.Workload = nilIfEmpty(s.Workload)
+	s.Workload.Nodes = nilIfEmpty(s.Workload.Nodes)
+	s.Workload.Commands = nilIfEmpty(s.Workload.Commands)
 }
 
 func nilIfEmpty[T any](xs []T) []T {

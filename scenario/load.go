@@ -40,6 +40,7 @@ func parse(data []byte, name, path string, sets []string) (*Scenario, error) {
 		// An empty file is a scenario of defaults.
 		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
 	}
+	workloadList(&doc)
 	for _, set := range sets {
 		if err := applySet(&doc, set); err != nil {
 			return nil, err
@@ -126,6 +127,34 @@ func countAndList(doc *yaml.Node) *fieldError {
 		return nil
 	}
 	return &fieldError{count.Line, "nodes.count", fmt.Sprintf("%s but nodes.list has %d entries (give one or the other)", count.Value, len(list.Content))}
+}
+
+// workloadList rewrites a workload given as a list of commands, the form
+// from before the generator, into the mapping {commands: list}, so that
+// both forms are checked, overridden (--set workload.rate=2 on a list
+// form) and decoded alike. Paths in errors then read
+// workload.commands[i].
+func workloadList(doc *yaml.Node) {
+	root := resolve(doc)
+	if root == nil || root.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "workload" {
+			root.Content[i+1] = commandsMapping(root.Content[i+1])
+		}
+	}
+}
+
+// commandsMapping wraps a list v in a mapping {commands: v}; anything
+// else is returned as it is.
+func commandsMapping(v *yaml.Node) *yaml.Node {
+	r := resolve(v)
+	if r == nil || r.Kind != yaml.SequenceNode {
+		return v
+	}
+	key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "commands", Line: r.Line, Column: r.Column}
+	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: r.Line, Column: r.Column, Content: []*yaml.Node{key, v}}
 }
 
 // lookup returns the value of key in mapping n, or nil.

@@ -21,6 +21,13 @@ func applySet(doc *yaml.Node, set string) error {
 		return fmt.Errorf("--set %s: want path=value, e.g. radio.range=250", set)
 	}
 	comps := strings.Split(path, ".")
+	if len(comps) > 1 && comps[0] == "workload" {
+		// workload.0.at, from when workload was a list, means
+		// workload.commands.0.at.
+		if _, err := strconv.Atoi(comps[1]); err == nil {
+			comps = append([]string{"workload", "commands"}, comps[1:]...)
+		}
+	}
 	t, err := typeAt(scenarioType, comps)
 	if err != nil {
 		return fmt.Errorf("--set %s: %w", set, err)
@@ -28,6 +35,9 @@ func applySet(doc *yaml.Node, set string) error {
 	val, err := parseValue(value)
 	if err != nil {
 		return fmt.Errorf("--set %s: %s: %w", set, path, err)
+	}
+	if path == "workload" {
+		val = commandsMapping(val) // a list of commands, as in a file
 	}
 	if err := check(val, t, path); err != nil {
 		return fmt.Errorf("--set %s: %w", set, err)

@@ -4,8 +4,8 @@
 // a bad file gets an error naming the file, the field and what is allowed.
 //
 // It belongs to the world model: it imports protocol (to check names and
-// parameters), radio, mobility and internal/geo, internal/units; the drivers
-// and the aggregator import it.
+// parameters), radio, mobility, workload and internal/geo, internal/units;
+// the drivers and the aggregator import it.
 package scenario
 
 import (
@@ -13,6 +13,7 @@ import (
 	"manetlab/mobility"
 	"manetlab/protocol"
 	"manetlab/radio"
+	"manetlab/workload"
 )
 
 // Scenario is a whole experiment.
@@ -28,7 +29,9 @@ type Scenario struct {
 	Mobility mobility.Config `yaml:"mobility"`
 	Protocol Protocol        `yaml:"protocol"`
 	Faults   []Fault         `yaml:"faults"`
-	Workload []Command       `yaml:"workload"`
+	// Workload is explicit commands and the request generator; a file
+	// may give it as a plain list of commands (read as workload.commands).
+	Workload workload.Config `yaml:"workload"`
 	Trace    TraceOptions    `yaml:"trace"`
 
 	// Path is the file the scenario was read from ("" when built in code);
@@ -86,14 +89,10 @@ type Fault struct {
 	Recover []protocol.NodeID `yaml:"recover"`
 }
 
-// Command is one entry of `workload:`: at time At, give Node a command
-// ("elect", "request", "release", "set-value" with Value).
-type Command struct {
-	At      units.Duration  `yaml:"at"`
-	Node    protocol.NodeID `yaml:"node"`
-	Command string          `yaml:"command"`
-	Value   float64         `yaml:"value"`
-}
+// Command is one entry of `workload.commands` (or of a `workload:` list):
+// at time At, give Node a command ("elect", "request", "release",
+// "set-value" with Value).
+type Command = workload.Command
 
 // TraceOptions is the `trace:` section.
 type TraceOptions struct {

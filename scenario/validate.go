@@ -150,8 +150,8 @@ func (s *Scenario) validateFaults(exists map[protocol.NodeID]bool) error {
 }
 
 func (s *Scenario) validateWorkload(exists map[protocol.NodeID]bool) error {
-	for i, c := range s.Workload {
-		p := fmt.Sprintf("workload[%d]", i)
+	for i, c := range s.Workload.Commands {
+		p := fmt.Sprintf("workload.commands[%d]", i)
 		if c.At < 0 || c.At > s.Duration {
 			return fmt.Errorf("%s.at: %v is outside the run (allowed: 0 to %v)", p, c.At, s.Duration)
 		}
@@ -165,7 +165,51 @@ func (s *Scenario) validateWorkload(exists map[protocol.NodeID]bool) error {
 			return fmt.Errorf("%s.value: %v is not a finite number", p, c.Value)
 		}
 	}
+	if err := s.Workload.Validate(s.MemberIDs(), s.Duration.D()); err != nil {
+		return err
+	}
+	// Only a registered protocol can be asked what it implements; an
+	// unknown name is the driver's to report.
+	if spec, err := protocol.Lookup(s.Protocol.Name); err == nil {
+		return s.CheckCommands(spec)
+	}
 	return nil
+}
+
+// CheckCommands reports a workload that asks for the critical section
+// (request or release commands, or a request generator) of a protocol that
+// does not implement protocol.Request, which would otherwise ignore it.
+// Validate calls it when the protocol is registered; the drivers call it
+// for scenarios built in code.
+func (s *Scenario) CheckCommands(spec protocol.Spec) error {
+	if !s.Workload.Asks() || spec.Implements(protocol.Request) {
+		return nil
+	}
+	what := "request or release commands"
+	if s.Workload.Generating() {
+		what = "a request generator (workload.rate)"
+	}
+	return fmt.Errorf("workload: protocol %s does not implement request (the workload gives it %s); mutual exclusion protocols: %s",
+		spec.Name, what, orNone(MutexProtocols()))
+}
+
+// MutexProtocols lists the registered protocols that implement
+// protocol.Request, in sorted order.
+func MutexProtocols() []string {
+	var out []string
+	for _, name := range protocol.Names() {
+		if spec, err := protocol.Lookup(name); err == nil && spec.Implements(protocol.Request) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none registered"
+	}
+	return strings.Join(names, ", ")
 }
 
 func nodesExist(path string, ids []protocol.NodeID, exists map[protocol.NodeID]bool) error {

@@ -8,6 +8,7 @@ import (
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/workload"
 )
 
 func (w *world) run() (*Result, error) {
@@ -23,7 +24,7 @@ func (w *world) run() (*Result, error) {
 	for i, f := range w.s.Faults {
 		w.q.push(item{at: f.At.D(), kind: itemFault, ref: i})
 	}
-	for i, c := range w.s.Workload {
+	for i, c := range w.s.Workload.Commands {
 		w.q.push(item{at: c.At.D(), kind: itemCommand, ref: i})
 	}
 	nextCheck := uint64(1 << 14)
@@ -96,12 +97,14 @@ func (w *world) dispatch(it item) {
 	case itemFault:
 		w.fault(w.s.Faults[it.ref])
 	case itemCommand:
-		w.command(w.s.Workload[it.ref])
+		w.command(w.s.Workload.Commands[it.ref])
 	}
 }
 
 // boot starts (or restarts) a node with a fresh process and the node's
-// stable storage, which a crash does not clear.
+// stable storage, which a crash does not clear. A node of the workload's
+// generator gets a fresh generator around its process: what the old one
+// had planned dies with the crash.
 func (w *world) boot(n *node) {
 	n.alive = true
 	n.gen++
@@ -110,10 +113,20 @@ func (w *world) boot(n *node) {
 	n.seen = map[floodKey]struct{}{}
 	n.fifo = map[int32]time.Duration{}
 	n.env = &env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}
+	var penv protocol.Env = n.env
+	var gen *workload.Generator
+	if w.s.Workload.Generates(n.id) {
+		gen = workload.New(w.s.Workload, n.id, w.s.Seed)
+		gen.Issued = func(c protocol.Command) { w.traceCommand(n, string(c.Name), 0) }
+		penv = gen.Env(n.env)
+	}
 	proc, err := w.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: w.members, Params: w.s.Protocol.Params, Seed: w.s.Seed,
-		HopDelay: w.s.Radio.Delay.D(), Env: n.env, Store: &n.store})
+		HopDelay: w.s.Radio.Delay.D(), Env: penv, Store: &n.store})
 	if _, ok := protocol.Warned(err); !ok {
 		panic(fmt.Sprintf("sim: protocol rejected parameters it accepted before: %v", err))
+	}
+	if gen != nil {
+		proc = gen.Wrap(proc)
 	}
 	n.proc = proc
 	w.out.node(n.index, &trace.Event{T: int64(w.now), Node: n.id, Ev: trace.EvStart})
@@ -155,9 +168,13 @@ func (w *world) command(c scenario.Command) {
 	if cmd.Name == protocol.SetValue {
 		n.value = c.Value
 	}
-	v := c.Value
-	w.out.node(n.index, &trace.Event{T: int64(w.now), Node: n.id, Ev: trace.EvCommand, Text: c.Command, Value: &v})
+	w.traceCommand(n, c.Command, c.Value)
 	n.proc.Step(cmd)
+}
+
+// traceCommand records a command given to n, explicit or generated.
+func (w *world) traceCommand(n *node, name string, v float64) {
+	w.out.node(n.index, &trace.Event{T: int64(w.now), Node: n.id, Ev: trace.EvCommand, Text: name, Value: &v})
 }
 
 // recordPositions writes every node's position at t to the run file: the

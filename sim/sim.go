@@ -6,7 +6,8 @@
 // same scenario and seed write byte-identical traces.
 //
 // It is one of the two drivers: it imports protocol, radio, mobility,
-// scenario, trace and internal/timeq, and knows no protocol by name.
+// scenario, workload, trace and internal/timeq, and knows no protocol by
+// name.
 package sim
 
 import (
@@ -132,6 +133,9 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	spec, err := protocol.Lookup(s.Protocol.Name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: protocol.name: %w", s.Path, err)
+	}
+	if err := s.CheckCommands(spec); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	if err := s.CheckTopology(); err != nil {
 		return nil, err
