@@ -138,6 +138,17 @@ func (r *simRun) notes(k protocol.NoteKind) []simEvent {
 	return out
 }
 
+// kinds lists the message kinds sent, with their counts.
+func (r *simRun) kinds() map[string]int {
+	m := map[string]int{}
+	for _, e := range r.events {
+		if e.Ev == trace.EvSend {
+			m[e.Kind]++
+		}
+	}
+	return m
+}
+
 // hasInfo reports whether some info note contains text.
 func (r *simRun) hasInfo(text string) bool {
 	for _, e := range r.notes(protocol.NoteInfo) {
