@@ -109,10 +109,11 @@ type centralized struct {
 	c       client
 
 	started bool
-	inc     uint64      // this incarnation: Env.Now at Start, in nanoseconds
-	maxNum  uint64      // the highest term number seen or used (in stable storage)
-	term    centralTerm // the coordinator this node follows: the newest that inquired
-	seq     uint64      // the current request (wanting or holding)
+	inc     uint64          // this incarnation: Env.Now at Start, in nanoseconds
+	maxNum  uint64          // the highest term number seen or used (in stable storage)
+	term    centralTerm     // the coordinator this node follows: the newest that inquired
+	seq     uint64          // the current request (wanting or holding)
+	elected protocol.NodeID // the leader the election noted last
 	news    []protocol.NodeID
 	co      *centralCoord // non-nil while coordinating
 }
@@ -234,11 +235,18 @@ func (p *centralized) afterElection() {
 	news := p.news
 	p.news = nil
 	for _, leader := range news {
+		p.elected = leader
 		switch {
 		case leader == p.id && p.co == nil:
 			p.becomeCoordinator()
 		case leader != p.id && p.co != nil:
 			p.stepDown(fmt.Sprintf("the election names %d", leader))
+		}
+		if leader != p.id && leader != protocol.None && leader != p.term.Coord && p.c.wants() {
+			// A leader that has not inquired of this node (it was
+			// unreachable then, or recovered since): the request,
+			// in the term this node follows, makes it inquire.
+			p.send(leader, p.msg(centralRequest))
 		}
 	}
 }

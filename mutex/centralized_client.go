@@ -20,8 +20,10 @@ func (p *centralized) command(cmd protocol.Command) {
 	}
 }
 
-// ask sends the new request to the coordinator followed; with none yet it
-// waits: the next coordinator's inquiry collects it.
+// ask sends the new request to the coordinator followed. A node that
+// follows none yet (before the first inquiry, or recovered) sends it to
+// the leader the election noted, if any, which then inquires of it;
+// otherwise the next coordinator's inquiry collects it.
 func (p *centralized) ask() {
 	p.seq++
 	if p.term.Coord == p.id {
@@ -30,7 +32,11 @@ func (p *centralized) ask() {
 		}
 		return
 	}
-	p.send(p.term.Coord, p.msg(centralRequest))
+	to := p.term.Coord
+	if to == protocol.None {
+		to = p.elected
+	}
+	p.send(to, p.msg(centralRequest))
 }
 
 // leave exits the section, releases it to the coordinator followed (who

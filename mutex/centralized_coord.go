@@ -2,6 +2,7 @@ package mutex
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,23 +69,33 @@ func (co *centralCoord) receive(from protocol.NodeID, m centralMsg) {
 	e := centralEntry{from: from, inc: m.Inc, seq: m.Seq}
 	switch m.Type {
 	case centralRequest:
-		if termOf(m) != co.term {
+		switch t := termOf(m); {
+		case t == co.term:
+			co.enqueue(e)
+		case co.term.after(t) && !co.pending[from]:
+			// A member that never adopted this term (unreachable
+			// during the collection, or recovered since): ask it for
+			// its state; its report carries the request.
+			co.p.send(from, centralMsg{Type: centralInquire, Term: co.term.Num, Coord: co.p.id})
+		default:
 			co.p.env.Logf("request from %d in term %d.%d, not %s: its report covers it", from, m.Coord, m.Term, co.term)
-			return
 		}
-		co.enqueue(e)
 	case centralRelease:
 		co.release(e)
 	case centralReport:
-		if termOf(m) != co.term || !co.pending[from] {
-			co.p.env.Logf("report from %d in term %d.%d: not awaited, ignored", from, m.Coord, m.Term)
+		// Awaited (the collection), or a late member's answer to an
+		// inquiry made when its request came.
+		if termOf(m) != co.term {
+			co.p.env.Logf("report from %d in term %d.%d, not %s: ignored", from, m.Coord, m.Term, co.term)
 			return
 		}
 		delete(co.pending, from)
 		switch m.State {
 		case reportHolding:
 			co.forget(from, m.Inc)
-			co.holders = append(co.holders, e)
+			if !slices.Contains(co.holders, e) {
+				co.holders = append(co.holders, e)
+			}
 		case reportWanting:
 			co.enqueue(e)
 		}

@@ -189,3 +189,26 @@ func TestCentralizedOverEveryElection(t *testing.T) {
 		})
 	}
 }
+
+// TestCentralizedClientRecovers: node 3 crashes while waiting in the
+// queue and recovers; its old request is dropped (the grant to the
+// crashed node fails or is handed back), and its new request, sent to the
+// leader the election names, makes the coordinator inquire of it and is
+// granted.
+func TestCentralizedClientRecovers(t *testing.T) {
+	y := "workload:\n  - {at: 3s, node: 1, command: request}\n  - {at: 3200ms, node: 3, command: request}\n  - {at: 5s, node: 1, command: release}\n" +
+		"  - {at: 12s, node: 3, command: request}\n" + releases([]protocol.NodeID{3}, 16*time.Second) +
+		"faults:\n  - {at: 4s, crash: [3]}\n  - {at: 7s, recover: [3]}\n"
+	r := runSim(t, "central-client-recovers", centralScenario("central-client-recovers", 8, "18s", fastElection, y))
+	got := r.entered()
+	if len(got[1]) != 1 || len(got[3]) != 1 || got[3][0] < 12*time.Second {
+		t.Fatalf("entries %v: want node 1 once, node 3 once after its new request at 12s", got)
+	}
+	if n := r.count(3, string(protocol.NoteCSExit), "", 16*time.Second, 16*time.Second); n != 1 {
+		t.Errorf("node 3 did not leave at 16s")
+	}
+	if n := r.count(8, "send", "inquire", 12*time.Second, 13*time.Second); n != 1 {
+		t.Errorf("coordinator 8 sent %d inquire after node 3's new request, want 1 (to node 3)", n)
+	}
+	r.mutexValid(t, 1)
+}
