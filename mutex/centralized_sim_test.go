@@ -10,10 +10,10 @@ import (
 	"manetlab/protocol"
 )
 
-// centralScenario is n static nodes on a multi-hop grid (cells 200 m,
+// coordCentralScenario is n static nodes on a multi-hop grid (cells 200 m,
 // range 250 m), lossless, running mutex/centralized with params (YAML
 // flow map entries) and the workload and faults given.
-func centralScenario(name string, n int, dur string, params, rest string) string {
+func coordCentralScenario(name string, n int, dur string, params, rest string) string {
 	return fmt.Sprintf(`name: %s
 seed: 1
 duration: %s
@@ -26,21 +26,21 @@ protocol:
 %s`, name, dur, n, 200*3, 200*((n+2)/3), params, rest)
 }
 
-// fastElection makes the channels give up on a silent peer in 1.5 s
+// coordFastElection makes the channels give up on a silent peer in 1.5 s
 // (rto 100ms, 3 retries) for the algorithm and the election alike.
-const fastElection = "rto: 100ms, retries: 3, election_params: {rto: 100ms, retries: 3}"
+const coordFastElection = "rto: 100ms, retries: 3, election_params: {rto: 100ms, retries: 3}"
 
 // TestCentralizedThreeMessagesPerEntry: one request at a time, every
 // entry of a client that is not the coordinator costs exactly one request,
 // one grant and one release; the coordinator's own entry costs none.
 func TestCentralizedThreeMessagesPerEntry(t *testing.T) {
-	var w []wl
+	var w []coordWL
 	at := 3 * time.Second
 	for id := protocol.NodeID(1); id <= 8; id++ {
-		w = append(w, wl{node: id, at: at, hold: 200 * time.Millisecond})
+		w = append(w, coordWL{node: id, at: at, hold: 200 * time.Millisecond})
 		at += 500 * time.Millisecond
 	}
-	r := runSim(t, "central-3", centralScenario("central-3", 8, "10s", fastElection, workload(w...)))
+	r := coordRun(t, "central-3", coordCentralScenario("central-3", 8, "10s", coordFastElection, coordWorkload(w...)))
 	enters := r.notes(protocol.NoteCSEnter)
 	if len(enters) != 8 {
 		t.Fatalf("%d entries, want 8: %+v", len(enters), enters)
@@ -59,21 +59,21 @@ func TestCentralizedThreeMessagesPerEntry(t *testing.T) {
 	r.mutexValid(t, 28)
 }
 
-// releases gives each node a release at every time of at: a release
+// coordReleases gives each node a release at every time of at: a release
 // while not holding is ignored, so whoever holds at each time leaves, in
 // whatever order the coordinator granted.
-func releases(nodes []protocol.NodeID, at ...time.Duration) string {
+func coordReleases(nodes []protocol.NodeID, at ...time.Duration) string {
 	var b strings.Builder
 	for _, t := range at {
 		for _, id := range nodes {
-			fmt.Fprintf(&b, "  - {at: %s, node: %d, command: release}\n", fmtDur(t), id)
+			fmt.Fprintf(&b, "  - {at: %s, node: %d, command: release}\n", coordDur(t), id)
 		}
 	}
 	return b.String()
 }
 
 // entered lists, per node, its entries' times.
-func (r *simRun) entered() map[protocol.NodeID][]time.Duration {
+func (r *coordRunT) entered() map[protocol.NodeID][]time.Duration {
 	m := map[protocol.NodeID][]time.Duration{}
 	for _, e := range r.notes(protocol.NoteCSEnter) {
 		m[e.Node] = append(m[e.Node], e.T)
@@ -94,8 +94,8 @@ func TestCentralizedConcurrentRequests(t *testing.T) {
 	for i := range 10 {
 		at = append(at, 4*time.Second+time.Duration(i)*500*time.Millisecond)
 	}
-	b.WriteString(releases(nodes, at...))
-	r := runSim(t, "central-concurrent", centralScenario("central-concurrent", 8, "10s", fastElection, b.String()))
+	b.WriteString(coordReleases(nodes, at...))
+	r := coordRun(t, "central-concurrent", coordCentralScenario("central-concurrent", 8, "10s", coordFastElection, b.String()))
 	got := r.entered()
 	for _, id := range nodes {
 		if len(got[id]) != 1 {
@@ -118,9 +118,9 @@ func TestCentralizedCoordinatorCrash(t *testing.T) {
 		fmt.Fprintf(&b, "  - {at: %dms, node: %d, command: request}\n", 3500+500*i, id)
 	}
 	b.WriteString("  - {at: 20s, node: 1, command: release}\n")
-	b.WriteString(releases([]protocol.NodeID{2, 3, 4}, 22*time.Second, 24*time.Second, 26*time.Second, 28*time.Second))
+	b.WriteString(coordReleases([]protocol.NodeID{2, 3, 4}, 22*time.Second, 24*time.Second, 26*time.Second, 28*time.Second))
 	b.WriteString("faults:\n  - {at: 5s, crash: [8]}\n")
-	r := runSim(t, "central-crash", centralScenario("central-crash", 8, "30s", fastElection, b.String()))
+	r := coordRun(t, "central-crash", coordCentralScenario("central-crash", 8, "30s", coordFastElection, b.String()))
 	got := r.entered()
 	if len(got[1]) != 1 || got[1][0] > 5*time.Second {
 		t.Fatalf("node 1 entered at %v, want once before the crash", got[1])
@@ -150,9 +150,9 @@ func TestCentralizedCoordinatorCrash(t *testing.T) {
 // reclaiming, accepted here and only here.)
 func TestCentralizedHolderCrash(t *testing.T) {
 	y := "workload:\n  - {at: 3s, node: 3, command: request}\n  - {at: 3500ms, node: 2, command: request}\n" +
-		releases([]protocol.NodeID{2}, 12*time.Second) +
+		coordReleases([]protocol.NodeID{2}, 12*time.Second) +
 		"faults:\n  - {at: 4s, crash: [3]}\n"
-	r := runSim(t, "central-holder-crash", centralScenario("central-holder-crash", 8, "14s", fastElection+", check: 1s", y))
+	r := coordRun(t, "central-holder-crash", coordCentralScenario("central-holder-crash", 8, "14s", coordFastElection+", check: 1s", y))
 	got := r.entered()
 	if len(got[3]) != 1 || len(got[2]) != 1 || got[2][0] < 4*time.Second {
 		t.Fatalf("entries %v: want node 3 once, then node 2 after 3 crashed", got)
@@ -168,17 +168,17 @@ func TestCentralizedHolderCrash(t *testing.T) {
 func TestCentralizedOverEveryElection(t *testing.T) {
 	for _, name := range mutex.CentralElections {
 		t.Run(strings.ReplaceAll(name, "/", "-"), func(t *testing.T) {
-			var w []wl
+			var w []coordWL
 			at := 4 * time.Second
 			for id := protocol.NodeID(1); id <= 6; id++ {
-				w = append(w, wl{node: id, at: at, hold: 200 * time.Millisecond})
+				w = append(w, coordWL{node: id, at: at, hold: 200 * time.Millisecond})
 				at += 500 * time.Millisecond
 			}
 			params := "election: " + name
 			if strings.HasPrefix(name, "ring/") || strings.HasPrefix(name, "bully/") {
 				params += ", election_params: {rto: 100ms, retries: 3}"
 			}
-			r := runSim(t, "central-over", centralScenario("central-over", 6, "10s", params, workload(w...)))
+			r := coordRun(t, "central-over", coordCentralScenario("central-over", 6, "10s", params, coordWorkload(w...)))
 			got := r.entered()
 			for id := protocol.NodeID(1); id <= 6; id++ {
 				if len(got[id]) != 1 {
@@ -197,9 +197,9 @@ func TestCentralizedOverEveryElection(t *testing.T) {
 // granted.
 func TestCentralizedClientRecovers(t *testing.T) {
 	y := "workload:\n  - {at: 3s, node: 1, command: request}\n  - {at: 3200ms, node: 3, command: request}\n  - {at: 5s, node: 1, command: release}\n" +
-		"  - {at: 12s, node: 3, command: request}\n" + releases([]protocol.NodeID{3}, 16*time.Second) +
+		"  - {at: 12s, node: 3, command: request}\n" + coordReleases([]protocol.NodeID{3}, 16*time.Second) +
 		"faults:\n  - {at: 4s, crash: [3]}\n  - {at: 7s, recover: [3]}\n"
-	r := runSim(t, "central-client-recovers", centralScenario("central-client-recovers", 8, "18s", fastElection, y))
+	r := coordRun(t, "central-client-recovers", coordCentralScenario("central-client-recovers", 8, "18s", coordFastElection, y))
 	got := r.entered()
 	if len(got[1]) != 1 || len(got[3]) != 1 || got[3][0] < 12*time.Second {
 		t.Fatalf("entries %v: want node 1 once, node 3 once after its new request at 12s", got)

@@ -11,7 +11,7 @@ import (
 	"manetlab/protocol/reliable"
 )
 
-func newProc(t *testing.T, name string, id protocol.NodeID, members []protocol.NodeID, params protocol.Params) (protocol.Process, *protonet.Env, error) {
+func coordProc(t *testing.T, name string, id protocol.NodeID, members []protocol.NodeID, params protocol.Params) (protocol.Process, *protonet.Env, error) {
 	t.Helper()
 	spec, err := protocol.Lookup(name)
 	if err != nil {
@@ -41,7 +41,7 @@ func TestCentralizedBadParams(t *testing.T) {
 		{protocol.Params{"retries": -2}, []string{"protocol.params.retries"}},
 	}
 	for _, c := range cases {
-		_, _, err := newProc(t, mutex.Centralized, 1, members, c.params)
+		_, _, err := coordProc(t, mutex.Centralized, 1, members, c.params)
 		if err == nil {
 			t.Errorf("%v: no error", c.params)
 			continue
@@ -52,7 +52,7 @@ func TestCentralizedBadParams(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := newProc(t, mutex.Centralized, 1, members, protocol.Params{"election": "ring/chang-roberts", "election_params": map[string]any{"ring": "descending"}, "check": "0s"}); err != nil {
+	if _, _, err := coordProc(t, mutex.Centralized, 1, members, protocol.Params{"election": "ring/chang-roberts", "election_params": map[string]any{"ring": "descending"}, "check": "0s"}); err != nil {
 		t.Errorf("good parameters refused: %v", err)
 	}
 }

@@ -18,7 +18,7 @@ func TestConfigsCoord(t *testing.T) {
 		}
 		return string(b)
 	}
-	c := runSim(t, "mutex-centralized.yaml", read("../configs/mutex-centralized.yaml"))
+	c := coordRun(t, "mutex-centralized.yaml", read("../configs/mutex-centralized.yaml"))
 	got := c.entered()
 	for id := protocol.NodeID(1); id <= 8; id++ {
 		want := 1
@@ -42,7 +42,7 @@ func TestConfigsCoord(t *testing.T) {
 	}
 	c.mutexValid(t, 50)
 
-	r := runSim(t, "mutex-token-ring.yaml", read("../configs/mutex-token-ring.yaml"))
+	r := coordRun(t, "mutex-token-ring.yaml", read("../configs/mutex-token-ring.yaml"))
 	got = r.entered()
 	for id := protocol.NodeID(1); id <= 8; id++ {
 		if len(got[id]) != 1 {

@@ -10,10 +10,10 @@ import (
 	"manetlab/protocol"
 )
 
-// guard watches a protonet run's notes after every step: never two live
+// coordGuard watches a protonet run's notes after every step: never two live
 // nodes in the section at once (a crash ends a section), and it records
 // when each entry happens.
-type guard struct {
+type coordGuard struct {
 	t       *testing.T
 	net     *protonet.Network
 	seen    int
@@ -22,13 +22,13 @@ type guard struct {
 	entries int
 }
 
-func newGuard(t *testing.T, net *protonet.Network) *guard {
-	g := &guard{t: t, net: net, holders: map[protocol.NodeID]time.Duration{}, asked: map[protocol.NodeID]int{}}
+func newCoordGuard(t *testing.T, net *protonet.Network) *coordGuard {
+	g := &coordGuard{t: t, net: net, holders: map[protocol.NodeID]time.Duration{}, asked: map[protocol.NodeID]int{}}
 	net.AfterStep = func(*protonet.Node) { g.scan() }
 	return g
 }
 
-func (g *guard) scan() {
+func (g *coordGuard) scan() {
 	for ; g.seen < len(g.net.Notes); g.seen++ {
 		r := g.net.Notes[g.seen]
 		switch r.Kind {
@@ -50,7 +50,7 @@ func (g *guard) scan() {
 }
 
 // crash crashes id, ending its section and forgetting its requests.
-func (g *guard) crash(id protocol.NodeID) {
+func (g *coordGuard) crash(id protocol.NodeID) {
 	g.scan()
 	g.net.Crash(id)
 	delete(g.holders, id)
@@ -60,7 +60,7 @@ func (g *guard) crash(id protocol.NodeID) {
 // workload returns actions: every tick, each live node that holds the
 // section for hold or longer releases it, and with probability p a live
 // node asks for it, until stop.
-func (g *guard) workload(tick, hold, stop, until time.Duration, p float64) []protonet.Action {
+func (g *coordGuard) workload(tick, hold, stop, until time.Duration, p float64) []protonet.Action {
 	var acts []protonet.Action
 	for at := tick; at <= until; at += tick {
 		at := at
@@ -86,7 +86,7 @@ func (g *guard) workload(tick, hold, stop, until time.Duration, p float64) []pro
 }
 
 // starved fails the test if a live node still waits.
-func (g *guard) starved(what string) {
+func (g *coordGuard) starved(what string) {
 	g.t.Helper()
 	g.scan()
 	for _, id := range g.net.Live() {
@@ -105,7 +105,7 @@ func TestCentralizedPropertyCoordinatorCrash(t *testing.T) {
 	params := protocol.Params{"rto": "50ms", "retries": 4, "election_params": map[string]any{"rto": "50ms", "retries": 4}}
 	for seed := uint64(1); seed <= 50; seed++ {
 		net := protonet.New(t, "mutex/centralized", members, params, seed, protonet.Shuffled(seed), protonet.Lossy(0.05, seed))
-		g := newGuard(t, net)
+		g := newCoordGuard(t, net)
 		acts := g.workload(20*time.Millisecond, 40*time.Millisecond, 20*time.Second, 40*time.Second, 0.02)
 		acts = append(acts, protonet.Action{At: 3 * time.Second, Fn: func() { g.crash(members[len(members)-1]) }})
 		net.Run(40*time.Second, acts...)
@@ -123,7 +123,7 @@ func TestTokenRingProperty(t *testing.T) {
 	members := protonet.IDs(6)
 	for seed := uint64(1); seed <= 50; seed++ {
 		net := protonet.New(t, "mutex/token-ring", members, protocol.Params{"rto": "50ms", "start": "10ms"}, seed, protonet.Shuffled(seed), protonet.Lossy(0.05, seed))
-		g := newGuard(t, net)
+		g := newCoordGuard(t, net)
 		net.Run(20*time.Second, g.workload(20*time.Millisecond, 40*time.Millisecond, 15*time.Second, 20*time.Second, 0.02)...)
 		g.starved(fmt.Sprintf("seed %d", seed))
 		if g.entries < 50 {
@@ -141,7 +141,7 @@ func TestTokenRingPropertyCrashes(t *testing.T) {
 	regenerated := 0
 	for seed := uint64(1); seed <= 50; seed++ {
 		net := protonet.New(t, "mutex/token-ring", members, params, seed, protonet.Shuffled(seed), protonet.Lossy(0.05, seed))
-		g := newGuard(t, net)
+		g := newCoordGuard(t, net)
 		victim := members[seed%uint64(len(members))]
 		acts := g.workload(20*time.Millisecond, 40*time.Millisecond, 15*time.Second, 25*time.Second, 0.02)
 		acts = append(acts, protonet.Action{At: 5 * time.Second, Fn: func() { g.crash(victim) }},

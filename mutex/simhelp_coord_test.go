@@ -13,9 +13,9 @@ import (
 	"manetlab/trace/analysis"
 )
 
-// simEvent is one trace event of a simulated run that the mutex tests
+// coordEvent is one trace event of a simulated run that the mutex tests
 // read: a note or a send.
-type simEvent struct {
+type coordEvent struct {
 	T    time.Duration
 	Node protocol.NodeID
 	Ev   string // the note kind, or "send"
@@ -23,19 +23,19 @@ type simEvent struct {
 	Text string
 }
 
-// simRun is a simulated run: its events in time order and the checker's
+// coordRunT is a simulated run: its events in time order and the checker's
 // verdicts.
-type simRun struct {
+type coordRunT struct {
 	dir    string
-	events []simEvent
+	events []coordEvent
 	check  *analysis.CheckReport
 }
 
 // runSim simulates the scenario y and reads back its notes and sends.
-func runSim(t *testing.T, name, y string) *simRun {
+func coordRun(t *testing.T, name, y string) *coordRunT {
 	t.Helper()
 	dir, _ := simtest.RunYAML(t, name, y)
-	r := &simRun{dir: dir}
+	r := &coordRunT{dir: dir}
 	keep := func(ev string) bool { return ev != trace.EvHeader }
 	if _, err := trace.WalkDir(dir, keep, func(id protocol.NodeID, e *trace.Event) {
 		if id == 0 {
@@ -43,14 +43,14 @@ func runSim(t *testing.T, name, y string) *simRun {
 		}
 		switch {
 		case e.Ev == trace.EvSend:
-			r.events = append(r.events, simEvent{T: time.Duration(e.T), Node: id, Ev: e.Ev, Kind: e.Kind})
-		case isNote(e.Ev):
-			r.events = append(r.events, simEvent{T: time.Duration(e.T), Node: id, Ev: e.Ev, Text: e.Text})
+			r.events = append(r.events, coordEvent{T: time.Duration(e.T), Node: id, Ev: e.Ev, Kind: e.Kind})
+		case coordIsNote(e.Ev):
+			r.events = append(r.events, coordEvent{T: time.Duration(e.T), Node: id, Ev: e.Ev, Text: e.Text})
 		}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	sortEvents(r.events)
+	coordSort(r.events)
 	chk, err := analysis.Check(dir, analysis.CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func runSim(t *testing.T, name, y string) *simRun {
 	return r
 }
 
-func isNote(ev string) bool {
+func coordIsNote(ev string) bool {
 	switch protocol.NoteKind(ev) {
 	case protocol.NoteLeader, protocol.NoteCSRequest, protocol.NoteCSEnter, protocol.NoteCSExit, protocol.NoteInfo:
 		return true
@@ -67,14 +67,14 @@ func isNote(ev string) bool {
 	return false
 }
 
-// sortEvents orders events by time, stably (each node's file is in order).
-func sortEvents(evs []simEvent) {
+// coordSort orders events by time, stably (each node's file is in order).
+func coordSort(evs []coordEvent) {
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].T < evs[j].T })
 }
 
 // mutexValid fails the test unless the checker judged mutual exclusion
 // valid over at least minPairs pairs of sections.
-func (r *simRun) mutexValid(t *testing.T, minPairs int) {
+func (r *coordRunT) mutexValid(t *testing.T, minPairs int) {
 	t.Helper()
 	for _, p := range r.check.Properties {
 		if p.Name == analysis.PropMutex {
@@ -92,7 +92,7 @@ func (r *simRun) mutexValid(t *testing.T, minPairs int) {
 // happened-before only, and nothing happens after a crash, so every
 // section granted after the reclaim is concurrent with the crashed one.
 // It fails the test unless every violation is such a pair.
-func (r *simRun) mutexValidButCrashed(t *testing.T) {
+func (r *coordRunT) mutexValidButCrashed(t *testing.T) {
 	t.Helper()
 	for _, p := range r.check.Properties {
 		if p.Name != analysis.PropMutex {
@@ -117,7 +117,7 @@ func (r *simRun) mutexValidButCrashed(t *testing.T) {
 
 // count counts the events of node (0: any) with Ev ev (and, for sends,
 // Kind kind) in [from, to].
-func (r *simRun) count(node protocol.NodeID, ev, kind string, from, to time.Duration) int {
+func (r *coordRunT) count(node protocol.NodeID, ev, kind string, from, to time.Duration) int {
 	n := 0
 	for _, e := range r.events {
 		if e.T >= from && e.T <= to && (node == 0 || e.Node == node) && e.Ev == ev && (kind == "" || e.Kind == kind) {
@@ -128,8 +128,8 @@ func (r *simRun) count(node protocol.NodeID, ev, kind string, from, to time.Dura
 }
 
 // notes returns the notes of kind k, in time order.
-func (r *simRun) notes(k protocol.NoteKind) []simEvent {
-	var out []simEvent
+func (r *coordRunT) notes(k protocol.NoteKind) []coordEvent {
+	var out []coordEvent
 	for _, e := range r.events {
 		if e.Ev == string(k) {
 			out = append(out, e)
@@ -139,7 +139,7 @@ func (r *simRun) notes(k protocol.NoteKind) []simEvent {
 }
 
 // kinds lists the message kinds sent, with their counts.
-func (r *simRun) kinds() map[string]int {
+func (r *coordRunT) kinds() map[string]int {
 	m := map[string]int{}
 	for _, e := range r.events {
 		if e.Ev == trace.EvSend {
@@ -150,7 +150,7 @@ func (r *simRun) kinds() map[string]int {
 }
 
 // hasInfo reports whether some info note contains text.
-func (r *simRun) hasInfo(text string) bool {
+func (r *coordRunT) hasInfo(text string) bool {
 	for _, e := range r.notes(protocol.NoteInfo) {
 		if strings.Contains(e.Text, text) {
 			return true
@@ -159,25 +159,25 @@ func (r *simRun) hasInfo(text string) bool {
 	return false
 }
 
-// workload writes explicit request/release pairs: node requests at at and
+// coordWorkload writes explicit request/release pairs: node requests at at and
 // releases hold later.
-func workload(pairs ...wl) string {
+func coordWorkload(pairs ...coordWL) string {
 	var b strings.Builder
 	b.WriteString("workload:\n")
 	for _, p := range pairs {
-		fmt.Fprintf(&b, "  - {at: %s, node: %d, command: request}\n", fmtDur(p.at), p.node)
+		fmt.Fprintf(&b, "  - {at: %s, node: %d, command: request}\n", coordDur(p.at), p.node)
 		if p.hold > 0 {
-			fmt.Fprintf(&b, "  - {at: %s, node: %d, command: release}\n", fmtDur(p.at+p.hold), p.node)
+			fmt.Fprintf(&b, "  - {at: %s, node: %d, command: release}\n", coordDur(p.at+p.hold), p.node)
 		}
 	}
 	return b.String()
 }
 
-// wl is one node's request at at, released hold later (0: never).
-type wl struct {
+// coordWL is one node's request at at, released hold later (0: never).
+type coordWL struct {
 	node protocol.NodeID
 	at   time.Duration
 	hold time.Duration
 }
 
-func fmtDur(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }
+func coordDur(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }

@@ -9,9 +9,9 @@ import (
 	"manetlab/protocol"
 )
 
-// tokenScenario is n static nodes on a multi-hop grid, lossless, running
+// coordTokenScenario is n static nodes on a multi-hop grid, lossless, running
 // mutex/token-ring with params (YAML flow map entries).
-func tokenScenario(name string, n int, dur string, params, rest string) string {
+func coordTokenScenario(name string, n int, dur string, params, rest string) string {
 	return fmt.Sprintf(`name: %s
 seed: 1
 duration: %s
@@ -30,13 +30,13 @@ protocol:
 // message.
 func TestTokenRingEntryWithinNMinus1Passes(t *testing.T) {
 	const n = 8
-	var w []wl
+	var w []coordWL
 	at := 2 * time.Second
 	for i := range 3 * n {
-		w = append(w, wl{node: protocol.NodeID(i%n + 1), at: at, hold: 100 * time.Millisecond})
+		w = append(w, coordWL{node: protocol.NodeID(i%n + 1), at: at, hold: 100 * time.Millisecond})
 		at += 337 * time.Millisecond // off the token's rhythm, so requests find it anywhere
 	}
-	r := runSim(t, "token-passes", tokenScenario("token-passes", n, "12s", "rto: 100ms, retries: 3", workload(w...)))
+	r := coordRun(t, "token-passes", coordTokenScenario("token-passes", n, "12s", "rto: 100ms, retries: 3", coordWorkload(w...)))
 	reqs := r.notes(protocol.NoteCSRequest)
 	enters := r.notes(protocol.NoteCSEnter)
 	if len(reqs) != 3*n || len(enters) != 3*n {
@@ -77,8 +77,8 @@ func TestTokenRingConcurrentRequests(t *testing.T) {
 	for i := range 40 {
 		at = append(at, 2100*time.Millisecond+time.Duration(i)*100*time.Millisecond)
 	}
-	b.WriteString(releases(nodes, at...))
-	r := runSim(t, "token-concurrent", tokenScenario("token-concurrent", 8, "8s", "", b.String()))
+	b.WriteString(coordReleases(nodes, at...))
+	r := coordRun(t, "token-concurrent", coordTokenScenario("token-concurrent", 8, "8s", "", b.String()))
 	got := r.entered()
 	for _, id := range nodes {
 		if len(got[id]) != 1 {
@@ -88,22 +88,22 @@ func TestTokenRingConcurrentRequests(t *testing.T) {
 	r.mutexValid(t, 28)
 }
 
-// tokenLoss: node 1 (first on the ascending ring: it creates the token)
+// coordTokenLoss: node 1 (first on the ascending ring: it creates the token)
 // asks at 2s and crashes in the section at 2.5s, with the token. Nodes 4
 // and 6 ask later.
-func tokenLoss(t *testing.T, regenerate bool) *simRun {
+func coordTokenLoss(t *testing.T, regenerate bool) *coordRunT {
 	y := "workload:\n  - {at: 2s, node: 1, command: request}\n  - {at: 3s, node: 4, command: request}\n  - {at: 3500ms, node: 6, command: request}\n" +
-		releases([]protocol.NodeID{4, 6}, 12*time.Second, 13*time.Second, 14*time.Second) +
+		coordReleases([]protocol.NodeID{4, 6}, 12*time.Second, 13*time.Second, 14*time.Second) +
 		"faults:\n  - {at: 2500ms, crash: [1]}\n"
 	params := fmt.Sprintf("ring: ascending, rto: 100ms, retries: 3, token_timeout: 3s, regenerate: %v", regenerate)
-	return runSim(t, "token-loss", tokenScenario("token-loss", 8, "15s", params, y))
+	return coordRun(t, "token-loss", coordTokenScenario("token-loss", 8, "15s", params, y))
 }
 
 // TestTokenRingRegeneration: with regenerate true the others notice the
 // token missing, elect, and the winner regenerates it (generation 2);
 // nodes 4 and 6 are served.
 func TestTokenRingRegeneration(t *testing.T) {
-	r := tokenLoss(t, true)
+	r := coordTokenLoss(t, true)
 	got := r.entered()
 	if len(got[1]) != 1 || len(got[4]) != 1 || len(got[6]) != 1 {
 		t.Fatalf("entries %v: want nodes 1, 4 and 6 once each", got)
@@ -121,7 +121,7 @@ func TestTokenRingRegeneration(t *testing.T) {
 // ring stays without a token: nodes 4 and 6 wait for ever, and the nodes
 // note that regeneration is off.
 func TestTokenRingNoRegeneration(t *testing.T) {
-	r := tokenLoss(t, false)
+	r := coordTokenLoss(t, false)
 	got := r.entered()
 	if len(got[1]) != 1 || len(got[4]) != 0 || len(got[6]) != 0 {
 		t.Fatalf("entries %v: want node 1 only", got)

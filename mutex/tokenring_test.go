@@ -25,7 +25,7 @@ func TestTokenRingBadParams(t *testing.T) {
 		{protocol.Params{"election": "bully/textbook"}, []string{"protocol.params.election: unknown parameter"}},
 	}
 	for _, c := range cases {
-		_, err := NewTokenRing(protocol.Config{ID: 1, Members: members, Params: c.params, Env: newRecEnv(t)})
+		_, err := NewTokenRing(protocol.Config{ID: 1, Members: members, Params: c.params, Env: newCoordEnv(t)})
 		if err == nil {
 			t.Errorf("%v: no error", c.params)
 			continue
@@ -45,10 +45,10 @@ func TestTokenRingBadParams(t *testing.T) {
 	}
 }
 
-// newTokenNode builds node id of the ascending ring 1-2-3 and starts it.
-func newTokenNode(t *testing.T, id protocol.NodeID, params protocol.Params) (*tokenRing, *recEnv) {
+// newCoordTokenNode builds node id of the ascending ring 1-2-3 and starts it.
+func newCoordTokenNode(t *testing.T, id protocol.NodeID, params protocol.Params) (*tokenRing, *coordEnv) {
 	t.Helper()
-	env := newRecEnv(t)
+	env := newCoordEnv(t)
 	params["ring"] = "ascending"
 	p, err := NewTokenRing(protocol.Config{ID: id, Members: []protocol.NodeID{1, 2, 3}, Params: params, Env: env})
 	if err != nil {
@@ -63,8 +63,8 @@ func newTokenNode(t *testing.T, id protocol.NodeID, params protocol.Params) (*to
 // discarded, and so is an older one; an election reaching the holder dies
 // there; a raw message outside the channel is ignored; none enter.
 func TestTokenRingForged(t *testing.T) {
-	n, env := newTokenNode(t, 2, protocol.Params{})
-	from1 := &deliverer[tokenMsg]{from: 1}
+	n, env := newCoordTokenNode(t, 2, protocol.Params{})
+	from1 := &coordDeliverer[tokenMsg]{from: 1}
 	n.Step(from1.data(tokenMsg{Type: tokenToken, Gen: 3}))
 	if !n.has || n.gen != 3 {
 		t.Fatalf("token not taken: has %v gen %d", n.has, n.gen)
@@ -74,8 +74,8 @@ func TestTokenRingForged(t *testing.T) {
 	n.Step(from1.data(tokenMsg{Type: tokenElection, Gen: 3, ID: 1}))
 	n.Step(from1.data(tokenMsg{Type: 77}))
 	n.Step(protocol.Receive{From: 1, Hops: 1, Msg: tokenMsg{Type: tokenToken, Gen: 9}})
-	if out := algorithm[tokenMsg](env); len(out) != 0 {
-		t.Fatalf("sent %+v; want nothing (second and stale tokens dropped, election swallowed)", out)
+	if out := coordAlgorithm[tokenMsg](env); len(out) != 0 {
+		t.Fatalf("coordSent %+v; want nothing (second and stale tokens dropped, election swallowed)", out)
 	}
 	second, stale := false, false
 	for _, x := range env.notes {
@@ -92,9 +92,9 @@ func TestTokenRingForged(t *testing.T) {
 		t.Fatal("request with the token here did not enter")
 	}
 	n.Step(protocol.Command{Name: protocol.Release})
-	out := algorithm[tokenMsg](env)
+	out := coordAlgorithm[tokenMsg](env)
 	if len(out) != 1 || out[0].to != 3 || out[0].m.(tokenMsg).Gen != 3 || n.has {
-		t.Fatalf("release sent %+v; want the token (generation 3) to 3", out)
+		t.Fatalf("release coordSent %+v; want the token (generation 3) to 3", out)
 	}
 }
 
@@ -103,32 +103,32 @@ func TestTokenRingForged(t *testing.T) {
 // regenerates the token one generation above the highest seen, unless the
 // token passed meanwhile.
 func TestTokenRingElectionRules(t *testing.T) {
-	n, env := newTokenNode(t, 2, protocol.Params{"regenerate": true})
+	n, env := newCoordTokenNode(t, 2, protocol.Params{"regenerate": true})
 	n.gen = 4
 	n.watchFired()
-	out := algorithm[tokenMsg](env)
+	out := coordAlgorithm[tokenMsg](env)
 	if len(out) != 1 || out[0].to != 3 || out[0].m.(tokenMsg) != (tokenMsg{Type: tokenElection, Gen: 4, ID: 2}) {
-		t.Fatalf("timeout sent %+v; want an election of 2 to 3", out)
+		t.Fatalf("timeout coordSent %+v; want an election of 2 to 3", out)
 	}
-	from1 := &deliverer[tokenMsg]{from: 1}
+	from1 := &coordDeliverer[tokenMsg]{from: 1}
 	n.Step(from1.data(tokenMsg{Type: tokenElection, Gen: 1, ID: 1}))
 	n.Step(from1.data(tokenMsg{Type: tokenElection, Gen: 1, ID: 3}))
-	out = algorithm[tokenMsg](env)
+	out = coordAlgorithm[tokenMsg](env)
 	if len(out) != 1 || out[0].m.(tokenMsg) != (tokenMsg{Type: tokenElection, Gen: 4, ID: 3}) {
-		t.Fatalf("sent %+v; want only 3's election, generation raised to 4", out)
+		t.Fatalf("coordSent %+v; want only 3's election, generation raised to 4", out)
 	}
 	n.Step(from1.data(tokenMsg{Type: tokenElection, Gen: 6, ID: 2}))
 	if !n.has || n.gen != 7 {
 		t.Fatalf("own election back: has %v gen %d; want the token of generation 7", n.has, n.gen)
 	}
 	// Not a candidate any more (the token came): its election dies.
-	m, env2 := newTokenNode(t, 2, protocol.Params{"regenerate": true})
+	m, env2 := newCoordTokenNode(t, 2, protocol.Params{"regenerate": true})
 	m.watchFired()
 	m.Step(from1.data(tokenMsg{Type: tokenToken, Gen: 1}))
 	m.Step(protocol.Timeout{ID: m.pass, Name: tokenTimerPass})
-	algorithm[tokenMsg](env2)
-	m.Step((&deliverer[tokenMsg]{from: 1, seq: 1}).data(tokenMsg{Type: tokenElection, Gen: 1, ID: 2}))
-	if m.has || m.gen != 1 || len(algorithm[tokenMsg](env2)) != 0 {
+	coordAlgorithm[tokenMsg](env2)
+	m.Step((&coordDeliverer[tokenMsg]{from: 1, seq: 1}).data(tokenMsg{Type: tokenElection, Gen: 1, ID: 2}))
+	if m.has || m.gen != 1 || len(coordAlgorithm[tokenMsg](env2)) != 0 {
 		t.Fatalf("stale own election regenerated: has %v gen %d", m.has, m.gen)
 	}
 }
