@@ -208,7 +208,7 @@ func (p *centralized) boot() {
 	p.started = true
 	p.inc = uint64(p.env.Now())
 	if b, ok := p.store.Get(centralStoreKey); ok {
-		if n, err := strconv.ParseUint(string(b), 10, 64); err == nil && n < maxTermNum {
+		if n, err := strconv.ParseUint(string(b), 10, 64); err == nil && n < centralMaxTerm {
 			p.maxNum = n
 		}
 	}
@@ -217,13 +217,13 @@ func (p *centralized) boot() {
 	p.afterElection()
 }
 
-// maxTermNum bounds the term numbers taken from messages: a larger one is
+// centralMaxTerm bounds the term numbers taken from messages: a larger one is
 // corrupt, and the next increment could wrap around.
-const maxTermNum = 1 << 62
+const centralMaxTerm = 1 << 62
 
 // see raises the highest term number seen.
 func (p *centralized) see(num uint64) {
-	if num > p.maxNum && num < maxTermNum {
+	if num > p.maxNum && num < centralMaxTerm {
 		p.maxNum = num
 	}
 }
@@ -253,7 +253,7 @@ func (p *centralized) afterElection() {
 
 // receive handles one delivered message of the algorithm.
 func (p *centralized) receive(from protocol.NodeID, m centralMsg) {
-	if m.Term >= maxTermNum {
+	if m.Term >= centralMaxTerm {
 		p.env.Logf("%s from %d with term %d: corrupt, ignored", m.Kind(), from, m.Term)
 		return
 	}

@@ -67,11 +67,11 @@ func (p *centralized) msg(t centralType) centralMsg {
 func (p *centralized) state() centralState {
 	switch {
 	case p.c.holds():
-		return reportHolding
+		return centralReportHolding
 	case p.c.wants():
-		return reportWanting
+		return centralReportWanting
 	}
-	return reportIdle
+	return centralReportIdle
 }
 
 // inquired answers a coordinator's inquiry: a newer term than the one
@@ -103,7 +103,7 @@ func (p *centralized) inquired(from protocol.NodeID, m centralMsg) {
 // coordinator, frees the section.
 func (p *centralized) granted(from protocol.NodeID, m centralMsg) {
 	mine := m.Inc == p.inc && m.Seq == p.seq
-	if p.c.wants() && mine && from == p.term.Coord && termOf(m) == p.term {
+	if p.c.wants() && mine && from == p.term.Coord && centralTermOf(m) == p.term {
 		p.c.enter(fmt.Sprintf("granted by coordinator %d (term %s)", from, p.term))
 		return
 	}

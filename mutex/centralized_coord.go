@@ -69,7 +69,7 @@ func (co *centralCoord) receive(from protocol.NodeID, m centralMsg) {
 	e := centralEntry{from: from, inc: m.Inc, seq: m.Seq}
 	switch m.Type {
 	case centralRequest:
-		switch t := termOf(m); {
+		switch t := centralTermOf(m); {
 		case t == co.term:
 			co.enqueue(e)
 		case co.term.after(t) && !co.pending[from]:
@@ -85,23 +85,23 @@ func (co *centralCoord) receive(from protocol.NodeID, m centralMsg) {
 	case centralReport:
 		// Awaited (the collection), or a late member's answer to an
 		// inquiry made when its request came.
-		if termOf(m) != co.term {
+		if centralTermOf(m) != co.term {
 			co.p.env.Logf("report from %d in term %d.%d, not %s: ignored", from, m.Coord, m.Term, co.term)
 			return
 		}
 		delete(co.pending, from)
 		switch m.State {
-		case reportHolding:
+		case centralReportHolding:
 			co.forget(from, m.Inc)
 			if !slices.Contains(co.holders, e) {
 				co.holders = append(co.holders, e)
 			}
-		case reportWanting:
+		case centralReportWanting:
 			co.enqueue(e)
 		}
 		co.ready()
 	case centralOutdated:
-		if !termOf(m).after(co.term) {
+		if !centralTermOf(m).after(co.term) {
 			return
 		}
 		// A member follows a newer term than this coordinator's (a
@@ -174,7 +174,7 @@ func (co *centralCoord) ready() {
 		return
 	}
 	co.pending = nil
-	co.p.info("coordinator in term %s: queue rebuilt: holding %s, queued %s", co.term, entries(co.holders), entries(co.queue))
+	co.p.info("coordinator in term %s: queue rebuilt: holding %s, queued %s", co.term, centralEntries(co.holders), centralEntries(co.queue))
 	co.grantNext()
 }
 
@@ -272,7 +272,7 @@ func (co *centralCoord) unreachable(peer protocol.NodeID) {
 	co.grantNext()
 }
 
-func entries(l []centralEntry) string {
+func centralEntries(l []centralEntry) string {
 	if len(l) == 0 {
 		return "none"
 	}

@@ -49,9 +49,9 @@ var centralKinds = [...]string{
 type centralState uint8
 
 const (
-	reportIdle    centralState = iota // neither wants nor holds the section
-	reportWanting                     // its request Inc.Seq is outstanding
-	reportHolding                     // it holds the section by request Inc.Seq
+	centralReportIdle    centralState = iota // neither wants nor holds the section
+	centralReportWanting                     // its request Inc.Seq is outstanding
+	centralReportHolding                     // it holds the section by request Inc.Seq
 )
 
 // centralMsg is every message of the centralized algorithm, one struct of
@@ -97,8 +97,8 @@ func (t centralTerm) after(o centralTerm) bool {
 
 func (t centralTerm) String() string { return fmt.Sprintf("%d.%d", t.Coord, t.Num) }
 
-// termOf is the term a message names.
-func termOf(m centralMsg) centralTerm { return centralTerm{Num: m.Term, Coord: m.Coord} }
+// centralTermOf is the term a message names.
+func centralTermOf(m centralMsg) centralTerm { return centralTerm{Num: m.Term, Coord: m.Coord} }
 
 // centralEntry is a request as the coordinator keeps it.
 type centralEntry struct {

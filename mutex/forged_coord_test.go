@@ -148,11 +148,11 @@ func TestCentralizedCoordinatorWaitsForReports(t *testing.T) {
 	}
 	term := out[0].m.(centralMsg).Term
 	d1, d2 := &coordDeliverer[centralMsg]{from: 1}, &coordDeliverer[centralMsg]{from: 2}
-	p.Step(d2.data(centralMsg{Type: centralReport, Term: term, Coord: 3, State: reportWanting, Inc: 7, Seq: 1}))
+	p.Step(d2.data(centralMsg{Type: centralReport, Term: term, Coord: 3, State: centralReportWanting, Inc: 7, Seq: 1}))
 	if out := coordAlgorithm[centralMsg](env); len(out) != 0 {
 		t.Fatalf("granted before node 1 reported: %+v", out)
 	}
-	p.Step(d1.data(centralMsg{Type: centralReport, Term: term, Coord: 3, State: reportHolding, Inc: 5, Seq: 4}))
+	p.Step(d1.data(centralMsg{Type: centralReport, Term: term, Coord: 3, State: centralReportHolding, Inc: 5, Seq: 4}))
 	if out := coordAlgorithm[centralMsg](env); len(out) != 0 {
 		t.Fatalf("granted while node 1 holds: %+v", out)
 	}
