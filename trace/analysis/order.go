@@ -90,7 +90,18 @@ func buildGraph(r *run) *graph {
 			if !isReceive(e) || e.from == e.node || e.from == protocol.None && e.origin == protocol.None {
 				continue
 			}
-			cands := sends[msgKey{e.from, e.seq}]
+			// A frame relayed across several hops is matched with its
+			// originator's send: relaying nodes log a relay, not a
+			// receive, so the last hop's relay carries none of the
+			// originator's history, and the happened-before edge that
+			// the message makes runs from the originator.
+			var cands []ref
+			if e.origin != protocol.None && e.origin != e.from {
+				cands = origins[msgKey{e.origin, e.oseq}]
+			}
+			if len(cands) == 0 {
+				cands = sends[msgKey{e.from, e.seq}]
+			}
 			if len(cands) == 0 && e.origin != protocol.None {
 				cands = origins[msgKey{e.origin, e.oseq}]
 			}

@@ -1,0 +1,136 @@
+package mutex_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"manetlab/protocol"
+)
+
+// coordTokenScenario is n static nodes on a multi-hop grid, lossless, running
+// mutex/token-ring with params (YAML flow map entries).
+func coordTokenScenario(name string, n int, dur string, params, rest string) string {
+	return fmt.Sprintf(`name: %s
+seed: 1
+duration: %s
+nodes: {count: %d, values: id, placement: grid}
+radio: {range: 250}
+mobility: {model: static, area: [%d, %d]}
+protocol:
+  name: mutex/token-ring
+  params: {%s}
+%s`, name, dur, n, 200*3, 200*((n+2)/3), params, rest)
+}
+
+// TestTokenRingEntryWithinNMinus1Passes: one request at a time; every
+// entry happens within n-1 passes of the token after its request (0 when
+// the token waits at the node), the token being the only algorithm
+// message.
+func TestTokenRingEntryWithinNMinus1Passes(t *testing.T) {
+	const n = 8
+	var w []coordWL
+	at := 2 * time.Second
+	for i := range 3 * n {
+		w = append(w, coordWL{node: protocol.NodeID(i%n + 1), at: at, hold: 100 * time.Millisecond})
+		at += 337 * time.Millisecond // off the token's rhythm, so requests find it anywhere
+	}
+	r := coordRun(t, "token-passes", coordTokenScenario("token-passes", n, "12s", "rto: 100ms, retries: 3", coordWorkload(w...)))
+	reqs := r.notes(protocol.NoteCSRequest)
+	enters := r.notes(protocol.NoteCSEnter)
+	if len(reqs) != 3*n || len(enters) != 3*n {
+		t.Fatalf("%d requests and %d entries, want %d each", len(reqs), len(enters), 3*n)
+	}
+	hist := map[int]int{}
+	for i, q := range reqs {
+		e := enters[i]
+		if e.Node != q.Node || e.T < q.T {
+			t.Fatalf("entry %d at node %d (%v) does not follow request at node %d (%v)", i, e.Node, e.T, q.Node, q.T)
+		}
+		passes := r.count(0, "send", "token", q.T+1, e.T)
+		if passes > n-1 {
+			t.Errorf("node %d: %d token passes between its request at %v and its entry at %v, want at most %d", q.Node, passes, q.T, e.T, n-1)
+		}
+		hist[passes]++
+	}
+	t.Logf("token passes before entry (count: entries): %v", hist)
+	for k := range r.kinds() {
+		if k != "token" && !protocol.IsTransport(k) {
+			t.Errorf("message kind %q in a lossless run without crashes", k)
+		}
+	}
+	// 3n sections, n nodes with 3 each: every pair at different nodes.
+	r.mutexValid(t, 3*n*(3*n-1)/2-n*3)
+}
+
+// TestTokenRingConcurrentRequests: every node asks at once; each enters
+// once, one after the other round the ring.
+func TestTokenRingConcurrentRequests(t *testing.T) {
+	nodes := []protocol.NodeID{1, 2, 3, 4, 5, 6, 7, 8}
+	var b strings.Builder
+	b.WriteString("workload:\n")
+	for _, id := range nodes {
+		fmt.Fprintf(&b, "  - {at: %dms, node: %d, command: request}\n", 2000+int(id), id)
+	}
+	var at []time.Duration
+	for i := range 40 {
+		at = append(at, 2100*time.Millisecond+time.Duration(i)*100*time.Millisecond)
+	}
+	b.WriteString(coordReleases(nodes, at...))
+	r := coordRun(t, "token-concurrent", coordTokenScenario("token-concurrent", 8, "8s", "", b.String()))
+	got := r.entered()
+	for _, id := range nodes {
+		if len(got[id]) != 1 {
+			t.Errorf("node %d entered %d times, want 1", id, len(got[id]))
+		}
+	}
+	r.mutexValid(t, 28)
+}
+
+// coordTokenLoss: node 1 (first on the ascending ring: it creates the token)
+// asks at 2s and crashes in the section at 2.5s, with the token. Nodes 4
+// and 6 ask later.
+func coordTokenLoss(t *testing.T, regenerate bool) *coordRunT {
+	y := "workload:\n  - {at: 2s, node: 1, command: request}\n  - {at: 3s, node: 4, command: request}\n  - {at: 3500ms, node: 6, command: request}\n" +
+		coordReleases([]protocol.NodeID{4, 6}, 12*time.Second, 13*time.Second, 14*time.Second) +
+		"faults:\n  - {at: 2500ms, crash: [1]}\n"
+	params := fmt.Sprintf("ring: ascending, rto: 100ms, retries: 3, token_timeout: 3s, regenerate: %v", regenerate)
+	return coordRun(t, "token-loss", coordTokenScenario("token-loss", 8, "15s", params, y))
+}
+
+// TestTokenRingRegeneration: with regenerate true the others notice the
+// token missing, elect, and the winner regenerates it (generation 2);
+// nodes 4 and 6 are served.
+func TestTokenRingRegeneration(t *testing.T) {
+	r := coordTokenLoss(t, true)
+	got := r.entered()
+	if len(got[1]) != 1 || len(got[4]) != 1 || len(got[6]) != 1 {
+		t.Fatalf("entries %v: want nodes 1, 4 and 6 once each", got)
+	}
+	if !r.hasInfo("token regenerated (generation 2)") {
+		t.Errorf("no regeneration note")
+	}
+	if r.count(0, "send", "token-election", 0, 15*time.Second) == 0 {
+		t.Errorf("no election messages")
+	}
+	r.mutexValidButCrashed(t)
+}
+
+// TestTokenRingNoRegeneration: with regenerate false (the default) the
+// ring stays without a token: nodes 4 and 6 wait for ever, and the nodes
+// note that regeneration is off.
+func TestTokenRingNoRegeneration(t *testing.T) {
+	r := coordTokenLoss(t, false)
+	got := r.entered()
+	if len(got[1]) != 1 || len(got[4]) != 0 || len(got[6]) != 0 {
+		t.Fatalf("entries %v: want node 1 only", got)
+	}
+	if !r.hasInfo("regeneration is off (protocol.params.regenerate: false)") {
+		t.Errorf("no note that regeneration is off")
+	}
+	if n := r.count(0, "send", "token", 3*time.Second, 15*time.Second); n != 0 {
+		t.Errorf("%d token messages after the loss, want 0", n)
+	}
+	r.mutexValid(t, 0)
+}
