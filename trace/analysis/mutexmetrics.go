@@ -2,8 +2,12 @@ package analysis
 
 import (
 	"cmp"
+	"fmt"
+	"io"
 	"math"
 	"slices"
+	"sort"
+	"strings"
 
 	"manetlab/protocol"
 )
@@ -512,4 +516,63 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// WriteText prints the sections' figures as a compact block.
+func (m *MutexMetrics) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "mutual exclusion: %d entries, %d requests (%d granted, %d abandoned by a crash, %d waiting at the end, %d of them within the last %.3fs); %d violations\n",
+		m.Entries, m.Requests, m.Granted, m.Abandoned, m.WaitingAtEnd, m.Recent, m.RecentWindow, m.Violations)
+	if m.Oldest != nil {
+		fmt.Fprintf(w, "  oldest request still waiting: node %d's of %.3fs\n", m.Oldest.Node, m.Oldest.T)
+	}
+	kinds := make([]string, 0, len(m.PerEntryByKind))
+	for k := range m.PerEntryByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %.2f", k, m.PerEntryByKind[k])
+	}
+	fmt.Fprintf(w, "  messages per entry %s (%d messages", fmtOpt(m.MessagesPerEntry, "%.2f"), m.Messages)
+	if len(parts) > 0 {
+		fmt.Fprintf(w, ": %s", strings.Join(parts, ", "))
+	}
+	fmt.Fprint(w, ")")
+	if m.Transport > 0 {
+		fmt.Fprintf(w, "; %d transport apart", m.Transport)
+	}
+	fmt.Fprintln(w)
+	s := m.Sync
+	fmt.Fprintf(w, "  sync delay over %d handovers: mean %s, max %s; in messages mean %s, max %s",
+		s.Handovers, fmtOpt(s.MeanTime, "%.3fs"), fmtOpt(s.MaxTime, "%.3fs"), fmtOpt(s.MeanMessages, "%.2f"), fmtInt(s.MaxMessages))
+	if s.Unlinked > 0 {
+		fmt.Fprintf(w, " (%d with no causal chain)", s.Unlinked)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  waiting: mean %s, p95 %s, max %s; throughput %s entries/s\n",
+		fmtOpt(m.WaitingMean, "%.3fs"), fmtOpt(m.WaitingP95, "%.3fs"), fmtOpt(m.WaitingMax, "%.3fs"), fmtOpt(m.Throughput, "%.3f"))
+	fmt.Fprintf(w, "  fairness: %d overtakes; Jain's index of entries per requesting node %s\n", m.Overtakes, fmtOpt(m.Jain, "%.3f"))
+	if th := m.Theory; th != nil {
+		fmt.Fprintf(w, "  theory (n=%d): %s messages per entry", th.N, th.Messages)
+		if th.PerEntryLo != nil {
+			hi := "∞"
+			if th.PerEntryHi != nil {
+				hi = fmt.Sprintf("%g", *th.PerEntryHi)
+			}
+			fmt.Fprintf(w, " (%g to %s)", *th.PerEntryLo, hi)
+		}
+		fmt.Fprintf(w, ", delay %s message times", th.Delay)
+		if th.Problems != "" {
+			fmt.Fprintf(w, "; problems: %s", th.Problems)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func fmtInt(v *int) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprint(*v)
 }

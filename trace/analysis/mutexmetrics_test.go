@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -118,6 +119,19 @@ func TestMutexMetricsKnownAnswers(t *testing.T) {
 	near(t, "node 1 waiting", m.PerNode[0].WaitingMean, 0.2)
 	if m.Violations != 0 {
 		t.Errorf("%d mutual exclusion violations in a correct run", m.Violations)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	for _, want := range []string{
+		"mutual exclusion: 3 entries, 6 requests (3 granted, 1 abandoned by a crash, 2 waiting at the end, 1 of them within the last 0.700s); 0 violations",
+		"messages per entry 3.00 (9 messages: grant 1.00, release 1.00, request 1.00); 1 transport apart",
+		"sync delay over 1 handovers: mean 0.200s, max 0.200s; in messages mean 2.00, max 2",
+		"waiting: mean 0.367s, p95 0.700s, max 0.700s; throughput 0.300 entries/s",
+		"fairness: 1 overtakes; Jain's index of entries per requesting node 0.600",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 

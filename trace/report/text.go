@@ -58,6 +58,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	if s.Complexity != nil {
 		s.Complexity.WriteText(w)
 	}
+	if s.Mutex != nil {
+		s.Mutex.WriteText(w)
+	}
 	writeTimeline(w, s.Timeline)
 	fmt.Fprintf(w, "leader changes: %d (%.1f per node); the last at %.3fs\n", s.LeaderChanges,
 		float64(s.LeaderChanges)/float64(max(s.Nodes, 1)), s.ElectionTime)
