@@ -291,12 +291,18 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		rep.MBcast = ptr(float64(bcast) / float64(participations))
 		rep.MUcast = ptr(float64(ucast) / float64(participations))
 	}
-	if terr != nil {
+	switch {
+	case protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex && !r.hasLeaderNotes():
+		if rep.Note != "" {
+			rep.Note += "; "
+		}
+		rep.Note += "wrong_or_unknown does not apply: a mutual exclusion protocol without leader notes"
+	case terr != nil:
 		if rep.Note != "" {
 			rep.Note += "; "
 		}
 		rep.Note += "wrong_or_unknown unknown: " + terr.Error()
-	} else {
+	default:
 		rep.WrongOrUnknown = wrongOrUnknown(r, tr)
 	}
 	var cnote string
