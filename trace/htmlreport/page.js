@@ -80,6 +80,18 @@
           return k + " " + (c.broadcast + c.unicast);
         }).join(", ") + "; elections: " + (m.elections ? m.elections.length : 0));
       }
+      var x = m.mutex;
+      if (x) {
+        var mt = h("table", { "class": "figs", id: "mutex-table" }, box);
+        var mh = h("tr", {}, mt);
+        ["entries", "messages / entry", "sync delay (s)", "sync delay (msgs)", "waiting mean (s)", "waiting p95 (s)", "entries / s", "overtakes", "Jain", "waiting at end"].forEach(function (s) { h("th", {}, mh, s); });
+        var mr = h("tr", {}, mt);
+        [String(x.entries), fmt(x.messages_per_entry, 2), fmt(x.sync_delay.mean_time, 3), fmt(x.sync_delay.mean_messages, 2), fmt(x.waiting_mean, 3), fmt(x.waiting_p95, 3),
+          fmt(x.throughput, 3), String(x.overtakes), fmt(x.jain, 3), String(x.waiting_at_end)].forEach(function (s) {
+          h("td", { "class": "num" }, mr, s);
+        });
+        if (x.theory) h("div", { "class": "reason" }, box, "theory (n=" + x.theory.n + "): " + x.theory.messages + " messages per entry, delay " + x.theory.delay + " message times" + (x.theory.problems ? "; problems: " + x.theory.problems : ""));
+      }
     }
     var c = D.check, vb = document.getElementById("verdicts");
     if (c) {

@@ -91,4 +91,7 @@ func TestSectionLanes(t *testing.T) {
 	if n := count(`<line class="cs-request"`); n != 3 {
 		t.Errorf("%d request ticks, want 3", n)
 	}
+	if n := count(`<table class="figs" id="mutex-table"`); n != 1 {
+		t.Errorf("%d tables of the mutual exclusion figures", n)
+	}
 }
