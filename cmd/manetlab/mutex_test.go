@@ -87,6 +87,11 @@ func TestMutexRunReportedEverywhere(t *testing.T) {
 		t.Errorf("wrong_or_unknown measured for a protocol without leaders: %+v", sum.Metrics)
 	}
 
+	out, err = runCLI(t, "sim", scen, "--out", t.TempDir(), "--quiet")
+	if err != nil || !strings.Contains(out, "verdict: valid") || !strings.Contains(out, "1 component(s); no leaders to judge") ||
+		!strings.Contains(out, "mutual exclusion: 3 entries, 4 requests") {
+		t.Errorf("sim text: %v\n%s", err, out)
+	}
 	out, err = runCLI(t, "trace", "report", dir)
 	if err != nil || !strings.Contains(out, "mutual exclusion: 3 entries, 4 requests") || !strings.Contains(out, "theory (n=3): 3 messages per entry (3 to 3), delay 2 message times") {
 		t.Errorf("trace report text: %v\n%s", err, out)
