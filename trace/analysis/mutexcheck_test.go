@@ -123,24 +123,32 @@ func TestCheckMutexGoalWithoutLeaders(t *testing.T) {
 
 func TestCheckRequestsGranted(t *testing.T) {
 	scen := lineScenario(t, 2, 10*time.Second)
+	// Every request granted, one abandoned by a crash: valid, whether the
+	// node's trace notes its crash or only the run file does (a killed
+	// real node).
+	for _, inNodeFile := range []bool{true, false} {
+		dir := t.TempDir()
+		node2 := []trace.Event{recvFrom(2.1, "token", 1, 1), csNote(3, protocol.NoteCSRequest), csNote(3, protocol.NoteCSEnter), csNote(4, protocol.NoteCSExit),
+			csNote(4.5, protocol.NoteCSRequest)}
+		if inNodeFile {
+			node2 = append(node2, ev(5, trace.EvCrash))
+		}
+		synthRun(t, dir, scen, 10*time.Second, []trace.Event{{T: sec(5), Node: 2, Ev: trace.EvCrash}}, map[protocol.NodeID][]trace.Event{
+			1: {csNote(1, protocol.NoteCSRequest), csNote(1, protocol.NoteCSEnter), csNote(2, protocol.NoteCSExit), sendTo(2, "token", 1, 2)},
+			2: node2,
+		})
+		rep, err := Check(dir, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := property(t, rep, PropGranted); p.Verdict != Valid || p.Reason != "3 requests: 2 granted, 1 abandoned by their node's crash" {
+			t.Errorf("crash in the node file %v: requests-granted: %+v", inNodeFile, p)
+		}
+	}
 	dir := t.TempDir()
-	// Every request granted, one abandoned by a crash: valid.
-	synthRun(t, dir, scen, 10*time.Second, []trace.Event{{T: sec(5), Node: 2, Ev: trace.EvCrash}}, map[protocol.NodeID][]trace.Event{
-		1: {csNote(1, protocol.NoteCSRequest), csNote(1, protocol.NoteCSEnter), csNote(2, protocol.NoteCSExit), sendTo(2, "token", 1, 2)},
-		2: {recvFrom(2.1, "token", 1, 1), csNote(3, protocol.NoteCSRequest), csNote(3, protocol.NoteCSEnter), csNote(4, protocol.NoteCSExit),
-			csNote(4.5, protocol.NoteCSRequest), ev(5, trace.EvCrash)},
-	})
-	rep, err := Check(dir, CheckOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := property(t, rep, PropGranted); p.Verdict != Valid || p.Reason != "3 requests: 2 granted, 1 abandoned by their node's crash" {
-		t.Errorf("requests-granted: %+v", p)
-	}
 	// A run of an election has no such property.
-	dir = t.TempDir()
 	synthRun(t, dir, scen, 10*time.Second, nil, map[protocol.NodeID][]trace.Event{1: {leaderAt(1, 2, "")}, 2: {leaderAt(1, 2, "")}})
-	rep, err = Check(dir, CheckOptions{})
+	rep, err := Check(dir, CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

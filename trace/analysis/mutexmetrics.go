@@ -170,15 +170,36 @@ type mxRun struct {
 
 // collectSections pairs every node's k-th request of a process life with
 // its k-th entry; a crash or a start abandons the requests still waiting.
+// Crashes come from the node's trace and from the run file (a real node
+// killed by the launcher may not write its own).
 func collectSections(r *run) *mxRun {
 	m := &mxRun{byNode: map[protocol.NodeID][]int{}}
+	runCrashes := map[protocol.NodeID][]int64{}
+	for _, e := range r.procs[0].evs {
+		if e.typ == tCrash {
+			runCrashes[e.node] = append(runCrashes[e.node], e.t)
+		}
+	}
 	for pi, pr := range r.procs {
 		if pi == 0 {
 			continue
 		}
 		var pending []int
+		abandon := func(t int64) {
+			for _, q := range pending {
+				m.reqs[q].abandoned, m.reqs[q].end = true, t
+			}
+			pending = nil
+		}
+		crashes := runCrashes[pr.id]
+		slices.Sort(crashes)
+		ci := 0
 		for i := range pr.evs {
 			e := &pr.evs[i]
+			for ci < len(crashes) && crashes[ci] < e.t {
+				abandon(crashes[ci])
+				ci++
+			}
 			switch e.typ {
 			case tCSRequest:
 				m.reqs = append(m.reqs, mxRequest{at: ref{int32(pi), int32(i)}, t: e.t, node: pr.id, end: math.MaxInt64})
@@ -196,11 +217,11 @@ func collectSections(r *run) *mxRun {
 			case tCSExit:
 				m.exits = append(m.exits, mxExit{at: ref{int32(pi), int32(i)}, t: e.t})
 			case tCrash, tStart:
-				for _, q := range pending {
-					m.reqs[q].abandoned, m.reqs[q].end = true, e.t
-				}
-				pending = nil
+				abandon(e.t)
 			}
+		}
+		for ; ci < len(crashes); ci++ {
+			abandon(crashes[ci])
 		}
 	}
 	byTime := func(a, b mxEntry) int {
