@@ -38,7 +38,7 @@ type Series struct {
 	// without the metric has none.
 	Points []ChartPoint `json:"points"`
 	// Theory is drawn beside the series when the metric is
-	// complexity.messages.
+	// complexity.messages or mutex.messages_per_entry.
 	Theory []TheoryLine `json:"theory,omitempty"`
 }
 
@@ -71,6 +71,13 @@ var theoryKinds = []struct{ kind, metric string }{
 	{"best", "complexity.best"}, {"worst", "complexity.worst"},
 }
 
+// mutexTheoryKinds are the theory lines drawn for
+// mutex.messages_per_entry: the least and the most messages per entry
+// theory gives for n.
+var mutexTheoryKinds = []struct{ kind, metric, label string }{
+	{"best", "mutex.theory_lo", "theory: least"}, {"worst", "mutex.theory_hi", "theory: most"},
+}
+
 // CheckMetric reports an error naming every known metric when name is
 // not one of MetricNames.
 func CheckMetric(name string) error {
@@ -82,7 +89,8 @@ func CheckMetric(name string) error {
 
 // ChooseMetric returns name when some point has it (an error listing the
 // metrics present when none has), or, for an empty name, the default:
-// complexity.messages when present, else F, else the first metric present.
+// complexity.messages when present, else mutex.messages_per_entry, else F,
+// else the first metric present.
 func (r *Result) ChooseMetric(name string) (string, error) {
 	present := r.SortedMetrics()
 	if name != "" {
@@ -94,7 +102,7 @@ func (r *Result) ChooseMetric(name string) (string, error) {
 		}
 		return name, nil
 	}
-	for _, m := range []string{"complexity.messages", "F"} {
+	for _, m := range []string{"complexity.messages", "mutex.messages_per_entry", "F"} {
 		if slices.Contains(present, m) {
 			return m, nil
 		}
@@ -143,6 +151,15 @@ func (r *Result) Chart(metric string) (*Chart, error) {
 					tl.Label, tl.Title = boundText(order, at)
 				}
 				ser.Theory = append(ser.Theory, tl)
+			}
+		}
+		if metric == "mutex.messages_per_entry" {
+			for _, k := range mutexTheoryKinds {
+				if pts := line(order, at, k.metric); len(pts) > 0 {
+					tl := TheoryLine{Kind: k.kind, Label: k.label, Points: pts}
+					tl.Title, _ = boundText(order, at)
+					ser.Theory = append(ser.Theory, tl)
+				}
 			}
 		}
 		if len(ser.Points) == 0 {

@@ -81,9 +81,20 @@ type Result struct {
 // messages, the election time in seconds, and theory for this run: the
 // bound's formula for this n, the exact count for the arrangement, the
 // best and worst over all arrangements (each where theory gives one).
+//
+// The mutex metrics (analysis.MutexMetrics) exist only for runs with
+// critical sections: messages per entry, the synchronisation delay in
+// seconds and in messages, the waiting time's mean and 95th percentile in
+// seconds, entries per second, overtakes, Jain's index, requests still
+// waiting at the end, entries, violations of mutual exclusion, and theory's
+// least and most messages per entry for n (theory_hi absent when
+// unbounded).
 var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages",
 	"complexity.messages", "complexity.announce", "complexity.transport", "complexity.control", "complexity.time",
-	"complexity.bound", "complexity.exact", "complexity.best", "complexity.worst"}
+	"complexity.bound", "complexity.exact", "complexity.best", "complexity.worst",
+	"mutex.messages_per_entry", "mutex.sync_delay", "mutex.sync_messages", "mutex.waiting_mean", "mutex.waiting_p95",
+	"mutex.throughput", "mutex.overtakes", "mutex.jain", "mutex.waiting_at_end", "mutex.entries", "mutex.violations",
+	"mutex.theory_lo", "mutex.theory_hi"}
 
 // sample is one run's measurements.
 type sample struct {
@@ -248,7 +259,8 @@ func measure(sum *report.Summary) *sample {
 		live += n.Live
 		none += n.NoLeader
 	}
-	if live > 0 {
+	// A mutual exclusion run without leaders has no leader share to give.
+	if live > 0 && (sum.Mutex == nil || sum.LeaderChanges > 0) {
 		out["leader"] = 1 - none/live
 	}
 	s := &sample{metrics: out, valid: sum.Verdict == "valid"}
@@ -266,6 +278,26 @@ func measure(sum *report.Summary) *sample {
 				if v != nil {
 					out[name] = float64(*v)
 				}
+			}
+		}
+	}
+	if mx := sum.Mutex; mx != nil {
+		put("mutex.messages_per_entry", mx.MessagesPerEntry)
+		put("mutex.sync_delay", mx.Sync.MeanTime)
+		put("mutex.sync_messages", mx.Sync.MeanMessages)
+		put("mutex.waiting_mean", mx.WaitingMean)
+		put("mutex.waiting_p95", mx.WaitingP95)
+		put("mutex.throughput", mx.Throughput)
+		put("mutex.jain", mx.Jain)
+		out["mutex.overtakes"] = float64(mx.Overtakes)
+		out["mutex.waiting_at_end"] = float64(mx.WaitingAtEnd)
+		out["mutex.entries"] = float64(mx.Entries)
+		out["mutex.violations"] = float64(mx.Violations)
+		if th := mx.Theory; th != nil {
+			put("mutex.theory_lo", th.PerEntryLo)
+			put("mutex.theory_hi", th.PerEntryHi)
+			if s.theory == nil {
+				s.theory = &Theory{Name: "messages per entry and exit (seed 002's table); delay " + th.Delay + " message times", Formula: th.Messages}
 			}
 		}
 	}

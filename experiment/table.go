@@ -56,8 +56,10 @@ func format(metric string, mean, sd float64) string {
 		return fmt.Sprintf("%.1f%%±%.1f", 100*mean, 100*sd)
 	case "messages":
 		return fmt.Sprintf("%.0f±%.0f", mean, sd)
-	case "complexity.time":
+	case "complexity.time", "mutex.sync_delay", "mutex.waiting_mean", "mutex.waiting_p95":
 		return fmt.Sprintf("%.3f±%.3f", mean, sd)
+	case "mutex.overtakes", "mutex.waiting_at_end", "mutex.entries", "mutex.violations":
+		return fmt.Sprintf("%.1f±%.1f", mean, sd)
 	}
 	if strings.HasPrefix(metric, "complexity.") {
 		if sd == 0 && mean == math.Trunc(mean) {

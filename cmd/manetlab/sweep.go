@@ -36,13 +36,22 @@ node-time whose leader is not its component's best), messages (total).
 Protocols whose counts theory predicts (ring elections) add
 complexity.messages, .announce, .transport, .control, .time and theory for
 each run: complexity.bound (the formula for n), .exact (for the
-arrangement), .best and .worst. "valid" counts runs whose final verdict was
+arrangement), .best and .worst. Runs with critical sections (mutual
+exclusion) add mutex.messages_per_entry, .sync_delay (s), .sync_messages,
+.waiting_mean and .waiting_p95 (s), .throughput (entries/s), .overtakes,
+.jain, .waiting_at_end, .entries, .violations and theory's .theory_lo and
+.theory_hi messages per entry. "valid" counts runs whose final verdict was
 valid. docs/analysis.md defines every metric.
 
 --html FILE writes a self-contained page: a line chart of --metric (default
-complexity.messages where measured, else F) against the first --vary axis,
-one line per combination of the other axes, with the theory beside
-complexity.messages; then every point's metrics and the command line.`,
+complexity.messages where measured, else mutex.messages_per_entry, else F)
+against the first --vary axis, one line per combination of the other axes,
+with the theory beside complexity.messages and mutex.messages_per_entry;
+then every point's metrics and the command line.
+
+   manetlab sweep configs/mutex-ricart-agrawala.yaml \
+       --vary 'workload.rate=0.1|0.5|2' --vary 'protocol.name=mutex/centralized|mutex/ricart-agrawala' \
+       --html mutex.html --metric mutex.messages_per_entry`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field in every run (repeatable)"},
 			&cli.StringSliceFlag{Name: "vary", Usage: "a field and its values, path=v1|v2 (repeatable)"},
@@ -51,7 +60,7 @@ complexity.messages; then every point's metrics and the command line.`,
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/sweep-NAME)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 			&cli.StringFlag{Name: "html", Usage: "write a chart of the sweep to this HTML file"},
-			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (default complexity.messages where measured, else F)"},
+			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (default complexity.messages where measured, else mutex.messages_per_entry, else F)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
 		},
 		Action: func(c *cli.Context) error {

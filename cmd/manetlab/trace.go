@@ -94,9 +94,12 @@ Examples:
 		Description: `Gives valid, invalid or unknown for: at most one leader per election epoch;
 exactly one leader per connected component, its best node, once the topology
 has been stable for the stabilisation delay; never two nodes in the critical
-section at once (by happened-before). Every violation comes with a witness
-naming nodes, events and file:line. Exits with status 1 when a property is
-invalid. docs/analysis.md gives the rules.`,
+section at once (by happened-before); for mutual exclusion runs, every request
+granted (unknown, never invalid, while some still wait at the end). A mutual
+exclusion protocol's leader notes are judged by the election it composes
+(protocol.params.election); without any, the leader properties do not apply.
+Every violation comes with a witness naming nodes, events and file:line. Exits
+with status 1 when a property is invalid. docs/analysis.md gives the rules.`,
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "stabilisation", Value: analysis.DefaultStabilisation, Usage: "how long after the last topology change leadership must be settled"},
 			&cli.DurationFlag{Name: "step", Value: analysis.DefaultStep, Usage: "ground-truth sampling step"},
@@ -139,11 +142,16 @@ Examples:
 		Description: `Prints F (share of live time in an election), R (elections per node per
 minute), T (mean election time), M (broadcasts and unicasts per node per
 election), the share of node-time with a wrong or unknown leader, messages
-and bytes by kind, and per-node and per-election breakdowns.
+and bytes by kind, and per-node and per-election breakdowns. Runs with
+critical sections add messages per entry (by kind), synchronisation delay (in
+time and in messages), waiting time (mean, 95th percentile), throughput,
+fairness (overtakes, Jain's index) and requests still waiting at the end,
+with the protocol's theory beside them.
 docs/analysis.md defines each figure. --html also writes a self-contained
 page: a map of positions, radio links and tree edges over time, a timeline of
-every node's leader, a message sequence diagram of a window, the metrics and
-the check verdicts (docs/analysis.md, "HTML report").`,
+every node's leader, who held the critical section when (runs with sections),
+a message sequence diagram of a window, the metrics and the check verdicts
+(docs/analysis.md, "HTML report").`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML page to `FILE`"},

@@ -20,6 +20,7 @@ const (
 	PropEpochLeader  = "one-leader-per-epoch"
 	PropStableLeader = "stable-leader"
 	PropMutex        = "mutual-exclusion"
+	PropGranted      = "requests-granted"
 )
 
 // CheckOptions tune Check.
@@ -111,8 +112,17 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 	}
 	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol}
 	why := r.outsideAssumptions()
-	rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why), checkMutex(r))
-	if protocol.GoalOf(r.header.Protocol) == protocol.GoalTree {
+	mutex := protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex
+	if mutex && !r.hasLeaderNotes() {
+		rep.Properties = append(rep.Properties, noLeaderToJudge(PropEpochLeader), noLeaderToJudge(PropStableLeader))
+	} else {
+		rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why))
+	}
+	rep.Properties = append(rep.Properties, checkMutex(r))
+	if mutex || r.hasSections() {
+		rep.Properties = append(rep.Properties, checkGranted(r))
+	}
+	if r.leaderGoal() == protocol.GoalTree {
 		rep.Properties = judgeTreeGoal(dir, rep.Properties, why, opt)  // tree identify: docs/analysis.md
 		rep.Properties = appendBFSDepth(dir, rep.Properties, why, opt) // sync/bfs: trace/analysis/bfsdepth.go
 	}

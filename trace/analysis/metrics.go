@@ -39,7 +39,10 @@ type MetricsReport struct {
 	// Complexity sets message counts beside theory, for protocols that
 	// declare one (ring elections).
 	Complexity *Complexity `json:"complexity,omitempty"`
-	Problems   []string    `json:"problems,omitempty"`
+	// Mutex measures the critical sections, for runs that note any
+	// cs-request or cs-enter.
+	Mutex    *MutexMetrics `json:"mutex,omitempty"`
+	Problems []string      `json:"problems,omitempty"`
 }
 
 // KindCount counts the frames of one kind put on the air (send and
@@ -288,12 +291,18 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		rep.MBcast = ptr(float64(bcast) / float64(participations))
 		rep.MUcast = ptr(float64(ucast) / float64(participations))
 	}
-	if terr != nil {
+	switch {
+	case protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex && !r.hasLeaderNotes():
+		if rep.Note != "" {
+			rep.Note += "; "
+		}
+		rep.Note += "wrong_or_unknown does not apply: a mutual exclusion protocol without leader notes"
+	case terr != nil:
 		if rep.Note != "" {
 			rep.Note += "; "
 		}
 		rep.Note += "wrong_or_unknown unknown: " + terr.Error()
-	} else {
+	default:
 		rep.WrongOrUnknown = wrongOrUnknown(r, tr)
 	}
 	var cnote string
@@ -306,6 +315,15 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		rep.Note += "; " + cnote
 	} else if cnote != "" {
 		rep.Note = cnote
+	}
+	if r.hasSections() {
+		// The synchronisation delay in messages follows the causal graph,
+		// which needs the receives this load skipped.
+		rm, err := load([]string{dir}, loadOptions{keep: checkEvents})
+		if err != nil {
+			return nil, err
+		}
+		rep.Mutex = computeMutex(rm, rep.Nodes)
 	}
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil

@@ -88,6 +88,9 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 	if m.Complexity != nil {
 		m.Complexity.WriteText(w)
 	}
+	if m.Mutex != nil {
+		m.Mutex.WriteText(w)
+	}
 	kinds := make([]string, 0, len(m.Messages))
 	for k := range m.Messages {
 		kinds = append(kinds, k)

@@ -61,7 +61,8 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: %w", r.headerFile, err)
 	}
-	tr := &truth{sc: sc, goal: protocol.GoalOf(sc.Protocol.Name), members: sc.Members(), index: map[protocol.NodeID]int{}, med: med,
+	leaders := LeaderProtocol(sc.Protocol.Name, sc.Protocol.Params)
+	tr := &truth{sc: sc, goal: protocol.GoalOf(leaders), members: sc.Members(), index: map[protocol.NodeID]int{}, med: med,
 		static: mob.MaxSpeed() == 0, step: int64(step), end: r.end()}
 	if tr.end <= 0 {
 		tr.end = int64(sc.Duration.D())
@@ -69,7 +70,7 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	for i, m := range tr.members {
 		tr.index[m.ID] = i
 	}
-	if c := protocol.CandidatesOf(sc.Protocol.Name, sc.MemberIDs(), sc.Protocol.Params, sc.Seed); c != nil {
+	if c := protocol.CandidatesOf(leaders, sc.MemberIDs(), sc.Protocol.Params, sc.Seed); c != nil {
 		tr.candidate = make([]bool, len(tr.members))
 		for i, m := range tr.members {
 			tr.candidate[i] = c[m.ID]

@@ -121,6 +121,8 @@ type Data struct {
 	Dead    [][][2]float64 `json:"dead"`
 	Parents [][][2]float64 `json:"parents"`
 
+	// Sections are the critical section lanes; nil without sections.
+	Sections *Sections               `json:"sections,omitempty"`
 	Seq      Sequence                `json:"seq"`
 	Metrics  *analysis.MetricsReport `json:"metrics,omitempty"`
 	Check    *analysis.CheckReport   `json:"check,omitempty"`
@@ -192,6 +194,7 @@ type nodeState struct {
 	parent   protocol.NodeID
 	lastFrom protocol.NodeID // sender of the latest tree-kind receive
 	activity int             // sends and receives in the window
+	cs       csState         // critical section notes
 }
 
 // Build reads the run in dir and gathers the page's data.
@@ -229,13 +232,18 @@ func Build(dir string, opt Options) (*Data, error) {
 
 	// First pass: the run file, and the first election-start (cheap: other
 	// lines are not decoded).
-	firstElection := int64(-1)
-	run, err := trace.WalkDir(dir, func(ev string) bool { return ev == string(protocol.NoteElectionStart) },
-		func(_ protocol.NodeID, e *trace.Event) {
-			if firstElection < 0 || e.T < firstElection {
-				firstElection = e.T
-			}
-		})
+	firstElection, firstRequest := int64(-1), int64(-1)
+	run, err := trace.WalkDir(dir, func(ev string) bool {
+		return ev == string(protocol.NoteElectionStart) || ev == string(protocol.NoteCSRequest)
+	}, func(_ protocol.NodeID, e *trace.Event) {
+		first := &firstElection
+		if e.Ev == string(protocol.NoteCSRequest) {
+			first = &firstRequest
+		}
+		if *first < 0 || e.T < *first {
+			*first = e.T
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -283,6 +291,9 @@ func Build(dir string, opt Options) (*Data, error) {
 	case firstElection >= 0:
 		w0, w1 = firstElection, firstElection+int64(DefaultWindow)
 		d.Seq.Why = "the 2 s from the first election-start"
+	case firstRequest >= 0:
+		w0, w1 = firstRequest, firstRequest+int64(DefaultWindow)
+		d.Seq.Why = "the 2 s from the first cs-request"
 	default:
 		d.Seq.Why = "the first 2 s (no election-start in the run)"
 	}
@@ -305,7 +316,8 @@ func Build(dir string, opt Options) (*Data, error) {
 	keep := func(ev string) bool {
 		switch ev {
 		case trace.EvSend, trace.EvRelay, trace.EvRecv, trace.EvDrop, trace.EvStart, trace.EvCrash,
-			trace.EvRecover, trace.EvEnd, string(protocol.NoteLeader), string(protocol.NoteElectionStart):
+			trace.EvRecover, trace.EvEnd, string(protocol.NoteLeader), string(protocol.NoteElectionStart),
+			string(protocol.NoteCSRequest), string(protocol.NoteCSEnter), string(protocol.NoteCSExit):
 			return true
 		}
 		return false
@@ -313,7 +325,7 @@ func Build(dir string, opt Options) (*Data, error) {
 	state := func(id protocol.NodeID) *nodeState {
 		s := states[id]
 		if s == nil {
-			s = &nodeState{}
+			s = &nodeState{cs: newCSState()}
 			states[id] = s
 			addExtra(id)
 		}
@@ -343,7 +355,10 @@ func Build(dir string, opt Options) (*Data, error) {
 		s := state(id)
 		end = max(end, e.T)
 		switch e.Ev {
+		case string(protocol.NoteCSRequest), string(protocol.NoteCSEnter), string(protocol.NoteCSExit):
+			s.cs.note(e.Ev, e.T)
 		case trace.EvStart, trace.EvCrash:
+			s.cs.note(e.Ev, e.T)
 			setLeader(s, protocol.None, e.T)
 			setParent(s, protocol.None, e.T)
 			s.lastFrom = protocol.None
@@ -395,6 +410,8 @@ func Build(dir string, opt Options) (*Data, error) {
 			case string(protocol.NoteElectionStart):
 				marks = append(marks, Mark{T: secs(e.T), Node: uint32(id), Text: "election " + e.Epoch})
 			case trace.EvCrash, trace.EvStart, trace.EvRecover:
+				marks = append(marks, Mark{T: secs(e.T), Node: uint32(id), Text: e.Ev})
+			case string(protocol.NoteCSRequest), string(protocol.NoteCSEnter), string(protocol.NoteCSExit):
 				marks = append(marks, Mark{T: secs(e.T), Node: uint32(id), Text: e.Ev})
 			}
 		}
@@ -457,6 +474,7 @@ func Build(dir string, opt Options) (*Data, error) {
 		d.Dead[i] = append(d.Dead[i], [2]float64{secs(t0), secs(end)})
 	}
 
+	d.buildSections(states, end)
 	d.buildFrames(opt, end, mob, prop, modelIndex, index, posEvents)
 	d.buildSequence(opt, msgs, recvs, sendAt, marks, states)
 

@@ -80,6 +80,18 @@
           return k + " " + (c.broadcast + c.unicast);
         }).join(", ") + "; elections: " + (m.elections ? m.elections.length : 0));
       }
+      var x = m.mutex;
+      if (x) {
+        var mt = h("table", { "class": "figs", id: "mutex-table" }, box);
+        var mh = h("tr", {}, mt);
+        ["entries", "messages / entry", "sync delay (s)", "sync delay (msgs)", "waiting mean (s)", "waiting p95 (s)", "entries / s", "overtakes", "Jain", "waiting at end"].forEach(function (s) { h("th", {}, mh, s); });
+        var mr = h("tr", {}, mt);
+        [String(x.entries), fmt(x.messages_per_entry, 2), fmt(x.sync_delay.mean_time, 3), fmt(x.sync_delay.mean_messages, 2), fmt(x.waiting_mean, 3), fmt(x.waiting_p95, 3),
+          fmt(x.throughput, 3), String(x.overtakes), fmt(x.jain, 3), String(x.waiting_at_end)].forEach(function (s) {
+          h("td", { "class": "num" }, mr, s);
+        });
+        if (x.theory) h("div", { "class": "reason" }, box, "theory (n=" + x.theory.n + "): " + x.theory.messages + " messages per entry, delay " + x.theory.delay + " message times" + (x.theory.problems ? "; problems: " + x.theory.problems : ""));
+      }
     }
     var c = D.check, vb = document.getElementById("verdicts");
     if (c) {
@@ -276,6 +288,51 @@
     return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
   }
 
+  // ---- critical section lanes ----
+  function drawSections() {
+    var S = D.sections;
+    if (!S) return;
+    document.getElementById("cs-section").hidden = false;
+    var rows = [];
+    for (var i = 0; i < N; i++) if ((S.held[i] || []).length || (S.requests[i] || []).length) rows.push(i);
+    var W = 1100, left = 46, right = 12, top = 22;
+    var rowH = Math.max(6, Math.min(18, Math.floor(480 / Math.max(1, rows.length))));
+    var H = top + rowH * rows.length + 8;
+    var end = Math.max(D.end, 1e-9);
+    var x = function (t) { return left + (W - left - right) * t / end; };
+    var svg = el("svg", { id: "cs-svg", width: W, height: H, viewBox: "0 0 " + W + " " + H }, document.getElementById("cs-lanes"));
+    var axis = el("g", { "class": "tl-axis" }, svg);
+    var step = niceStep(end / 10);
+    for (var t = 0; t <= end + 1e-9; t += step) {
+      el("line", { x1: x(t), x2: x(t), y1: top - 4, y2: H - 6 }, axis);
+      el("text", { x: x(t), y: top - 8, "text-anchor": "middle" }, axis, (+t.toFixed(3)) + " s");
+    }
+    var few = rows.length <= 200;
+    rows.forEach(function (i, k) {
+      var y = top + k * rowH, id = D.nodes[i];
+      var g = el("g", { "class": "cs-row", "data-node": id }, svg);
+      if (rowH >= 8) el("text", { "class": "tl-label", x: left - 4, y: y + rowH - 3, "text-anchor": "end", "font-size": Math.min(11, rowH) }, g, String(id));
+      (S.waits[i] || []).forEach(function (w) {
+        var r = el("rect", { "class": "cs-wait", x: x(w[0]), y: y + rowH * 0.2, width: Math.max(0.5, x(w[1]) - x(w[0])), height: Math.max(1, rowH * 0.6) }, g);
+        if (few) el("title", {}, r, "node " + id + " waiting from " + w[0].toFixed(3) + " s to " + w[1].toFixed(3) + " s");
+      });
+      (S.held[i] || []).forEach(function (s) {
+        var r = el("rect", { "class": "cs-held", x: x(s[0]), y: y, width: Math.max(1, x(s[1]) - x(s[0])), height: Math.max(1, rowH - 1) }, g);
+        if (few) el("title", {}, r, "node " + id + " in the critical section from " + s[0].toFixed(3) + " s to " + s[1].toFixed(3) + " s");
+      });
+      (S.requests[i] || []).forEach(function (q) {
+        el("line", { "class": "cs-request", x1: x(q), x2: x(q), y1: y, y2: y + rowH - 1 }, g);
+      });
+    });
+    svg.addEventListener("click", function (ev) {
+      var pt = svg.getBoundingClientRect();
+      var t = ((ev.clientX - pt.left) * (W / pt.width) - left) / (W - left - right) * end;
+      var best = 0;
+      for (var k = 0; k < D.frames.length; k++) if (Math.abs(D.frames[k].t - t) < Math.abs(D.frames[best].t - t)) best = k;
+      map.stop(); showFrame(best);
+    });
+  }
+
   // ---- sequence diagram ----
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
@@ -352,6 +409,7 @@
   try {
     drawSummary();
     drawTimeline();
+    drawSections();
     drawMap();
     var start = 0, m = /(?:^#|&)t=([0-9.]+)/.exec(location.hash);
     if (m) {

@@ -53,6 +53,8 @@ type Summary struct {
 	// Complexity sets the measured message counts beside theory, for
 	// protocols whose counts theory predicts (ring elections).
 	Complexity *analysis.Complexity `json:"complexity,omitempty"`
+	// Mutex measures the critical sections, for runs that have any.
+	Mutex *analysis.MutexMetrics `json:"mutex,omitempty"`
 	// LeaderChanges counts leader notes naming a leader, all nodes together.
 	LeaderChanges int `json:"leader_changes"`
 	// Timeline shows the leaders followed over the run, and the faults.
@@ -139,6 +141,7 @@ func Summarize(dir string) (*Summary, error) {
 	}
 	var end int64
 	var changes []change
+	leaderNotes := false
 	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed, Nodes: len(members),
 		Messages: Messages{ByKind: map[string]uint64{}}}
 	run, err := trace.WalkDir(dir, summaryEvents, func(id protocol.NodeID, e *trace.Event) {
@@ -154,6 +157,7 @@ func Summarize(dir string) (*Summary, error) {
 			st.leader, st.hasLeader = protocol.None, false
 			changes = append(changes, change{e.T, id, protocol.None})
 		case string(protocol.NoteLeader):
+			leaderNotes = true
 			st.leader, st.hasLeader = e.Leader, e.Leader != protocol.None
 			changes = append(changes, change{e.T, id, e.Leader})
 			if e.Leader != protocol.None {
@@ -212,11 +216,21 @@ func Summarize(dir string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	goal := protocol.GoalOf(hdr.Protocol)
-	candidates := protocol.CandidatesOf(hdr.Protocol, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
+	// A mutual exclusion protocol's leaders are those of the election it
+	// composes, judged by that election's goal; without leader notes
+	// there is nothing to judge (docs/analysis.md).
+	leaders := analysis.LeaderProtocol(hdr.Protocol, sc.Protocol.Params)
+	goal := protocol.GoalOf(leaders)
+	candidates := protocol.CandidatesOf(leaders, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
+	noLeaders := protocol.GoalOf(hdr.Protocol) == protocol.GoalMutex && !leaderNotes
 	sum.Verdict = "valid"
 	for _, c := range comps {
-		comp := judge(c, states, goal, candidates)
+		var comp Component
+		if noLeaders {
+			comp = Component{Nodes: c, Leaders: map[string]int{"none": len(c)}, Valid: true}
+		} else {
+			comp = judge(c, states, goal, candidates)
+		}
 		if !comp.Valid {
 			sum.Verdict = "invalid"
 		}
@@ -235,6 +249,13 @@ func Summarize(dir string) (*Summary, error) {
 	sum.measured = m.m
 	sum.Metrics = &m.m.Metrics
 	sum.Complexity = m.m.Complexity
+	if mx := m.m.Mutex; mx != nil {
+		sum.Mutex = mx
+		if mx.Violations > 0 {
+			sum.Verdict = "invalid"
+			sum.Reason = fmt.Sprintf("mutual exclusion violated: %d pairs of critical sections at different nodes not ordered by happened-before (trace check shows witnesses)", mx.Violations)
+		}
+	}
 	return sum, nil
 }
 

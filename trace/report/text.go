@@ -19,6 +19,10 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "verdict: %s\n", s.Verdict)
 	}
 	shown := s.Components
+	if s.Mutex != nil && s.LeaderChanges == 0 && noLeaderJudged(s.Components) {
+		fmt.Fprintf(w, "  %d component(s); no leaders to judge (a mutual exclusion protocol without leader notes)\n", len(s.Components))
+		shown = nil
+	}
 	const most = 20
 	if len(shown) > most {
 		shown = shown[:most]
@@ -31,7 +35,7 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  component %d (%d nodes): expected leader %d, members follow %s  %s\n",
 			i+1, len(c.Nodes), c.ExpectedLeader, leaders(c.Leaders), mark)
 	}
-	if len(s.Components) > most {
+	if len(shown) == most && len(s.Components) > most {
 		fmt.Fprintf(w, "  ... %d more components (see --json)\n", len(s.Components)-most)
 	}
 	fmt.Fprintf(w, "messages: %d (%d bytes)", s.Messages.Total, s.Messages.Bytes)
@@ -58,6 +62,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	if s.Complexity != nil {
 		s.Complexity.WriteText(w)
 	}
+	if s.Mutex != nil {
+		s.Mutex.WriteText(w)
+	}
 	writeTimeline(w, s.Timeline)
 	fmt.Fprintf(w, "leader changes: %d (%.1f per node); the last at %.3fs\n", s.LeaderChanges,
 		float64(s.LeaderChanges)/float64(max(s.Nodes, 1)), s.ElectionTime)
@@ -81,4 +88,14 @@ func leaders(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%s (x%d)", k, m[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// noLeaderJudged reports whether no component expects a leader.
+func noLeaderJudged(cs []Component) bool {
+	for _, c := range cs {
+		if c.ExpectedLeader != protocol.None {
+			return false
+		}
+	}
+	return true
 }

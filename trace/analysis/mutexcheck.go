@@ -1,0 +1,104 @@
+package analysis
+
+import (
+	"fmt"
+
+	"manetlab/protocol"
+	"manetlab/scenario"
+)
+
+// ElectionParam is the protocol parameter by which a mutual exclusion
+// protocol names the election it composes (the centralized algorithm's
+// coordinator): protocol.params.election.
+const ElectionParam = "election"
+
+// LeaderProtocol names the protocol whose goal judges the leader notes of
+// a run of protocol name with params: for a mutual exclusion protocol
+// (protocol.GoalMutex) the election it composes, named by the string
+// parameter ElectionParam ("" when it names none: the default goal);
+// otherwise the protocol itself.
+func LeaderProtocol(name string, params protocol.Params) string {
+	if protocol.GoalOf(name) != protocol.GoalMutex {
+		return name
+	}
+	e, _ := params[ElectionParam].(string)
+	return e
+}
+
+// leaderGoal is the goal r's leader notes are judged by, from the
+// scenario recorded in its header (the header's protocol alone when that
+// cannot be read).
+func (r *run) leaderGoal() protocol.Goal {
+	var params protocol.Params
+	if r.hasRunFile {
+		if sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil); err == nil {
+			params = sc.Protocol.Params
+		}
+	}
+	return protocol.GoalOf(LeaderProtocol(r.header.Protocol, params))
+}
+
+// hasLeaderNotes reports whether any node notes a leader.
+func (r *run) hasLeaderNotes() bool {
+	for _, p := range r.procs[1:] {
+		for i := range p.evs {
+			if p.evs[i].typ == tLeader {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noLeaderToJudge is a leader property of a mutual exclusion run without
+// leader notes: vacuously valid, nothing checked, the reason saying so.
+func noLeaderToJudge(name string) Property {
+	return Property{Name: name, Verdict: Valid,
+		Reason: "not applicable: no leader notes (a mutual exclusion protocol that composes no election)"}
+}
+
+// checkGranted is the liveness property requests-granted: valid when
+// every request was granted (or abandoned by its node's crash); unknown
+// when some are still waiting at the end, since a finite trace cannot
+// prove that they never would be. The witness is the oldest request still
+// waiting.
+func checkGranted(r *run) Property {
+	p := Property{Name: PropGranted}
+	mr := collectSections(r)
+	p.Checked = len(mr.reqs)
+	granted, abandoned := 0, 0
+	var waiting []mxRequest
+	for _, q := range mr.reqs {
+		switch {
+		case q.granted:
+			granted++
+		case q.abandoned:
+			abandoned++
+		default:
+			waiting = append(waiting, q)
+		}
+	}
+	if len(mr.reqs) == 0 {
+		p.Verdict, p.Reason = Valid, "no requests"
+		return p
+	}
+	if len(waiting) == 0 {
+		p.Verdict = Valid
+		p.Reason = fmt.Sprintf("%d requests: %d granted, %d abandoned by their node's crash", len(mr.reqs), granted, abandoned)
+		return p
+	}
+	oldest := waiting[0]
+	for _, q := range waiting[1:] {
+		if q.t < oldest.t || q.t == oldest.t && q.node < oldest.node {
+			oldest = q
+		}
+	}
+	end := r.end()
+	p.Verdict = Unknown
+	p.Reason = fmt.Sprintf("%d of %d requests still waiting at the end (%.3fs); the oldest is node %d's of %.3fs, waiting %.3fs; a finite trace cannot prove starvation",
+		len(waiting), len(mr.reqs), seconds(end), oldest.node, seconds(oldest.t), seconds(end-oldest.t))
+	e := &r.procs[oldest.at.p].evs[oldest.at.i]
+	p.Witnesses = []Witness{{Text: fmt.Sprintf("node %d requested at %.3fs and had not entered when the run ended at %.3fs", oldest.node, seconds(oldest.t), seconds(end)),
+		Events: []WitnessEvent{r.witnessEvent(e, "oldest request still waiting")}}}
+	return p
+}
