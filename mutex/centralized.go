@@ -85,6 +85,8 @@ func init() {
 			PerEntry: func(int) (float64, float64) { return 0, 3 }, // 0: the coordinator's own entry
 			Delay:    "2",
 			Problems: "coordinator crash; bottleneck",
+			// The embedded election's kinds are counted apart.
+			Kinds: []string{centralKindRequest, centralKindGrant, centralKindRelease, centralKindInquire, centralKindReport, centralKindOutdated, centralKindCheck},
 		},
 	})
 }

@@ -68,6 +68,10 @@ type MutexCost struct {
 	Delay string
 	// Problems is the table's "problems" column ("coordinator crash").
 	Problems string
+	// Kinds, when set, lists the message kinds that are the algorithm's
+	// own; the others (an embedded election's) are counted apart from the
+	// messages per entry. Empty: every kind that is not transport.
+	Kinds []string
 }
 
 // Implements reports whether the protocol lists command c in Commands.

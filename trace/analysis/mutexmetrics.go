@@ -39,6 +39,11 @@ type MutexMetrics struct {
 	ByKind map[string]uint64 `json:"by_kind"`
 	// Transport counts the reliable channel's sends, apart.
 	Transport uint64 `json:"transport,omitempty"`
+	// Other counts the sends of kinds the protocol does not list as its own
+	// (protocol.MutexCost.Kinds: the centralized algorithm's embedded
+	// election), apart from Messages; OtherByKind splits them.
+	Other       uint64            `json:"other,omitempty"`
+	OtherByKind map[string]uint64 `json:"other_by_kind,omitempty"`
 	// MessagesPerEntry is Messages / Entries; PerEntryByKind the same by
 	// kind.
 	MessagesPerEntry *float64           `json:"messages_per_entry"`
@@ -241,7 +246,13 @@ func computeMutex(r *run, n int) *MutexMetrics {
 	mr := collectSections(r)
 	mm := &MutexMetrics{Requests: len(mr.reqs), Entries: len(mr.entries), ByKind: map[string]uint64{}}
 	end := r.end()
-
+	var own map[string]bool // nil: every kind
+	if spec, err := protocol.Lookup(r.header.Protocol); err == nil && spec.Mutex != nil && len(spec.Mutex.Kinds) > 0 {
+		own = map[string]bool{}
+		for _, k := range spec.Mutex.Kinds {
+			own[k] = true
+		}
+	}
 	for _, p := range r.procs[1:] {
 		for i := range p.evs {
 			e := &p.evs[i]
@@ -252,6 +263,12 @@ func computeMutex(r *run, n int) *MutexMetrics {
 			case k == HelloKind:
 			case protocol.IsTransport(k):
 				mm.Transport++
+			case own != nil && !own[k]:
+				if mm.OtherByKind == nil {
+					mm.OtherByKind = map[string]uint64{}
+				}
+				mm.Other++
+				mm.OtherByKind[k]++
 			default:
 				mm.Messages++
 				mm.ByKind[k]++
@@ -563,6 +580,9 @@ func (m *MutexMetrics) WriteText(w io.Writer) {
 	if m.Transport > 0 {
 		fmt.Fprintf(w, "; %d transport apart", m.Transport)
 	}
+	if m.Other > 0 {
+		fmt.Fprintf(w, "; %d others apart (%s)", m.Other, kindCounts(m.OtherByKind))
+	}
 	fmt.Fprintln(w)
 	s := m.Sync
 	fmt.Fprintf(w, "  sync delay over %d handovers: mean %s, max %s; in messages mean %s, max %s",
@@ -596,4 +616,18 @@ func fmtInt(v *int) string {
 		return "n/a"
 	}
 	return fmt.Sprint(*v)
+}
+
+// kindCounts prints counts by kind in kind order ("halt 13, probe 7").
+func kindCounts(m map[string]uint64) string {
+	kinds := make([]string, 0, len(m))
+	for k := range m {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }
