@@ -113,6 +113,12 @@ func (n *peerNode[T]) Step(ev protocol.Event) {
 	if !n.started {
 		return
 	}
+	if r, ok := ev.(protocol.Receive); ok && (r.From == n.id || r.From == protocol.None) {
+		// Drivers never deliver such frames; a forged one would make the
+		// channel acknowledge to itself or to nobody.
+		n.env.Logf("%s: %s from %d: not from another node, ignored", n.alg, r.Msg.Kind(), r.From)
+		return
+	}
 	if out, ok := n.ch.Step(ev); ok {
 		for _, f := range out.Unreachable {
 			n.giveUp(f)
