@@ -118,11 +118,11 @@ func TestSKIgnoresNonsense(t *testing.T) {
 				}
 			}),
 			at(ms(351), func() { sk(net, 2).receive(1, seen) }), // holding it already
-			inject(net, ms(450), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 2)}),
-			inject(net, ms(450), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{3}}),
-			inject(net, ms(450), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{2, 2}}),
-			inject(net, ms(450), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{42}}),
-			inject(net, ms(450), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: []uint64{0, 0, 5}}), // granted already
+			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 2)}),
+			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{3}}),
+			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{2, 2}}),
+			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{42}}),
+			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: []uint64{0, 0, 5}}), // granted already
 			at(ms(650), func() { sk(net, 2).receive(3, seen) }),                                 // 2 idle
 			inject(net, ms(320), 1, 2, SKMsg{Type: SKRequest, Seq: 1}),                          // again
 			inject(net, ms(320), 1, 2, SKMsg{Type: 7}),
