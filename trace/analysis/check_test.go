@@ -145,6 +145,44 @@ func TestCheckMutexIsCausal(t *testing.T) {
 	}
 }
 
+// TestCheckMutexFollowsRelays: node 1 leaves and sends a multi-hop message
+// to node 3 that node 2 relays; node 3 enters after receiving it from the
+// relay. The relay's trace has no receive, only the relay: the chain from
+// node 1's send through the relay must still order the sections.
+func TestCheckMutexFollowsRelays(t *testing.T) {
+	scen := lineScenario(t, 3, 10*time.Second)
+	send := trace.Event{T: sec(2.1), Ev: trace.EvSend, Kind: "reply", Seq: 7, To: 3, Origin: 1, OSeq: 4}
+	relay := trace.Event{T: sec(2.2), Ev: trace.EvRelay, Kind: "reply", Seq: 9, To: 3, Origin: 1, OSeq: 4}
+	recv := trace.Event{T: sec(2.3), Ev: trace.EvRecv, Kind: "reply", From: 2, Seq: 9, Origin: 1, OSeq: 4}
+	for _, c := range []struct {
+		name string
+		one  []trace.Event
+		want string
+	}{
+		{"sent after leaving", []trace.Event{ev(1, "cs-enter"), ev(2, "cs-exit"), send}, Valid},
+		{"sent before leaving", []trace.Event{ev(1, "cs-enter"), send, ev(4, "cs-exit")}, Invalid},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			synthRun(t, dir, scen, 10*time.Second, nil, map[protocol.NodeID][]trace.Event{
+				1: c.one,
+				2: {relay},
+				3: {recv, ev(2.4, "cs-enter"), ev(2.5, "cs-exit")},
+			})
+			rep, err := Check(dir, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := property(t, rep, PropMutex); p.Verdict != c.want {
+				t.Fatalf("verdict %s, want %s: %+v", p.Verdict, c.want, p)
+			}
+			if len(rep.Problems) != 0 {
+				t.Fatalf("problems: %v", rep.Problems)
+			}
+		})
+	}
+}
+
 func TestCheckBadInput(t *testing.T) {
 	scen := lineScenario(t, 3, 20*time.Second)
 	dir := t.TempDir()

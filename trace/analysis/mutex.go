@@ -114,7 +114,8 @@ func vectorClocks(r *run, secs []*section, dim map[int32]int) {
 		if s := g.pred[x.p][x.i]; s != noRef {
 			// A drop delivers nothing to the process, so it creates no
 			// happened-before edge; its snapshot is released all the same.
-			if sv := snaps[s]; sv != nil && e.typ == tRecv {
+			// A relay received the message it forwards.
+			if sv := snaps[s]; sv != nil && (e.typ == tRecv || e.typ == tRelay) {
 				for j := range v {
 					v[j] = max(v[j], sv[j])
 				}
