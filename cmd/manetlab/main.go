@@ -16,6 +16,7 @@ import (
 	_ "manetlab/bully"      // registers bully/textbook, bully/garcia-molina
 	_ "manetlab/firewire"   // registers firewire/tree-identify
 	_ "manetlab/invitation" // registers invitation/garcia-molina
+	_ "manetlab/mutex"      // registers mutex/ricart-agrawala, mutex/lamport, mutex/suzuki-kasami
 	_ "manetlab/ring"       // registers ring/lelann, ring/chang-roberts, ring/hirschberg-sinclair, ring/tanenbaum
 )
 
