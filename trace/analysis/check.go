@@ -112,8 +112,11 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol}
 	why := r.outsideAssumptions()
 	rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why), checkMutex(r))
-	if protocol.GoalOf(r.header.Protocol) == protocol.GoalTree {
+	switch protocol.GoalOf(r.header.Protocol) {
+	case protocol.GoalTree:
 		rep.Properties = judgeTreeGoal(dir, rep.Properties, why, opt) // tree identify: docs/analysis.md
+	case protocol.GoalMutex:
+		rep.Properties = judgeMutexGoal(r, rep.Properties)
 	}
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil

@@ -183,6 +183,51 @@ func TestCheckMutexFollowsRelays(t *testing.T) {
 	}
 }
 
+// mutexProto is a protocol registered only for these tests, whose goal is
+// mutual exclusion.
+const mutexProto = "test/mutex"
+
+func init() {
+	protocol.Register(protocol.Spec{Name: mutexProto, Goal: protocol.GoalMutex,
+		New: func(protocol.Config) (protocol.Process, error) { return nil, nil }})
+}
+
+// TestCheckMutexGoal: a mutual exclusion protocol that notes no leader is
+// not judged on leadership (a long run would otherwise be invalid: nobody
+// follows the best node); one that notes leaders (a composed election)
+// is.
+func TestCheckMutexGoal(t *testing.T) {
+	scen := lineScenario(t, 2, 60*time.Second)
+	for _, c := range []struct {
+		name   string
+		leader bool
+		want   string
+	}{{"no leader notes", false, Unknown}, {"a composed election", true, Valid}} {
+		t.Run(c.name, func(t *testing.T) {
+			nodes := map[protocol.NodeID][]trace.Event{}
+			for id := protocol.NodeID(1); id <= 2; id++ {
+				nodes[id] = []trace.Event{ev(0, trace.EvStart)}
+				if c.leader {
+					nodes[id] = append(nodes[id], leaderAt(1, 2, "1"))
+				}
+			}
+			nodes[1] = append(nodes[1], ev(2, "cs-enter"), ev(3, "cs-exit"))
+			dir := t.TempDir()
+			synthProtoRun(t, dir, mutexProto, scen, 60*time.Second, nodes)
+			rep, err := Check(dir, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := property(t, rep, PropStableLeader); p.Verdict != c.want {
+				t.Fatalf("stable-leader %s (%s), want %s", p.Verdict, p.Reason, c.want)
+			}
+			if p := property(t, rep, PropMutex); p.Verdict != Valid || rep.Invalid() {
+				t.Fatalf("report %+v", rep.Properties)
+			}
+		})
+	}
+}
+
 func TestCheckBadInput(t *testing.T) {
 	scen := lineScenario(t, 3, 20*time.Second)
 	dir := t.TempDir()

@@ -148,3 +148,24 @@ func mutexWitness(r *run, a, b *section) Witness {
 	}
 	return w
 }
+
+// judgeMutexGoal leaves leadership unjudged for a mutual exclusion
+// protocol that notes no leader: only one that composes an election (the
+// centralized algorithm's coordinator) is judged on it, by the goal of
+// protocol.GoalMutex.
+func judgeMutexGoal(r *run, props []Property) []Property {
+	for _, pr := range r.procs[1:] {
+		for i := range pr.evs {
+			if pr.evs[i].typ == tLeader {
+				return props
+			}
+		}
+	}
+	for i, p := range props {
+		if p.Name == PropEpochLeader || p.Name == PropStableLeader {
+			props[i] = Property{Name: p.Name, Verdict: Unknown,
+				Reason: "not judged: the goal is mutual exclusion and the protocol notes no leader (it composes no election)"}
+		}
+	}
+	return props
+}

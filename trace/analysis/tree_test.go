@@ -26,12 +26,18 @@ func parentAt(s float64, p protocol.NodeID) trace.Event {
 // with the scenario and an end, a file per node.
 func synthTreeRun(t *testing.T, dir, scen string, end time.Duration, nodes map[protocol.NodeID][]trace.Event) {
 	t.Helper()
+	synthProtoRun(t, dir, treeProto, scen, end, nodes)
+}
+
+// synthProtoRun writes a run of the named protocol as synthRun does.
+func synthProtoRun(t *testing.T, dir, proto, scen string, end time.Duration, nodes map[protocol.NodeID][]trace.Event) {
+	t.Helper()
 	write := func(path string, id protocol.NodeID, scen string, evs []trace.Event) {
 		w, err := trace.Create(path, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := trace.Event{Ev: trace.EvHeader, Node: id, Schema: trace.Schema, Run: "s1", Driver: "sim", Protocol: treeProto, Scenario: scen}
+		h := trace.Event{Ev: trace.EvHeader, Node: id, Schema: trace.Schema, Run: "s1", Driver: "sim", Protocol: proto, Scenario: scen}
 		if err := w.Write(&h); err != nil {
 			t.Fatal(err)
 		}
