@@ -7,6 +7,7 @@ import (
 
 	"manetlab/internal/simtest"
 	"manetlab/mutex"
+	"manetlab/scenario"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )
@@ -207,5 +208,25 @@ func TestCheckerCatchesEarlyReplies(t *testing.T) {
 	dir, _ = simtest.RunYAML(t, "early", earlyScenario(mutex.RicartAgrawala))
 	if p := mutexProperty(t, dir); p.Verdict != analysis.Valid || p.Checked != 1 {
 		t.Fatalf("Ricart-Agrawala on the same scenario: %s (%s), %d pairs", p.Verdict, p.Reason, p.Checked)
+	}
+}
+
+// TestSimConfigs runs the shipped configs and requires the counts their
+// comments give and a valid check.
+func TestSimConfigs(t *testing.T) {
+	for alg, want := range map[string]uint64{"ricart-agrawala": 154, "lamport": 231, "suzuki-kasami": 80} {
+		s, err := scenario.Load("../configs/mutex-"+alg+".yaml", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir, sum := simtest.Run(t, s)
+		checkCounts(t, alg, sum, want, nil)
+		chk, err := analysis.Check(dir, analysis.CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := mutexProperty(t, dir); chk.Invalid() || p.Verdict != analysis.Valid || p.Checked != 52 {
+			t.Fatalf("%s: check %+v", alg, chk.Properties)
+		}
 	}
 }
