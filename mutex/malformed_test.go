@@ -192,6 +192,7 @@ func TestFuzzNoPanic(t *testing.T) {
 					acts = append(acts, at(d, func() {
 						net.Step(id, protocol.Timeout{ID: protocol.TimerID(rng.IntN(50)), Name: channelTimer, Arg: int64(rng.IntN(6))})
 						net.Step(id, protocol.Receive{From: from, Msg: RAMsg{Type: RARequest}}) // not wrapped in Data
+						net.Step(id, protocol.Receive{From: from})                              // no message at all
 						net.Step(id, protocol.Command{Name: protocol.Elect})
 					}))
 				}

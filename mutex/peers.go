@@ -116,7 +116,7 @@ func (n *peerNode[T]) Step(ev protocol.Event) {
 	if r, ok := ev.(protocol.Receive); ok && (r.From == n.id || r.From == protocol.None) {
 		// Drivers never deliver such frames; a forged one would make the
 		// channel acknowledge to itself or to nobody.
-		n.env.Logf("%s: %s from %d: not from another node, ignored", n.alg, r.Msg.Kind(), r.From)
+		n.env.Logf("%s: %T from %d: not from another node, ignored", n.alg, r.Msg, r.From)
 		return
 	}
 	if out, ok := n.ch.Step(ev); ok {
