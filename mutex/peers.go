@@ -182,6 +182,6 @@ func (n *peerNode[T]) giveUp(f reliable.Failure[T]) {
 // total has no bound to set beside it and the report says why.
 func peerBound(formula string) func([]protocol.NodeID, protocol.Params, uint64) (protocol.Bound, error) {
 	return func([]protocol.NodeID, protocol.Params, uint64) (protocol.Bound, error) {
-		return protocol.Bound{}, fmt.Errorf("counted per entry to the critical section (%s each), not per run", formula)
+		return protocol.Bound{}, fmt.Errorf("counted per entry to the critical section (%s), not per run", formula)
 	}
 }
