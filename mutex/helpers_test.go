@@ -1,7 +1,6 @@
 package mutex
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -108,5 +107,3 @@ func singleHolder(net *protonet.Network) func(*protonet.Node) {
 		}
 	}
 }
-
-func fmtIDs(ids []protocol.NodeID) string { return fmt.Sprint(ids) }
