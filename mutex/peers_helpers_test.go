@@ -12,12 +12,12 @@ import (
 // virtual time (1 ms per frame unless shuffled), with the workload given
 // as actions.
 
-func at(d time.Duration, fn func()) protonet.Action { return protonet.Action{At: d, Fn: fn} }
+func peerAt(d time.Duration, fn func()) protonet.Action { return protonet.Action{At: d, Fn: fn} }
 
-func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+func millis(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
-// ids are the members 1..n.
-func ids(n int) []protocol.NodeID {
+// memberIDs are the members 1..n.
+func memberIDs(n int) []protocol.NodeID {
 	out := make([]protocol.NodeID, n)
 	for i := range out {
 		out[i] = protocol.NodeID(i + 1)
@@ -25,27 +25,27 @@ func ids(n int) []protocol.NodeID {
 	return out
 }
 
-// request and release are workload commands as actions.
-func request(net *protonet.Network, d time.Duration, id protocol.NodeID) protonet.Action {
-	return at(d, func() { net.Command(id, protocol.Request) })
+// askAt and leaveAt are workload commands as actions.
+func askAt(net *protonet.Network, d time.Duration, id protocol.NodeID) protonet.Action {
+	return peerAt(d, func() { net.Command(id, protocol.Request) })
 }
 
-func release(net *protonet.Network, d time.Duration, id protocol.NodeID) protonet.Action {
-	return at(d, func() { net.Command(id, protocol.Release) })
+func leaveAt(net *protonet.Network, d time.Duration, id protocol.NodeID) protonet.Action {
+	return peerAt(d, func() { net.Command(id, protocol.Release) })
 }
 
-// section is one stay in the critical section, in virtual time.
-type section struct {
+// stay is one stay in the critical section, in virtual time.
+type stay struct {
 	node        protocol.NodeID
 	enter, exit time.Duration // exit -1: not left
 }
 
-// sections reads the stays from the network's notes and fails the test if
+// stays reads the stays from the network's notes and fails the test if
 // two overlap in virtual time (a node entering while another is in) or a
 // node enters twice without leaving.
-func sections(t *testing.T, net *protonet.Network) []section {
+func stays(t *testing.T, net *protonet.Network) []stay {
 	t.Helper()
-	var out []section
+	var out []stay
 	open := map[protocol.NodeID]int{} // node -> index in out
 	for _, r := range net.Notes {
 		switch r.Kind {
@@ -57,7 +57,7 @@ func sections(t *testing.T, net *protonet.Network) []section {
 				t.Fatalf("%s: node %d enters at %v while %d is in the section", net.Alg, r.Node, r.At, other)
 			}
 			open[r.Node] = len(out)
-			out = append(out, section{node: r.Node, enter: r.At, exit: -1})
+			out = append(out, stay{node: r.Node, enter: r.At, exit: -1})
 		case protocol.NoteCSExit:
 			i, in := open[r.Node]
 			if !in {
@@ -70,8 +70,8 @@ func sections(t *testing.T, net *protonet.Network) []section {
 	return out
 }
 
-// order lists who entered, in order.
-func order(secs []section) []protocol.NodeID {
+// entryOrder lists who entered, in order.
+func entryOrder(secs []stay) []protocol.NodeID {
 	out := make([]protocol.NodeID, len(secs))
 	for i, s := range secs {
 		out[i] = s.node
@@ -79,8 +79,8 @@ func order(secs []section) []protocol.NodeID {
 	return out
 }
 
-// algorithmCount sums the frames sent that are not transport.
-func algorithmCount(net *protonet.Network) int {
+// algMessages sums the frames sent that are not transport.
+func algMessages(net *protonet.Network) int {
 	total := 0
 	for _, c := range net.AlgorithmKinds() {
 		total += c
@@ -88,8 +88,8 @@ func algorithmCount(net *protonet.Network) int {
 	return total
 }
 
-// holders lists the nodes whose process says it holds the section.
-func holders(net *protonet.Network) []protocol.NodeID {
+// holdersNow lists the nodes whose process says it holds the section.
+func holdersNow(net *protonet.Network) []protocol.NodeID {
 	var out []protocol.NodeID
 	for _, id := range net.Live() {
 		if c, ok := net.Nodes[id].Proc.(interface{ holds() bool }); ok && c.holds() {
@@ -99,10 +99,10 @@ func holders(net *protonet.Network) []protocol.NodeID {
 	return out
 }
 
-// singleHolder fails the test whenever two processes hold the section.
-func singleHolder(net *protonet.Network) func(*protonet.Node) {
+// atMostOneHolder fails the test whenever two processes hold the section.
+func atMostOneHolder(net *protonet.Network) func(*protonet.Node) {
 	return func(*protonet.Node) {
-		if h := holders(net); len(h) > 1 {
+		if h := holdersNow(net); len(h) > 1 {
 			net.T.Fatalf("%s at %v: %v hold the section together", net.Alg, net.Now, h)
 		}
 	}

@@ -17,9 +17,9 @@ import (
 // it lets through is what the algorithm must survive), then checks that at
 // most one node holds the section.
 func inject[T peerMsg[T]](net *protonet.Network, d time.Duration, id, from protocol.NodeID, m T) protonet.Action {
-	return at(d, func() {
+	return peerAt(d, func() {
 		net.Nodes[id].Proc.(interface{ receive(protocol.NodeID, T) }).receive(from, m)
-		singleHolder(net)(net.Nodes[id])
+		atMostOneHolder(net)(net.Nodes[id])
 	})
 }
 
@@ -30,19 +30,19 @@ func inject[T peerMsg[T]](net *protonet.Network, d time.Duration, id, from proto
 func forgedRun(t *testing.T, alg string, forged func(net *protonet.Network) []protonet.Action) {
 	t.Helper()
 	run := func(withForged bool) *protonet.Network {
-		net := protonet.New(t, alg, ids(3), nil, 1)
-		net.AfterStep = singleHolder(net)
+		net := protonet.New(t, alg, memberIDs(3), nil, 1)
+		net.AfterStep = atMostOneHolder(net)
 		acts := []protonet.Action{
-			request(net, ms(100), 1),
-			release(net, ms(200), 1),
-			request(net, ms(300), 2),
-			request(net, ms(300), 3),
-			release(net, ms(400), 2),
-			release(net, ms(400), 3),
-			release(net, ms(500), 2),
-			release(net, ms(500), 3),
-			request(net, ms(600), 3),
-			release(net, ms(700), 3),
+			askAt(net, millis(100), 1),
+			leaveAt(net, millis(200), 1),
+			askAt(net, millis(300), 2),
+			askAt(net, millis(300), 3),
+			leaveAt(net, millis(400), 2),
+			leaveAt(net, millis(400), 3),
+			leaveAt(net, millis(500), 2),
+			leaveAt(net, millis(500), 3),
+			askAt(net, millis(600), 3),
+			leaveAt(net, millis(700), 3),
 		}
 		if withForged {
 			acts = append(acts, forged(net)...)
@@ -51,7 +51,7 @@ func forgedRun(t *testing.T, alg string, forged func(net *protonet.Network) []pr
 		return net
 	}
 	clean, dirty := run(false), run(true)
-	want, got := order(sections(t, clean)), order(sections(t, dirty))
+	want, got := entryOrder(stays(t, clean)), entryOrder(stays(t, dirty))
 	if !slices.Equal(got, want) || len(want) != 4 {
 		t.Fatalf("%s: entries with forged messages %v, without %v", alg, got, want)
 	}
@@ -65,11 +65,11 @@ func forgedRun(t *testing.T, alg string, forged func(net *protonet.Network) []pr
 func TestRAIgnoresNonsense(t *testing.T) {
 	forgedRun(t, RicartAgrawala, func(net *protonet.Network) []protonet.Action {
 		return []protonet.Action{
-			inject(net, ms(50), 2, 1, RAMsg{Type: RAReply, For: 0}),  // nobody waiting
-			inject(net, ms(50), 2, 3, RAMsg{Type: RAReply, For: 7}),  // nobody waiting
-			inject(net, ms(150), 1, 2, RAMsg{Type: RAReply, For: 1}), // holding: a reply it has had
-			inject(net, ms(301), 3, 1, RAMsg{Type: RAReply, For: 1}), // 3 waits for request 3: 1 is old
-			at(ms(320), func() { // 1 replied to 3's current request: again
+			inject(net, millis(50), 2, 1, RAMsg{Type: RAReply, For: 0}),  // nobody waiting
+			inject(net, millis(50), 2, 3, RAMsg{Type: RAReply, For: 7}),  // nobody waiting
+			inject(net, millis(150), 1, 2, RAMsg{Type: RAReply, For: 1}), // holding: a reply it has had
+			inject(net, millis(301), 3, 1, RAMsg{Type: RAReply, For: 1}), // 3 waits for request 3: 1 is old
+			peerAt(millis(320), func() { // 1 replied to 3's current request: again
 				p := ra(net, 3)
 				if !p.wants() || !p.replied[1] || p.replied[2] {
 					t.Fatalf("node 3 at 320ms: %s, replies %v; want waiting for 2 only", p.state, p.replied)
@@ -78,10 +78,10 @@ func TestRAIgnoresNonsense(t *testing.T) {
 				p.receive(1, RAMsg{Type: RAReply, For: p.req})
 				p.receive(2, RAMsg{Type: RAReply, For: p.req - 1}) // 2 answering an older request
 				p.receive(2, RAMsg{Type: RAReply, For: 0})
-				singleHolder(net)(net.Nodes[3])
+				atMostOneHolder(net)(net.Nodes[3])
 			}),
-			inject(net, ms(350), 2, 1, RAMsg{Type: RARequest, TS: 1}), // 1's old request again
-			inject(net, ms(350), 2, 1, RAMsg{Type: 99, TS: 100}),
+			inject(net, millis(350), 2, 1, RAMsg{Type: RARequest, TS: 1}), // 1's old request again
+			inject(net, millis(350), 2, 1, RAMsg{Type: 99, TS: 100}),
 		}
 	})
 }
@@ -91,12 +91,12 @@ func TestRAIgnoresNonsense(t *testing.T) {
 func TestLamportIgnoresNonsense(t *testing.T) {
 	forgedRun(t, Lamport, func(net *protonet.Network) []protonet.Action {
 		return []protonet.Action{
-			inject(net, ms(50), 2, 1, LamportMsg{Type: LamportReply, TS: 5, For: 1}),
-			inject(net, ms(50), 2, 3, LamportMsg{Type: LamportRelease, TS: 5, For: 1}),
-			inject(net, ms(150), 2, 1, LamportMsg{Type: LamportRequest, TS: 1}), // 1's request again
-			inject(net, ms(250), 3, 1, LamportMsg{Type: LamportRelease, TS: 9, For: 1}),
-			inject(net, ms(320), 3, 1, LamportMsg{Type: LamportReply, TS: 50, For: 1}),
-			inject(net, ms(350), 1, 2, LamportMsg{Type: 0}),
+			inject(net, millis(50), 2, 1, LamportMsg{Type: LamportReply, TS: 5, For: 1}),
+			inject(net, millis(50), 2, 3, LamportMsg{Type: LamportRelease, TS: 5, For: 1}),
+			inject(net, millis(150), 2, 1, LamportMsg{Type: LamportRequest, TS: 1}), // 1's request again
+			inject(net, millis(250), 3, 1, LamportMsg{Type: LamportRelease, TS: 9, For: 1}),
+			inject(net, millis(320), 3, 1, LamportMsg{Type: LamportReply, TS: 50, For: 1}),
+			inject(net, millis(350), 1, 2, LamportMsg{Type: 0}),
 		}
 	})
 }
@@ -109,23 +109,23 @@ func TestSKIgnoresNonsense(t *testing.T) {
 	forgedRun(t, SuzukiKasami, func(net *protonet.Network) []protonet.Action {
 		tok := func() SKMsg { return SKMsg{Type: SKToken, Pass: 99, LN: make([]uint64, 3)} }
 		return []protonet.Action{
-			inject(net, ms(50), 2, 1, tok()),  // 2 does not want it
-			inject(net, ms(150), 1, 3, tok()), // 1 holds it
-			at(ms(350), func() {
+			inject(net, millis(50), 2, 1, tok()),  // 2 does not want it
+			inject(net, millis(150), 1, 3, tok()), // 1 holds it
+			peerAt(millis(350), func() {
 				p := sk(net, 2)
 				if p.token {
 					seen = SKMsg{Type: SKToken, Pass: p.pass, LN: slices.Clone(p.ln), Queue: slices.Clone(p.queue)}
 				}
 			}),
-			at(ms(351), func() { sk(net, 2).receive(1, seen) }), // holding it already
-			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 2)}),
-			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{3}}),
-			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{2, 2}}),
-			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{42}}),
-			inject(net, ms(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: []uint64{0, 0, 5}}), // granted already
-			at(ms(650), func() { sk(net, 2).receive(3, seen) }),                                 // 2 idle
-			inject(net, ms(320), 1, 2, SKMsg{Type: SKRequest, Seq: 1}),                          // again
-			inject(net, ms(320), 1, 2, SKMsg{Type: 7}),
+			peerAt(millis(351), func() { sk(net, 2).receive(1, seen) }), // holding it already
+			inject(net, millis(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 2)}),
+			inject(net, millis(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{3}}),
+			inject(net, millis(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{2, 2}}),
+			inject(net, millis(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: make([]uint64, 3), Queue: []protocol.NodeID{42}}),
+			inject(net, millis(320), 3, 1, SKMsg{Type: SKToken, Pass: 1000, LN: []uint64{0, 0, 5}}), // granted already
+			peerAt(millis(650), func() { sk(net, 2).receive(3, seen) }),                             // 2 idle
+			inject(net, millis(320), 1, 2, SKMsg{Type: SKRequest, Seq: 1}),                          // again
+			inject(net, millis(320), 1, 2, SKMsg{Type: 7}),
 		}
 	})
 	if seen.Type != SKToken {
@@ -136,60 +136,60 @@ func TestSKIgnoresNonsense(t *testing.T) {
 // TestSKDuplicateTokenWhileWantingAgain: a member that passed the token on
 // and wants it again ignores a copy of a token it has seen (its pass).
 func TestSKDuplicateTokenWhileWantingAgain(t *testing.T) {
-	net := protonet.New(t, SuzukiKasami, ids(3), nil, 1)
-	net.AfterStep = singleHolder(net)
+	net := protonet.New(t, SuzukiKasami, memberIDs(3), nil, 1)
+	net.AfterStep = atMostOneHolder(net)
 	var old SKMsg
 	net.Run(5*time.Second,
-		request(net, ms(100), 2),
-		at(ms(150), func() {
+		askAt(net, millis(100), 2),
+		peerAt(millis(150), func() {
 			p := sk(net, 2)
 			old = SKMsg{Type: SKToken, Pass: p.pass, LN: slices.Clone(p.ln)}
 		}),
-		request(net, ms(160), 3),
-		release(net, ms(200), 2), // the token goes to 3, which holds the section
-		request(net, ms(300), 2),
-		at(ms(350), func() {
+		askAt(net, millis(160), 3),
+		leaveAt(net, millis(200), 2), // the token goes to 3, which holds the section
+		askAt(net, millis(300), 2),
+		peerAt(millis(350), func() {
 			sk(net, 2).receive(1, old)
-			singleHolder(net)(net.Nodes[2])
+			atMostOneHolder(net)(net.Nodes[2])
 		}),
 	)
-	if got := order(sections(t, net)); !slices.Equal(got, []protocol.NodeID{2, 3}) {
+	if got := entryOrder(stays(t, net)); !slices.Equal(got, []protocol.NodeID{2, 3}) {
 		t.Fatalf("entries %v, want [2 3] (2 waits for 3's release)", got)
 	}
 }
 
-// TestFuzzNoPanic throws random events at every algorithm among a random
+// TestPeerFuzzNoPanic throws random events at every algorithm among a random
 // workload: random messages of the algorithm's type through its receive
 // and through the channel (from members, non-members and nobody), foreign
 // message types, stray acknowledgements and timers, random commands. No
 // process may panic.
-func TestFuzzNoPanic(t *testing.T) {
+func TestPeerFuzzNoPanic(t *testing.T) {
 	for _, alg := range []string{RicartAgrawala, Lamport, SuzukiKasami} {
 		for seed := uint64(1); seed <= 30; seed++ {
 			rng := rand.New(rand.NewPCG(seed, 42))
-			net := protonet.New(t, alg, ids(4), nil, seed, protonet.Shuffled(seed))
+			net := protonet.New(t, alg, memberIDs(4), nil, seed, protonet.Shuffled(seed))
 			var acts []protonet.Action
 			for range 300 {
-				d := ms(rng.IntN(3000))
+				d := millis(rng.IntN(3000))
 				id := protocol.NodeID(1 + rng.IntN(4))
 				from := protocol.NodeID(rng.IntN(7)) // 0, members, non-members
 				switch rng.IntN(6) {
 				case 0:
-					acts = append(acts, request(net, d, id))
+					acts = append(acts, askAt(net, d, id))
 				case 1:
-					acts = append(acts, release(net, d, id))
+					acts = append(acts, leaveAt(net, d, id))
 				case 2:
-					acts = append(acts, at(d, func() { fuzzReceive(net, alg, id, from, rng) }))
+					acts = append(acts, peerAt(d, func() { fuzzReceive(net, alg, id, from, rng) }))
 				case 3:
-					acts = append(acts, at(d, func() {
+					acts = append(acts, peerAt(d, func() {
 						net.Step(id, protocol.Receive{From: from, Msg: fuzzData(alg, rng)})
 					}))
 				case 4:
-					acts = append(acts, at(d, func() {
+					acts = append(acts, peerAt(d, func() {
 						net.Step(id, protocol.Receive{From: from, Msg: reliable.Ack{Chan: channelTimer, Seq: uint32(rng.IntN(5)), Conn: 1}})
 					}))
 				case 5:
-					acts = append(acts, at(d, func() {
+					acts = append(acts, peerAt(d, func() {
 						net.Step(id, protocol.Timeout{ID: protocol.TimerID(rng.IntN(50)), Name: channelTimer, Arg: int64(rng.IntN(6))})
 						net.Step(id, protocol.Receive{From: from, Msg: RAMsg{Type: RARequest}}) // not wrapped in Data
 						net.Step(id, protocol.Receive{From: from})                              // no message at all

@@ -10,9 +10,9 @@ import (
 	"manetlab/protocol/reliable"
 )
 
-// TestWireRoundTrip: every message of the three algorithms, wrapped by the
+// TestPeerWireRoundTrip: every message of the three algorithms, wrapped by the
 // reliable channel as it travels, survives the real driver's codec.
-func TestWireRoundTrip(t *testing.T) {
+func TestPeerWireRoundTrip(t *testing.T) {
 	msgs := map[string][]protocol.Message{
 		mutex.RicartAgrawala: {
 			reliable.Data[mutex.RAMsg]{Inc: 5, Conn: 1, Seq: 2, Base: 1, Msg: mutex.RAMsg{Type: mutex.RARequest, TS: 9}},
