@@ -87,34 +87,6 @@ func (r *coordRunT) mutexValid(t *testing.T, minPairs int) {
 	t.Fatalf("no %s property in %+v", analysis.PropMutex, r.check.Properties)
 }
 
-// mutexValidButCrashed is mutexValid for runs where a holder crashes in
-// the section and it is reclaimed: the checker orders sections by
-// happened-before only, and nothing happens after a crash, so every
-// section granted after the reclaim is concurrent with the crashed one.
-// It fails the test unless every violation is such a pair.
-func (r *coordRunT) mutexValidButCrashed(t *testing.T) {
-	t.Helper()
-	for _, p := range r.check.Properties {
-		if p.Name != analysis.PropMutex {
-			continue
-		}
-		if p.Violations > len(p.Witnesses) {
-			t.Fatalf("%d violations, more than the %d witnesses shown: cannot tell them all crash pairs", p.Violations, len(p.Witnesses))
-		}
-		for _, w := range p.Witnesses {
-			crashed := false
-			for _, e := range w.Events {
-				crashed = crashed || e.Ev == "crash"
-			}
-			if !crashed {
-				t.Fatalf("violation not due to a crashed holder: %+v", w)
-			}
-		}
-		return
-	}
-	t.Fatalf("no %s property", analysis.PropMutex)
-}
-
 // count counts the events of node (0: any) with Ev ev (and, for sends,
 // Kind kind) in [from, to].
 func (r *coordRunT) count(node protocol.NodeID, ev, kind string, from, to time.Duration) int {

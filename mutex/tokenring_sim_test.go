@@ -114,7 +114,7 @@ func TestTokenRingRegeneration(t *testing.T) {
 	if r.count(0, "send", "token-election", 0, 15*time.Second) == 0 {
 		t.Errorf("no election messages")
 	}
-	r.mutexValidButCrashed(t)
+	r.mutexValid(t, 1) // a section ended by a crash ends at the crash (docs/analysis.md)
 }
 
 // TestTokenRingNoRegeneration: with regenerate false (the default) the

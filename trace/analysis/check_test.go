@@ -145,6 +145,80 @@ func TestCheckMutexIsCausal(t *testing.T) {
 	}
 }
 
+// TestCheckMutexFollowsRelays: node 1 leaves and sends a multi-hop message
+// to node 3 that node 2 relays; node 3 enters after receiving it from the
+// relay. The relay's trace has no receive, only the relay: the chain from
+// node 1's send through the relay must still order the sections.
+func TestCheckMutexFollowsRelays(t *testing.T) {
+	scen := lineScenario(t, 3, 10*time.Second)
+	send := trace.Event{T: sec(2.1), Ev: trace.EvSend, Kind: "reply", Seq: 7, To: 3, Origin: 1, OSeq: 4}
+	relay := trace.Event{T: sec(2.2), Ev: trace.EvRelay, Kind: "reply", Seq: 9, To: 3, Origin: 1, OSeq: 4}
+	recv := trace.Event{T: sec(2.3), Ev: trace.EvRecv, Kind: "reply", From: 2, Seq: 9, Origin: 1, OSeq: 4}
+	for _, c := range []struct {
+		name string
+		one  []trace.Event
+		want string
+	}{
+		{"sent after leaving", []trace.Event{ev(1, "cs-enter"), ev(2, "cs-exit"), send}, Valid},
+		{"sent before leaving", []trace.Event{ev(1, "cs-enter"), send, ev(4, "cs-exit")}, Invalid},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			synthRun(t, dir, scen, 10*time.Second, nil, map[protocol.NodeID][]trace.Event{
+				1: c.one,
+				2: {relay},
+				3: {recv, ev(2.4, "cs-enter"), ev(2.5, "cs-exit")},
+			})
+			rep, err := Check(dir, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := property(t, rep, PropMutex); p.Verdict != c.want {
+				t.Fatalf("verdict %s, want %s: %+v", p.Verdict, c.want, p)
+			}
+			if len(rep.Problems) != 0 {
+				t.Fatalf("problems: %v", rep.Problems)
+			}
+		})
+	}
+}
+
+// TestCheckMutexGoal: a mutual exclusion protocol that notes no leader is
+// not judged on leadership (valid, not applicable: a long run would
+// otherwise be invalid, nobody follows the best node); one that notes
+// leaders (a composed election) is.
+func TestCheckMutexGoal(t *testing.T) {
+	scen := lineScenario(t, 2, 60*time.Second)
+	for _, c := range []struct {
+		name   string
+		leader bool
+		want   string
+	}{{"no leader notes", false, Valid}, {"a composed election", true, Valid}} {
+		t.Run(c.name, func(t *testing.T) {
+			nodes := map[protocol.NodeID][]trace.Event{}
+			for id := protocol.NodeID(1); id <= 2; id++ {
+				nodes[id] = []trace.Event{ev(0, trace.EvStart)}
+				if c.leader {
+					nodes[id] = append(nodes[id], leaderAt(1, 2, "1"))
+				}
+			}
+			nodes[1] = append(nodes[1], ev(2, "cs-enter"), ev(3, "cs-exit"))
+			dir := t.TempDir()
+			synthProtoRun(t, dir, mutexProto, scen, 60*time.Second, nodes)
+			rep, err := Check(dir, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := property(t, rep, PropStableLeader); p.Verdict != c.want {
+				t.Fatalf("stable-leader %s (%s), want %s", p.Verdict, p.Reason, c.want)
+			}
+			if p := property(t, rep, PropMutex); p.Verdict != Valid || rep.Invalid() {
+				t.Fatalf("report %+v", rep.Properties)
+			}
+		})
+	}
+}
+
 func TestCheckBadInput(t *testing.T) {
 	scen := lineScenario(t, 3, 20*time.Second)
 	dir := t.TempDir()

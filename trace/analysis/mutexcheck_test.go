@@ -54,34 +54,6 @@ func mutexScenario(t *testing.T, n int, duration time.Duration, proto, election 
 	return string(y)
 }
 
-// synthRunAs is synthRun with proto in the headers.
-func synthRunAs(t *testing.T, dir, proto, scen string, end time.Duration, runEvs []trace.Event, nodes map[protocol.NodeID][]trace.Event) {
-	t.Helper()
-	write := func(path string, id protocol.NodeID, scen string, evs []trace.Event) {
-		w, err := trace.Create(path, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := trace.Event{Ev: trace.EvHeader, Node: id, Schema: trace.Schema, Run: "s1", Driver: "sim", Protocol: proto, Scenario: scen}
-		if err := w.Write(&h); err != nil {
-			t.Fatal(err)
-		}
-		for i := range evs {
-			evs[i].Node = id
-			if err := w.Write(&evs[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(trace.RunFile(dir), 0, scen, append(runEvs, trace.Event{T: int64(end), Ev: trace.EvEnd}))
-	for id, evs := range nodes {
-		write(trace.NodeFile(dir, id), id, "", evs)
-	}
-}
-
 func TestCheckMutexGoalWithoutLeaders(t *testing.T) {
 	dir := t.TempDir()
 	nodes, runEvs := centralizedRun()

@@ -87,6 +87,16 @@ func buildGraph(r *run) *graph {
 		for i := range pr.evs {
 			g.pred[p][i] = noRef
 			e := &pr.evs[i]
+			if e.typ == tRelay && e.origin != e.node && e.origin != protocol.None {
+				// A relay forwards a multi-hop message it received, which
+				// its trace does not record as a receive: it happened
+				// after the originator's send. Without this edge the
+				// chain send, relay, receive breaks at the relay.
+				if cands := origins[msgKey{e.origin, e.oseq}]; len(cands) > 0 {
+					g.pred[p][i] = g.latest(cands, e)
+				}
+				continue
+			}
 			if !isReceive(e) || e.from == e.node || e.from == protocol.None && e.origin == protocol.None {
 				continue
 			}
@@ -114,14 +124,7 @@ func buildGraph(r *run) *graph {
 				}
 				continue
 			}
-			best := cands[0]
-			for _, c := range cands[1:] {
-				s := g.ev(c)
-				if !before(e, s) && before(g.ev(best), s) {
-					best = c
-				}
-			}
-			g.pred[p][i] = best
+			g.pred[p][i] = g.latest(cands, e)
 			g.matched++
 		}
 	}
@@ -129,6 +132,19 @@ func buildGraph(r *run) *graph {
 		r.problems = append(r.problems, trace.Problem{File: r.dirs[0], Msg: fmt.Sprintf("%d more receives without a matching send", g.unmatched-listed)})
 	}
 	return g
+}
+
+// latest picks among the sends of one key (a sequence number used again
+// by a restarted process) the latest whose clock is not after e's.
+func (g *graph) latest(cands []ref, e *event) ref {
+	best := cands[0]
+	for _, c := range cands[1:] {
+		s := g.ev(c)
+		if !before(e, s) && before(g.ev(best), s) {
+			best = c
+		}
+	}
+	return best
 }
 
 // ev returns the event at x.

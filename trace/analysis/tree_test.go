@@ -26,12 +26,24 @@ func parentAt(s float64, p protocol.NodeID) trace.Event {
 // with the scenario and an end, a file per node.
 func synthTreeRun(t *testing.T, dir, scen string, end time.Duration, nodes map[protocol.NodeID][]trace.Event) {
 	t.Helper()
+	synthProtoRun(t, dir, treeProto, scen, end, nodes)
+}
+
+// synthProtoRun writes a run of the named protocol as synthRun does.
+func synthProtoRun(t *testing.T, dir, proto, scen string, end time.Duration, nodes map[protocol.NodeID][]trace.Event) {
+	t.Helper()
+	synthRunAs(t, dir, proto, scen, end, nil, nodes)
+}
+
+// synthRunAs is synthRun with proto in the headers.
+func synthRunAs(t *testing.T, dir, proto, scen string, end time.Duration, runEvs []trace.Event, nodes map[protocol.NodeID][]trace.Event) {
+	t.Helper()
 	write := func(path string, id protocol.NodeID, scen string, evs []trace.Event) {
 		w, err := trace.Create(path, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := trace.Event{Ev: trace.EvHeader, Node: id, Schema: trace.Schema, Run: "s1", Driver: "sim", Protocol: treeProto, Scenario: scen}
+		h := trace.Event{Ev: trace.EvHeader, Node: id, Schema: trace.Schema, Run: "s1", Driver: "sim", Protocol: proto, Scenario: scen}
 		if err := w.Write(&h); err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +57,7 @@ func synthTreeRun(t *testing.T, dir, scen string, end time.Duration, nodes map[p
 			t.Fatal(err)
 		}
 	}
-	write(trace.RunFile(dir), 0, scen, []trace.Event{{T: int64(end), Ev: trace.EvEnd}})
+	write(trace.RunFile(dir), 0, scen, append(runEvs, trace.Event{T: int64(end), Ev: trace.EvEnd}))
 	for id, evs := range nodes {
 		write(trace.NodeFile(dir, id), id, "", evs)
 	}
