@@ -164,3 +164,28 @@ func TestCheckMutexGoalJudgesItsElection(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckMutexCrashEndsSection: a section that a crash ends ends at the
+// crash instant; a section entered elsewhere after it, with no message
+// between (a coordinator reclaiming on a timeout), is no violation; one
+// entered before the crash is.
+func TestCheckMutexCrashEndsSection(t *testing.T) {
+	scen := lineScenario(t, 2, 10*time.Second)
+	for _, c := range []struct {
+		enter float64
+		want  string
+	}{{3, Valid}, {1.5, Invalid}} {
+		dir := t.TempDir()
+		synthRun(t, dir, scen, 10*time.Second, []trace.Event{{T: sec(2), Node: 1, Ev: trace.EvCrash}}, map[protocol.NodeID][]trace.Event{
+			1: {csNote(0.5, protocol.NoteCSRequest), csNote(1, protocol.NoteCSEnter), ev(2, trace.EvCrash)},
+			2: {csNote(0.5, protocol.NoteCSRequest), csNote(c.enter, protocol.NoteCSEnter), csNote(c.enter+1, protocol.NoteCSExit)},
+		})
+		rep, err := Check(dir, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := property(t, rep, PropMutex); p.Verdict != c.want || p.Checked != 1 {
+			t.Errorf("node 2 entering at %gs, node 1 crashed in the section at 2s: %+v, want %s", c.enter, p, c.want)
+		}
+	}
+}
