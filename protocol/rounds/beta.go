@@ -1,6 +1,7 @@
 package rounds
 
 import (
+	"fmt"
 	"slices"
 
 	"manetlab/protocol"
@@ -92,6 +93,7 @@ func (p *proc[T]) treeCheck() {
 		}
 	}
 	t.built = true
+	p.env.Note(protocol.Note{Kind: protocol.NoteSync, Text: fmt.Sprintf("beta tree parent=%d", t.parent)})
 	if t.parent == protocol.None {
 		p.betaRound(1)
 		return

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"manetlab/protocol"
+	"manetlab/protocol/rounds"
 )
 
 // Verdicts of a property.
@@ -112,6 +113,9 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol}
 	why := r.outsideAssumptions()
 	rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why), checkMutex(r))
+	if _, ok := rounds.Lookup(r.header.Protocol); ok {
+		rep.Properties = append(rep.Properties, checkSync(dir)) // round protocols: rounds.go
+	}
 	if protocol.GoalOf(r.header.Protocol) == protocol.GoalTree {
 		rep.Properties = judgeTreeGoal(dir, rep.Properties, why, opt) // tree identify: docs/analysis.md
 	}

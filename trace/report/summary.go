@@ -34,7 +34,8 @@ type Summary struct {
 	Alive    int    `json:"alive"`
 	// Verdict is "valid" when every final component has exactly one
 	// leader, agreed by all its members, and it is the component's best
-	// node; "invalid" otherwise.
+	// node; "invalid" otherwise; "stalled" when a round protocol's
+	// synchronizer stopped with live nodes mid-round (Reason says where).
 	Verdict string `json:"verdict"`
 	// Reason explains an "unknown" verdict: the run lies outside the
 	// assumptions of its protocol (crashes for one that assumes none).
@@ -235,6 +236,11 @@ func Summarize(dir string) (*Summary, error) {
 	sum.measured = m.m
 	sum.Metrics = &m.m.Metrics
 	sum.Complexity = m.m.Complexity
+	if c := sum.Complexity; c != nil && c.Stalled != "" {
+		// A round protocol's synchronizer stopped: say where, rather than
+		// judging the leaders of an algorithm that never finished.
+		sum.Verdict, sum.Reason = analysis.Stalled, c.Stalled
+	}
 	return sum, nil
 }
 
