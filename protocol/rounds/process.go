@@ -29,6 +29,7 @@ type proc[T protocol.Message] struct {
 	alg Algorithm[T]
 
 	settled bool
+	hello   bool                     // radio: hellos sent, waiting HelloWait before settling
 	learnt  map[protocol.NodeID]bool // radio: neighbours heard while settling
 	nbrs    []protocol.NodeID        // fixed once settled, ascending
 	isNbr   map[protocol.NodeID]bool
@@ -169,21 +170,53 @@ func (p *proc[T]) Step(ev protocol.Event) {
 	case protocol.Timeout:
 		switch e.Name {
 		case timerSettle:
+			if p.fam.Graph == GraphRadio {
+				p.sayHello()
+			} else {
+				p.settle()
+			}
+		case timerHello:
 			p.settle()
 		case timerPulse:
 			p.abdPulse()
 		}
 	case protocol.NeighborUp:
-		if !p.settled && p.fam.Graph == GraphRadio && isMember(p.cfg.Members, e.ID) && e.ID != p.id {
+		if !p.settled && p.fam.Graph == GraphRadio && isMember(p.cfg.Members, e.ID) && e.ID != p.id && !p.learnt[e.ID] {
 			p.learnt[e.ID] = true
+			if p.hello {
+				p.ch.Send(e.ID, Wire[T]{Type: uint8(wHello)})
+			}
 		}
 	case protocol.NeighborDown:
-		if !p.settled {
+		if !p.settled && !p.hello {
 			delete(p.learnt, e.ID)
 		}
 	case protocol.Receive:
 		p.env.Logf("sync: ignoring a %s from %d outside the channel", e.Msg.Kind(), e.From)
 	}
+}
+
+// sayHello sends sync-hello to every neighbour heard while settling, so
+// that a neighbour that did not hear this node counts it all the same,
+// and settles HelloWait later.
+func (p *proc[T]) sayHello() {
+	if p.hello || p.settled {
+		return
+	}
+	p.hello = true
+	for _, j := range sortedIDs(p.learnt) {
+		p.ch.Send(j, Wire[T]{Type: uint8(wHello)})
+	}
+	p.env.SetTimer(HelloWait, timerHello, 0)
+}
+
+func sortedIDs(set map[protocol.NodeID]bool) []protocol.NodeID {
+	ns := make([]protocol.NodeID, 0, len(set))
+	for n := range set {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	return ns
 }
 
 // settle ends the settling period: the neighbours are now fixed and the
@@ -194,11 +227,7 @@ func (p *proc[T]) settle() {
 	}
 	p.settled = true
 	if p.fam.Graph == GraphRadio {
-		ns := make([]protocol.NodeID, 0, len(p.learnt))
-		for n := range p.learnt {
-			ns = append(ns, n)
-		}
-		p.setNeighbors(ns)
+		p.setNeighbors(sortedIDs(p.learnt))
 		alg, err := p.fam.New(p.context(), p.cfg.Params.Reader())
 		if err != nil || alg == nil {
 			p.env.Logf("sync: %s: %v", p.fam.Name, err)
@@ -236,6 +265,15 @@ func joinIDs(ids []protocol.NodeID) string {
 // receive handles one synchronizer message delivered by the channel.
 func (p *proc[T]) receive(from protocol.NodeID, w Wire[T]) {
 	t := wireType(w.Type)
+	if t == wHello {
+		switch {
+		case !p.settled && p.fam.Graph == GraphRadio && isMember(p.cfg.Members, from):
+			p.learnt[from] = true
+		case !p.isNbr[from]:
+			p.env.Logf("sync: a hello from %d came after the neighbours were fixed (%v): it will wait for this node in vain", from, p.nbrs)
+		}
+		return
+	}
 	if !p.settled && t != wBatch && t != wAck && t != wSafe {
 		p.early = append(p.early, delivery[T]{from, w})
 		return

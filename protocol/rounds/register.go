@@ -38,10 +38,17 @@ const (
 	DefaultSettleRing  = time.Second
 )
 
+// HelloWait is how long a node of the radio graph waits, once settled,
+// for the sync-hello of neighbours that heard it when it did not hear
+// them (discovery is not symmetric under loss): five retransmission
+// timeouts of the default reliable channel.
+const HelloWait = 5 * reliable.DefaultTimeout
+
 // timer names.
 const (
 	timerSettle = "sync-settle"
 	timerPulse  = "sync-pulse"
+	timerHello  = "sync-hello"
 	timerRel    = "sync-rel" // the reliable channel's
 )
 

@@ -21,6 +21,7 @@ const (
 	KindTreeJoin = "sync-tree-join" // beta: join my tree (a BFS-like flood from the root)
 	KindTreeAck  = "sync-tree-ack"  // beta: the answer to a join: child or not
 	KindTreeDone = "sync-tree-done" // beta: my subtree is built
+	KindHello    = "sync-hello"     // radio graph: I count you as a neighbour (before round 1)
 	// KindBatch is an envelope carrying more than one algorithm message:
 	// it counts as one frame; the algorithm's messages are counted from
 	// the round notes (see Note).
@@ -46,6 +47,7 @@ const (
 	wTreeJoin
 	wTreeAck
 	wTreeDone
+	wHello
 )
 
 // Wire is every message a synchronizer sends, over the reliable channel
@@ -91,6 +93,8 @@ func (w Wire[T]) Kind() string {
 		return KindTreeAck
 	case wTreeDone:
 		return KindTreeDone
+	case wHello:
+		return KindHello
 	}
 	return "sync-unknown"
 }

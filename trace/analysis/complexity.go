@@ -45,7 +45,10 @@ type Complexity struct {
 	// envelopes that carried algorithm messages.
 	SyncMessages uint64 `json:"sync_messages,omitempty"`
 	TreeMessages uint64 `json:"tree_messages,omitempty"`
-	Carriers     uint64 `json:"carriers,omitempty"`
+	// HelloMessages counts the radio graph's sync-hello, which make
+	// neighbour discovery symmetric before round 1 (2E without loss).
+	HelloMessages uint64 `json:"hello_messages,omitempty"`
+	Carriers      uint64 `json:"carriers,omitempty"`
 	// RoundsBound is the algorithm's theory of T_S.
 	RoundsBound *protocol.Bound `json:"rounds_bound,omitempty"`
 	// Sync sets the synchronizer's cost beside the seed's formulas.

@@ -57,8 +57,8 @@ type roundsRun struct {
 	nodes []*roundsNode // by ID
 	byID  map[protocol.NodeID]*roundsNode
 	// sends by class
-	carriers, sync_, tree, transport uint64
-	syncByKind                       map[string]uint64
+	carriers, sync_, tree, hello, transport uint64
+	syncByKind                              map[string]uint64
 }
 
 func loadRounds(dirs []string) (*roundsRun, error) {
@@ -120,6 +120,8 @@ func loadRounds(dirs []string) (*roundsRun, error) {
 				switch {
 				case protocol.IsTransport(kind):
 					rr.transport++
+				case kind == rounds.KindHello:
+					rr.hello++
 				case rounds.IsTree(kind):
 					rr.tree++
 					rr.syncByKind[kind]++

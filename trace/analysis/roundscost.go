@@ -37,7 +37,8 @@ type SyncCost struct {
 	TA      string  `json:"t_a"`
 	TAValue float64 `json:"t_a_value"`
 	// Measured is the run's M_A: envelopes carrying algorithm messages,
-	// the synchronizer's own messages and the tree; transport apart.
+	// the synchronizer's own messages and the tree; the radio graph's
+	// hellos and the transport apart.
 	Measured uint64 `json:"measured"`
 	// ExactSync is what the counting rule says the synchronizer's own
 	// messages (sync-*, tree apart) must be for the halting rounds this
@@ -52,7 +53,7 @@ func computeRoundsComplexity(r *run, tr *truth, info rounds.Info) (*Complexity, 
 	if err != nil {
 		return nil, "rounds: " + err.Error()
 	}
-	c := &Complexity{Synchronizer: rr.sync, SyncMessages: rr.sync_, TreeMessages: rr.tree, Carriers: rr.carriers, Transport: rr.transport}
+	c := &Complexity{Synchronizer: rr.sync, SyncMessages: rr.sync_, TreeMessages: rr.tree, HelloMessages: rr.hello, Carriers: rr.carriers, Transport: rr.transport}
 	first, last := int64(-1), int64(-1)
 	for _, n := range rr.nodes {
 		c.Messages += n.sent
