@@ -108,3 +108,25 @@ func TestABDBreaksWhenDelaysExceedD(t *testing.T) {
 		t.Fatalf("d = 10ms: property %+v, summary %s", p, sum.Verdict)
 	}
 }
+
+// TestNoneRunsEachEnvelopeAsARound: without a synchronizer the algorithm
+// runs one round per envelope that arrives: no synchronizer messages at
+// all, every algorithm message on the wire, and a node's rounds are its
+// wake round plus one per envelope received before it halted.
+func TestNoneRunsEachEnvelopeAsARound(t *testing.T) {
+	r := simulate(t, "radio", rounds.None, 8, "grid", "", "")
+	by := r.sum.Messages.ByKind
+	for k := range by {
+		if rounds.IsSync(k) && k != rounds.KindHello {
+			t.Fatalf("%s: synchronizer messages %v", r.what, by)
+		}
+	}
+	if r.c.Messages == 0 || r.c.Messages != by["max"] || r.c.SyncMessages != 0 || *r.c.Sync.ExactSync != 0 {
+		t.Fatalf("%s: %+v, by kind %v", r.what, r.c, by)
+	}
+	// A node runs its wake round and one round per envelope it received:
+	// never more local rounds than 1 + the envelopes on the wire.
+	if r.c.Pulses < 2 || uint64(r.c.Pulses) > 1+r.c.Carriers {
+		t.Fatalf("%s: %d local rounds, %d envelopes", r.what, r.c.Pulses, r.c.Carriers)
+	}
+}

@@ -83,7 +83,9 @@ func parseSettings(r *protocol.ParamReader, g Graph, members []protocol.NodeID, 
 	}
 	s.wake = wake
 	s.d = r.Duration("d", 0)
-	if s.sync == ABD && s.d <= 0 {
+	if v, given := r.Any("d"); given && s.sync == ABD && s.d <= 0 {
+		r.Reject("d", v, `a positive duration such as "50ms"`)
+	} else if s.sync == ABD && s.d <= 0 {
 		return nil, fmt.Errorf("protocol.params.d: the abd synchronizer needs d, the bound on a message's delay (a positive duration such as \"50ms\"); pulses are 2d apart")
 	}
 	def := DefaultSettleRadio
