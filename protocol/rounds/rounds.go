@@ -13,8 +13,15 @@
 // the scenario gives it (protocol.params.wake) or when its first message
 // arrives, whichever comes first; Start tells the algorithm which.
 //
+// Register (register.go) turns a Family into a protocol; the
+// synchronizers live in process.go (what they share: the reliable channel,
+// the neighbours, the inbox, the round notes), simple.go, alpha.go,
+// beta.go, abd.go and none.go; wire.go holds their one message type and
+// the sync-* kinds. docs/protocols/synchronizers.md gives each one's cost
+// and counting rule.
+//
 // It sits beneath protocol with the other protocol-side pieces and imports
-// only protocol and protocol/logicalring.
+// only protocol, protocol/logicalring and protocol/reliable.
 package rounds
 
 import "manetlab/protocol"
