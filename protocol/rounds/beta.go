@@ -95,7 +95,7 @@ func (p *proc[T]) treeCheck() {
 	t.built = true
 	p.env.Note(protocol.Note{Kind: protocol.NoteSync, Text: fmt.Sprintf("beta tree parent=%d", t.parent)})
 	if t.parent == protocol.None {
-		p.betaRound(1)
+		p.rootPulse(1)
 		return
 	}
 	p.ch.Send(t.parent, Wire[T]{Type: uint8(wTreeDone)})
@@ -159,5 +159,27 @@ func (p *proc[T]) betaCheck() {
 		p.done = true
 		return
 	}
-	p.betaRound(r + 1)
+	p.rootPulse(r + 1)
+}
+
+// rootPulse starts pulse r at the root; called back from the pulse it
+// runs (a root alone is safe at once), it leaves the next one to the
+// loop.
+func (p *proc[T]) rootPulse(r int) {
+	p.nextPulse = r
+	if p.pulsing {
+		return
+	}
+	p.pulsing = true
+	defer func() { p.pulsing = false }()
+	for i := 0; p.nextPulse > 0; i++ {
+		if i == maxAlone {
+			p.env.Logf("sync: %d pulses in one step and the algorithm still runs: stopping", maxAlone)
+			p.done = true
+			return
+		}
+		next := p.nextPulse
+		p.nextPulse = 0
+		p.betaRound(next)
+	}
 }

@@ -130,3 +130,21 @@ func TestNoneRunsEachEnvelopeAsARound(t *testing.T) {
 		t.Fatalf("%s: %d local rounds, %d envelopes", r.what, r.c.Pulses, r.c.Carriers)
 	}
 }
+
+// TestAloneHalts: a single member, with no neighbour to wait for, runs its
+// rounds at once and halts, over every synchronizer.
+func TestAloneHalts(t *testing.T) {
+	for _, sync := range rounds.Synchronizers {
+		y := fmt.Sprintf("name: alone\nseed: 1\nduration: 10s\nnodes: {count: 1, values: id}\nmobility: {model: static}\n"+
+			"protocol: {name: test/flood-radio, params: {synchronizer: %s, rounds: 50, d: 1ms}}\n", sync)
+		dir, sum := simtest.RunYAML(t, "alone.yaml", y)
+		p := syncProp(t, dir)
+		want := analysis.Valid
+		if sync == rounds.None { // no message ever comes: no round after the first
+			want = analysis.Stalled
+		}
+		if p.Verdict != want || (want == analysis.Valid && sum.Complexity.Pulses != 50) {
+			t.Fatalf("%s: %+v, %d pulses", sync, p, sum.Complexity.Pulses)
+		}
+	}
+}

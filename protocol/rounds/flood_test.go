@@ -67,6 +67,20 @@ func init() {
 			Graph:   g,
 			Goal:    protocol.GoalHighestID,
 			New:     newFloodMax,
+			Theory:  floodTheory,
 		})
 	}
+}
+
+// floodTheory: flood-max runs D-1 rounds (it halts in round D without
+// sending) and sends at most n-1 messages per node per round.
+func floodTheory(members []protocol.NodeID, _ map[protocol.NodeID]int, params protocol.Params) (rounds.Theory, error) {
+	r := params.Reader()
+	d := r.Int("rounds", 4)
+	n := len(members)
+	exact := d - 1
+	return rounds.Theory{
+		Rounds:   protocol.Bound{Name: "D-1", Formula: "D-1", Value: float64(d - 1), Exact: &exact},
+		Messages: protocol.Bound{Name: "n(n-1)(D-1) at most", Formula: "n(n-1)(D-1)", Value: float64(n * (n - 1) * (d - 1))},
+	}, nil
 }

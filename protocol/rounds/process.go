@@ -40,6 +40,7 @@ type proc[T protocol.Message] struct {
 	halted    bool // the algorithm halted, in round haltRound
 	haltRound int
 	done      bool // the synchronizer has nothing more to do
+	advancing bool // advance is running (alpha calls it back from a round)
 
 	inbox      map[int]map[protocol.NodeID][]T  // algorithm messages sent in round r, by sender
 	got        map[int]map[protocol.NodeID]bool // envelopes of round r received, by sender
@@ -54,6 +55,10 @@ type proc[T protocol.Message] struct {
 
 	tree  tree // beta
 	pulse int  // beta: the last pulse this node took part in
+	// beta's root: the next pulse to start, and whether the loop that
+	// starts them runs (a root with no children would recurse).
+	nextPulse int
+	pulsing   bool
 
 	started bool          // abd: the start flood passed here
 	startAt time.Duration // abd: when round 1 began here
@@ -359,6 +364,11 @@ func (p *proc[T]) late(from protocol.NodeID, r int) {
 
 // advance runs every round the synchronizer allows now (simple, alpha).
 func (p *proc[T]) advance() {
+	if p.advancing {
+		return // called back from the round it runs: the loop below goes on
+	}
+	p.advancing = true
+	defer func() { p.advancing = false }()
 	for i := 0; i < maxAlone && p.settled && !p.halted && !p.done && p.ready(p.round+1); i++ {
 		p.run(p.round + 1)
 	}

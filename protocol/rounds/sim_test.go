@@ -127,6 +127,9 @@ func checkRun(t *testing.T, r run, graph, sync string, n int, wake map[protocol.
 	if c.Rounds != ref.Rounds || c.Messages != uint64(ref.Messages) || c.Pulses != D {
 		t.Fatalf("%s: %d rounds (%d pulses), %d messages; lockstep %d rounds, %d messages, D = %d", r.what, c.Rounds, c.Pulses, c.Messages, ref.Rounds, ref.Messages, D)
 	}
+	if b := c.RoundsBound; b == nil || b.Exact == nil || *b.Exact != c.Rounds || c.Bound.Formula != "n(n-1)(D-1)" || float64(c.Messages) > c.Bound.Value {
+		t.Fatalf("%s: theory %+v %+v against %d rounds, %d messages", r.what, c.RoundsBound, c.Bound, c.Rounds, c.Messages)
+	}
 	// flood-max sends at most one message per neighbour per round and
 	// nothing in its last round: every envelope carries one message.
 	if c.Carriers != c.Messages || by["max"] != c.Messages {
