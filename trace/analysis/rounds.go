@@ -195,6 +195,9 @@ func (rr *roundsRun) stall() (round int, stuck, unsafe, down []protocol.NodeID, 
 		}
 	}
 	text = fmt.Sprintf("stalled at round %d: node(s) %s never started round %d", round, protocol.DescribeIDs(stuck), round+1)
+	if round == 0 && rr.sync == rounds.Beta {
+		text += " (beta's spanning tree was never complete)"
+	}
 	if len(unsafe) > 0 {
 		text += fmt.Sprintf("; node(s) %s never became safe for round %d", protocol.DescribeIDs(unsafe), round)
 	}
@@ -273,7 +276,15 @@ func (rr *roundsRun) stallWitness(id protocol.NodeID) Witness {
 	if n.down && n.downAt != nil {
 		return Witness{Text: fmt.Sprintf("node %d crashed after round %d", id, n.last), Events: []WitnessEvent{rr.r.witnessEvent(n.downAt, "")}}
 	}
-	w := Witness{Text: fmt.Sprintf("node %d ran round %d last (safe for round %d)", id, n.last, n.safe)}
+	w := Witness{Text: fmt.Sprintf("node %d ran round %d last", id, n.last)}
+	switch {
+	case n.last == 0 && rr.sync == rounds.Beta:
+		w.Text = fmt.Sprintf("node %d never ran a round: beta's spanning tree was never complete", id)
+	case n.last == 0:
+		w.Text = fmt.Sprintf("node %d never ran a round", id)
+	case rr.sync == rounds.Alpha || rr.sync == rounds.Beta:
+		w.Text += fmt.Sprintf(" (safe for round %d)", n.safe)
+	}
 	pr := rr.r.byID[id]
 	for i := len(pr.evs) - 1; i >= 0; i-- {
 		if pr.evs[i].typ == tRound {
