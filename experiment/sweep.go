@@ -81,9 +81,13 @@ type Result struct {
 // messages, the election time in seconds, and theory for this run: the
 // bound's formula for this n, the exact count for the arrangement, the
 // best and worst over all arrangements (each where theory gives one).
+// Round protocols (protocol/rounds) add T_S, the synchronizer's and the
+// tree's messages, the measured M_A and the seed's M_A evaluated
+// (docs/protocols/synchronizers.md).
 var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages",
 	"complexity.messages", "complexity.announce", "complexity.transport", "complexity.control", "complexity.time",
-	"complexity.bound", "complexity.exact", "complexity.best", "complexity.worst"}
+	"complexity.bound", "complexity.exact", "complexity.best", "complexity.worst",
+	"complexity.rounds", "complexity.sync_messages", "complexity.tree_messages", "complexity.m_a", "complexity.m_a_bound"}
 
 // sample is one run's measurements.
 type sample struct {
@@ -258,6 +262,13 @@ func measure(sum *report.Summary) *sample {
 		out["complexity.transport"] = float64(c.Transport)
 		out["complexity.control"] = float64(c.Control)
 		out["complexity.time"] = c.Time
+		if c.Sync != nil {
+			out["complexity.rounds"] = float64(c.Rounds)
+			out["complexity.sync_messages"] = float64(c.SyncMessages)
+			out["complexity.tree_messages"] = float64(c.TreeMessages)
+			out["complexity.m_a"] = float64(c.Sync.Measured)
+			out["complexity.m_a_bound"] = c.Sync.MAValue
+		}
 		// An empty formula: the bound is unknown (the scenario was).
 		if b := c.Bound; b.Formula != "" {
 			out["complexity.bound"] = b.Value
