@@ -89,9 +89,14 @@ type Result struct {
 // waiting at the end, entries, violations of mutual exclusion, and theory's
 // least and most messages per entry for n (theory_hi absent when
 // unbounded).
+//
+// Round protocols (protocol/rounds) add T_S, the synchronizer's and the
+// tree's messages, the measured M_A and the seed's M_A evaluated
+// (docs/protocols/synchronizers.md).
 var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages",
 	"complexity.messages", "complexity.announce", "complexity.transport", "complexity.control", "complexity.time",
 	"complexity.bound", "complexity.exact", "complexity.best", "complexity.worst",
+	"complexity.rounds", "complexity.sync_messages", "complexity.tree_messages", "complexity.m_a", "complexity.m_a_bound",
 	"mutex.messages_per_entry", "mutex.sync_delay", "mutex.sync_messages", "mutex.waiting_mean", "mutex.waiting_p95",
 	"mutex.throughput", "mutex.overtakes", "mutex.jain", "mutex.waiting_at_end", "mutex.entries", "mutex.violations",
 	"mutex.theory_lo", "mutex.theory_hi"}
@@ -270,6 +275,13 @@ func measure(sum *report.Summary) *sample {
 		out["complexity.transport"] = float64(c.Transport)
 		out["complexity.control"] = float64(c.Control)
 		out["complexity.time"] = c.Time
+		if c.Sync != nil {
+			out["complexity.rounds"] = float64(c.Rounds)
+			out["complexity.sync_messages"] = float64(c.SyncMessages)
+			out["complexity.tree_messages"] = float64(c.TreeMessages)
+			out["complexity.m_a"] = float64(c.Sync.Measured)
+			out["complexity.m_a_bound"] = c.Sync.MAValue
+		}
 		// An empty formula: the bound is unknown (the scenario was).
 		if b := c.Bound; b.Formula != "" {
 			out["complexity.bound"] = b.Value

@@ -30,4 +30,9 @@ const (
 	NoteCSExit        NoteKind = "cs-exit"        // left the critical section
 	NoteInfo          NoteKind = "info"           // anything else
 	NoteParent        NoteKind = "parent"         // this node's parent in a tree is now Leader (None: it is the root)
+	// Synchronized rounds (package protocol/rounds).
+	NoteSync  NoteKind = "sync"      // the synchronizer runs: Text "NAME nbrs=ID,ID,..." (its graph neighbours)
+	NoteRound NoteKind = "round"     // this node ran round Epoch: Text "round R sent=K state=asleep|running|halted"
+	NoteSafe  NoteKind = "safe"      // this node is safe for round Epoch (alpha, beta)
+	NoteLate  NoteKind = "sync-late" // a message of round Epoch from Leader arrived after this node began round Epoch+1 (abd broke)
 )

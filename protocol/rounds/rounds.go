@@ -13,8 +13,15 @@
 // the scenario gives it (protocol.params.wake) or when its first message
 // arrives, whichever comes first; Start tells the algorithm which.
 //
+// Register (register.go) turns a Family into a protocol; the
+// synchronizers live in process.go (what they share: the reliable channel,
+// the neighbours, the inbox, the round notes), simple.go, alpha.go,
+// beta.go, abd.go and none.go; wire.go holds their one message type and
+// the sync-* kinds. docs/protocols/synchronizers.md gives each one's cost
+// and counting rule.
+//
 // It sits beneath protocol with the other protocol-side pieces and imports
-// only protocol and protocol/logicalring.
+// only protocol, protocol/logicalring and protocol/reliable.
 package rounds
 
 import "manetlab/protocol"
@@ -41,7 +48,8 @@ type Context struct {
 	Members []protocol.NodeID
 	// Neighbors are this node's neighbours in the algorithm's graph, in
 	// ascending order: its two ring neighbours (Left, Right) for a ring
-	// algorithm, its radio neighbours at the start for a graph algorithm.
+	// algorithm, its radio neighbours for a graph algorithm (those heard
+	// during the settle period, made symmetric by sync-hello, then fixed).
 	Neighbors []protocol.NodeID
 	// Left and Right are the ring neighbours (the predecessor and the
 	// successor in the logical ring) for a ring algorithm; None otherwise.
@@ -100,7 +108,12 @@ type Family[T protocol.Message] struct {
 	// New builds one node's algorithm. p holds the scenario's
 	// protocol.params; the framework reads its own keys (synchronizer,
 	// wake, ring, d...) before and rejects the unknown ones after, so New
-	// reads only the algorithm's keys.
+	// reads only the algorithm's keys. On the radio graph New is called
+	// twice: from the Spec's New with no Neighbors, to check the
+	// parameters (that instance is dropped), and once the neighbours are
+	// learnt, before round 1 (an error then is logged and the node stays
+	// out). New should therefore not note anything: note in Start and
+	// Round.
 	New func(ctx Context, p *protocol.ParamReader) (Algorithm[T], error)
 	// Theory gives the algorithm's synchronous complexity for a run: the
 	// members (in ring order for a ring algorithm), the wake rounds and the

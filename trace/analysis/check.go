@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"manetlab/protocol"
+	"manetlab/protocol/rounds"
 )
 
 // Verdicts of a property.
@@ -121,6 +122,9 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 	rep.Properties = append(rep.Properties, checkMutex(r))
 	if mutex || r.hasSections() {
 		rep.Properties = append(rep.Properties, checkGranted(r))
+	}
+	if _, ok := rounds.Lookup(r.header.Protocol); ok {
+		rep.Properties = append(rep.Properties, checkSync(dir)) // round protocols: rounds.go
 	}
 	if r.leaderGoal() == protocol.GoalTree {
 		rep.Properties = judgeTreeGoal(dir, rep.Properties, why, opt)  // tree identify: docs/analysis.md

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"manetlab/protocol"
+	"manetlab/protocol/rounds"
 )
 
 // Complexity sets a protocol's measured message counts beside theory
@@ -28,6 +29,32 @@ type Complexity struct {
 	Elections int `json:"elections"`
 	// Bound is the theoretical count for this run's arrangement.
 	Bound protocol.Bound `json:"bound"`
+
+	// Round protocols (package protocol/rounds; roundscost.go): Messages
+	// is then M_S, the synchronous algorithm's messages as its round notes
+	// count them, whatever envelopes carried them.
+	Synchronizer string `json:"synchronizer,omitempty"`
+	// Rounds is T_S measured: the last round in which a node sent or was
+	// still running (rounds.Lockstep's definition).
+	Rounds int `json:"rounds,omitempty"`
+	// Pulses is the last round any node ran: T_S, or one more when the
+	// last round only receives.
+	Pulses int `json:"pulses,omitempty"`
+	// SyncMessages counts the synchronizer's own messages (sync-*),
+	// TreeMessages beta's spanning tree (sync-tree-*), Carriers the
+	// envelopes that carried algorithm messages.
+	SyncMessages uint64 `json:"sync_messages,omitempty"`
+	TreeMessages uint64 `json:"tree_messages,omitempty"`
+	// HelloMessages counts the radio graph's sync-hello, which make
+	// neighbour discovery symmetric before round 1 (2E without loss).
+	HelloMessages uint64 `json:"hello_messages,omitempty"`
+	Carriers      uint64 `json:"carriers,omitempty"`
+	// RoundsBound is the algorithm's theory of T_S.
+	RoundsBound *protocol.Bound `json:"rounds_bound,omitempty"`
+	// Sync sets the synchronizer's cost beside the seed's formulas.
+	Sync *SyncCost `json:"sync,omitempty"`
+	// Stalled says where the rounds stopped, when they did.
+	Stalled string `json:"stalled,omitempty"`
 }
 
 // computeComplexity counts r's messages as spec's Complexity classifies
@@ -35,7 +62,13 @@ type Complexity struct {
 // protocol has no Complexity or is unknown to this binary.
 func computeComplexity(r *run, tr *truth) (*Complexity, string) {
 	spec, err := protocol.Lookup(r.header.Protocol)
-	if err != nil || spec.Complexity == nil {
+	if err != nil {
+		return nil, ""
+	}
+	if info, ok := rounds.Lookup(spec.Name); ok && spec.Complexity == nil {
+		return computeRoundsComplexity(r, tr, info)
+	}
+	if spec.Complexity == nil {
 		return nil, ""
 	}
 	kinds := map[int32]int{} // 1 announce, 2 control; transport by prefix
@@ -96,6 +129,10 @@ func computeComplexity(r *run, tr *truth) (*Complexity, string) {
 
 // WriteText prints the measured counts beside theory.
 func (c *Complexity) WriteText(w io.Writer) {
+	if c.Sync != nil {
+		c.writeRounds(w)
+		return
+	}
 	fmt.Fprintf(w, "complexity: %d election messages, %d announcement, %d control; %.3fs from the first election-start to the last leader note; %d election(s)\n",
 		c.Messages, c.Announce, c.Control, c.Time, c.Elections)
 	b := c.Bound

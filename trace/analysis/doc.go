@@ -8,7 +8,8 @@
 // Events are held in a compact form (about a hundred bytes each, strings
 // interned), so a million-event run fits in a few hundred MiB.
 //
-// It imports trace, scenario, radio and protocol (ground truth is rebuilt
+// It imports trace, scenario, radio, protocol and protocol/rounds (which
+// protocols are round protocols; ground truth is rebuilt
 // from the recorded scenario and the radio model); reports and exports
 // import it, never the other way round.
 package analysis

@@ -35,6 +35,10 @@ const (
 	tCSExit
 	tEnd
 	tPosition
+	tSync // protocol/rounds notes (rounds.go): their text is kept
+	tRound
+	tSafe
+	tLate
 )
 
 var evTypes = map[string]evType{
@@ -44,6 +48,8 @@ var evTypes = map[string]evType{
 	string(protocol.NoteElectionEnd): tElEnd, string(protocol.NoteCSRequest): tCSRequest,
 	string(protocol.NoteCSEnter): tCSEnter, string(protocol.NoteCSExit): tCSExit,
 	trace.EvEnd: tEnd, trace.EvPosition: tPosition,
+	string(protocol.NoteSync): tSync, string(protocol.NoteRound): tRound,
+	string(protocol.NoteSafe): tSafe, string(protocol.NoteLate): tLate,
 }
 
 // event is one trace event in compact form: the fields the analysis uses,
@@ -387,7 +393,7 @@ func (r *run) compact(e *trace.Event) event {
 	if e.Epoch != "" {
 		c.epoch = r.str(e.Epoch)
 	}
-	if e.Text != "" && (c.typ == tCommand || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go)
+	if e.Text != "" && (c.typ == tCommand || c.typ >= tSync || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go); sync notes: rounds.go
 		c.text = r.str(e.Text)
 	}
 	return c

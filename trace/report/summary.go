@@ -34,7 +34,8 @@ type Summary struct {
 	Alive    int    `json:"alive"`
 	// Verdict is "valid" when every final component has exactly one
 	// leader, agreed by all its members, and it is the component's best
-	// node; "invalid" otherwise.
+	// node; "invalid" otherwise; "stalled" when a round protocol's
+	// synchronizer stopped with live nodes mid-round (Reason says where).
 	Verdict string `json:"verdict"`
 	// Reason explains an "unknown" verdict: the run lies outside the
 	// assumptions of its protocol (crashes for one that assumes none).
@@ -255,6 +256,11 @@ func Summarize(dir string) (*Summary, error) {
 			sum.Verdict = "invalid"
 			sum.Reason = fmt.Sprintf("mutual exclusion violated: %d pairs of critical sections at different nodes not ordered by happened-before (trace check shows witnesses)", mx.Violations)
 		}
+	}
+	if c := sum.Complexity; c != nil && c.Stalled != "" {
+		// A round protocol's synchronizer stopped: say where, rather than
+		// judging the leaders of an algorithm that never finished.
+		sum.Verdict, sum.Reason = analysis.Stalled, c.Stalled
 	}
 	return sum, nil
 }
