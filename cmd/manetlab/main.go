@@ -11,13 +11,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	_ "manetlab/adhoc"      // registers adhoc/vasudevan
-	_ "manetlab/baseline"   // registers baseline/floodmax
-	_ "manetlab/bully"      // registers bully/textbook, bully/garcia-molina
-	_ "manetlab/firewire"   // registers firewire/tree-identify
-	_ "manetlab/invitation" // registers invitation/garcia-molina
-	_ "manetlab/mutex"      // registers mutex/centralized, mutex/token-ring, mutex/ricart-agrawala, mutex/lamport, mutex/suzuki-kasami
-	_ "manetlab/ring"       // registers ring/lelann, ring/chang-roberts, ring/hirschberg-sinclair, ring/tanenbaum
+	_ "manetlab/adhoc"       // registers adhoc/vasudevan
+	_ "manetlab/baseline"    // registers baseline/floodmax
+	_ "manetlab/bully"       // registers bully/textbook, bully/garcia-molina
+	_ "manetlab/firewire"    // registers firewire/tree-identify
+	_ "manetlab/invitation"  // registers invitation/garcia-molina
+	_ "manetlab/mutex"       // registers mutex/centralized, mutex/token-ring, mutex/ricart-agrawala, mutex/lamport, mutex/suzuki-kasami
+	_ "manetlab/ring"        // registers ring/lelann, ring/chang-roberts, ring/hirschberg-sinclair, ring/tanenbaum
+	_ "manetlab/synchronous" // registers sync/timeslice, sync/slow-fast, sync/bfs (over protocol/rounds synchronizers)
 )
 
 func main() {

@@ -219,6 +219,21 @@ func Register[T protocol.Message](f Family[T]) {
 		panic(fmt.Sprintf("rounds: %s: graph %q is neither ring nor radio", f.Name, f.Graph))
 	}
 	fam := f
+	var candidates func([]protocol.NodeID, protocol.Params, uint64) ([]protocol.NodeID, error)
+	if f.Candidates != nil {
+		info := Info{Name: f.Name, Graph: f.Graph}
+		candidates = func(members []protocol.NodeID, params protocol.Params, seed uint64) ([]protocol.NodeID, error) {
+			p, err := info.Parse(members, params, seed)
+			if err != nil {
+				return nil, err
+			}
+			order := members
+			if p.Ring != nil {
+				order = p.Ring
+			}
+			return fam.Candidates(order, p.Wake), nil
+		}
+	}
 	protocol.Register(protocol.Spec{
 		Name:        f.Name,
 		Summary:     f.Summary,
@@ -226,6 +241,7 @@ func Register[T protocol.Message](f Family[T]) {
 		Messages:    reliable.Messages[Wire[T]](),
 		Goal:        f.Goal,
 		LogicalRing: f.Graph == GraphRing,
+		Candidates:  candidates,
 	})
 	families[f.Name] = Info{Name: f.Name, Graph: f.Graph, Theory: f.Theory}
 }
