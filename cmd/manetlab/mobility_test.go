@@ -129,7 +129,7 @@ func TestMobilityGenRWP(t *testing.T) {
 	if a == c {
 		t.Error("seeds 42 and 43 gave the same trace")
 	}
-	set, err := mobility.ParseNS2(strings.NewReader(a), "gen.ns2")
+	set, _, err := mobility.ParseNS2(strings.NewReader(a), "gen.ns2")
 	if err != nil {
 		t.Fatalf("generated trace does not parse: %v", err)
 	}

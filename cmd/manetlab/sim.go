@@ -59,9 +59,7 @@ byte-identical traces.`,
 			if err != nil {
 				return err
 			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(c.App.ErrWriter, "manetlab: warning: %s\n", w)
-			}
+			printWarnings(c, res.Warnings)
 			if err := printSummary(c, out, nil); err != nil || c.Bool("json") {
 				return err
 			}
@@ -103,5 +101,21 @@ func loadScenario(c *cli.Context) (*scenario.Scenario, error) {
 	if c.IsSet("seed") {
 		sets = append(sets, fmt.Sprintf("seed=%d", c.Uint64("seed")))
 	}
-	return scenario.Load(c.Args().First(), sets)
+	s, err := scenario.Load(c.Args().First(), sets)
+	if err != nil {
+		return nil, err
+	}
+	printWarnings(c, s.Warnings)
+	return s, nil
+}
+
+// printWarnings prints each warning on a line of its own to standard error.
+func printWarnings(c *cli.Context, warns []string) {
+	w := c.App.ErrWriter
+	if w == nil {
+		w = os.Stderr
+	}
+	for _, m := range warns {
+		fmt.Fprintf(w, "manetlab: warning: %s\n", m)
+	}
 }
