@@ -70,7 +70,7 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	// The nodes: the scenario's members, else the nodes in the traces.
 	var (
 		model mobility.Model
-		area  [2]float64 // the scenario's mobility.area, when known
+		area  [2]float64                  // the scenario's mobility.area, when known
 		index = map[protocol.NodeID]int{} // member ID -> mobility index
 		ids   []protocol.NodeID
 	)
