@@ -206,8 +206,8 @@ func printSummary(c *cli.Context, out string, res *launch.Result) error {
 		writeStatsText(w, res)
 	}
 	if !c.Bool("json") {
-		fmt.Fprintf(w, "ran %d nodes in %d processes for %s; traces in %s\n",
-			sum.Nodes, len(res.Procs)-1, res.Elapsed.Round(time.Millisecond), out)
+		fmt.Fprintf(w, "ran %s in %s for %s; traces in %s\n",
+			countOf(sum.Nodes, "node", "nodes"), countOf(len(res.Procs)-1, "process", "processes"), res.Elapsed.Round(time.Millisecond), out)
 	}
 	return nil
 }

@@ -119,3 +119,11 @@ func printWarnings(c *cli.Context, warns []string) {
 		fmt.Fprintf(w, "manetlab: warning: %s\n", m)
 	}
 }
+
+// countOf is n with the singular or plural noun: "1 node", "3 nodes".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

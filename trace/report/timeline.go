@@ -57,7 +57,7 @@ func timeline(changes []change, faults []trace.Event, end int64) []Moment {
 			if f.Ev == trace.EvCrash {
 				alive[f.Node] = false
 				if led := followers(cur, alive, f.Node); led > 0 {
-					ev += fmt.Sprintf(" (it led %d nodes)", led)
+					ev += fmt.Sprintf(" (it led %s)", nodes(led))
 				}
 				delete(cur, f.Node)
 			} else {
@@ -126,7 +126,7 @@ func sortedGroups(m map[string]int) []string {
 		if m[keys[i]] != m[keys[j]] {
 			return m[keys[i]] > m[keys[j]]
 		}
-		return keys[i] < keys[j]
+		return cmpKeys(keys[i], keys[j]) < 0
 	})
 	return keys
 }
