@@ -87,7 +87,7 @@ func startCPUProfile(path string) (stop func(), err error) {
 func scenarioFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field, e.g. --set radio.range=250 (repeatable)"},
-		&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
+		&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed", DefaultText: "the scenario's seed; 1 when it gives none"},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"manetlab/experiment"
+	"manetlab/scenario"
 )
 
 func sweepCommand() *cli.Command {
@@ -39,6 +40,10 @@ each run: complexity.bound (the formula for n), .exact (for the
 arrangement), .best and .worst. "valid" counts runs whose final verdict was
 valid. docs/analysis.md defines every metric.
 
+--json prints {"scenario", "axes": [{"path", "values"}], "seeds",
+"points": [{"values", "runs", "valid", "mean", "sd", "theory"}]}: every
+key lower-case, "mean" and "sd" keyed by metric name.
+
 --html FILE writes a self-contained page: a line chart of --metric (default
 complexity.messages where measured, else F) against the first --vary axis,
 one line per combination of the other axes, with the theory beside
@@ -63,8 +68,16 @@ complexity.messages; then every point's metrics and the command line.`,
 					return err
 				}
 			}
+			for _, name := range []string{"seeds", "workers"} {
+				if n := c.Int(name); n < 1 {
+					return fmt.Errorf("--%s %d: want 1 or more", name, n)
+				}
+			}
 			opt := experiment.Options{Scenario: c.Args().First(), Sets: c.StringSlice("set"),
 				Seeds: c.Int("seeds"), Workers: c.Int("workers"), Out: c.String("out")}
+			if s, err := scenario.Load(opt.Scenario, opt.Sets); err == nil {
+				printWarnings(c, s.Warnings) // errors come with the grid's
+			}
 			if opt.Out == "" {
 				base := filepath.Base(opt.Scenario)
 				opt.Out = filepath.Join("runs", "sweep-"+base[:len(base)-len(filepath.Ext(base))])
