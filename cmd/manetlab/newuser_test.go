@@ -83,3 +83,22 @@ func TestSweepFlagsAndJSON(t *testing.T) {
 		}
 	}
 }
+
+// mobility sample reads whole ns-2 scripts and says what it skipped, one
+// line per kind, on standard error.
+func TestMobilitySampleWarnsOfSkippedLines(t *testing.T) {
+	app := newApp()
+	var out, errw bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &errw
+	args := []string{"manetlab", "mobility", "sample", "../../mobility/testdata/scen-3-test", "--at", "0:100:50"}
+	if err := app.Run(reorderArgs(app, args)); err != nil {
+		t.Fatal(err)
+	}
+	want := "manetlab: warning: ../../mobility/testdata/scen-3-test:18: skipped 5 lines of Tcl that moves no node"
+	if !strings.HasPrefix(errw.String(), want) || strings.Count(errw.String(), "\n") != 1 {
+		t.Errorf("standard error %q, want one line starting %q", errw.String(), want)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 1+3*3 {
+		t.Errorf("%d lines of CSV, want a header and 3 nodes at 3 instants:\n%s", n, out.String())
+	}
+}

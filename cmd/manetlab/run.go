@@ -85,7 +85,9 @@ private network namespace (removed afterwards) and leaves the host alone.`,
 }
 
 func runAction(c *cli.Context) error {
-	s, err := loadScenario(c)
+	// Warnings are printed once, by the process that runs (not also by
+	// one that moves into a private network namespace first).
+	s, err := readScenario(c)
 	if err != nil {
 		return err
 	}
@@ -132,6 +134,7 @@ func runAction(c *cli.Context) error {
 		if !c.IsSet("run") || !c.IsSet("out") {
 			return errors.New("--collected needs the --run name the nodes were given and the --out directory holding their traces")
 		}
+		printWarnings(c, s.Warnings)
 		if err := launch.WriteRunFile(out, name, s); err != nil {
 			return err
 		}
@@ -149,6 +152,7 @@ func runAction(c *cli.Context) error {
 		}
 	}
 
+	printWarnings(c, s.Warnings)
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

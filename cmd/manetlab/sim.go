@@ -92,8 +92,18 @@ func scenarioFlags() []cli.Flag {
 }
 
 // loadScenario reads the scenario named by the first argument with the
-// --set and --seed overrides.
+// --set and --seed overrides, and prints its warnings.
 func loadScenario(c *cli.Context) (*scenario.Scenario, error) {
+	s, err := readScenario(c)
+	if err != nil {
+		return nil, err
+	}
+	printWarnings(c, s.Warnings)
+	return s, nil
+}
+
+// readScenario is loadScenario without printing the warnings.
+func readScenario(c *cli.Context) (*scenario.Scenario, error) {
 	if c.NArg() != 1 {
 		return nil, fmt.Errorf("%s needs exactly one scenario file (try configs/quickstart.yaml)", c.Command.Name)
 	}
@@ -101,12 +111,7 @@ func loadScenario(c *cli.Context) (*scenario.Scenario, error) {
 	if c.IsSet("seed") {
 		sets = append(sets, fmt.Sprintf("seed=%d", c.Uint64("seed")))
 	}
-	s, err := scenario.Load(c.Args().First(), sets)
-	if err != nil {
-		return nil, err
-	}
-	printWarnings(c, s.Warnings)
-	return s, nil
+	return scenario.Load(c.Args().First(), sets)
 }
 
 // printWarnings prints each warning on a line of its own to standard error.
