@@ -19,7 +19,7 @@ type Moment struct {
 	// Leaders maps a leader ID to its followers at T ("none" for nodes
 	// without a leader); the largest maxLeaders groups, the rest summed
 	// under "others".
-	Leaders map[string]int `json:"leaders,omitempty"`
+	Leaders LeaderCounts `json:"leaders,omitempty"`
 	// Event is a fault: "node 8 crashed (it led 17 nodes)".
 	Event string `json:"event,omitempty"`
 }

@@ -1,10 +1,42 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 )
+
+// LeaderCounts maps a leader ID (decimal; "none", "others") to how many
+// nodes follow it. As JSON its keys come in numeric order (1, 2, 10),
+// where a plain map's would come as strings (1, 10, 2).
+type LeaderCounts map[string]int
+
+// MarshalJSON writes the object with its keys in cmpKeys order.
+func (m LeaderCounts) MarshalJSON() ([]byte, error) {
+	if m == nil {
+		return []byte("null"), nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, cmpKeys)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		fmt.Fprintf(&b, ":%d", m[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
 
 // cmpKeys orders the keys of a leaders map: node IDs by number (1, 2, 10,
 // not 1, 10, 2), then words such as "none" and "others" alphabetically.

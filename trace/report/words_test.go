@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -36,5 +37,22 @@ func TestTextCountsAndIDOrder(t *testing.T) {
 	slices.SortFunc(keys, cmpKeys)
 	if got := strings.Join(keys, " "); got != "1 2 10 1000 none others" {
 		t.Errorf("sorted keys %q", got)
+	}
+}
+
+func TestLeaderCountsJSONInNumericOrder(t *testing.T) {
+	b, err := json.Marshal(Component{Leaders: LeaderCounts{"100": 1, "9": 2, "10": 3, "none": 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"leaders":{"9":2,"10":3,"100":1,"none":4}`; !strings.Contains(string(b), want) {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+	var back Component
+	if err := json.Unmarshal(b, &back); err != nil || back.Leaders["10"] != 3 || len(back.Leaders) != 4 {
+		t.Errorf("read back %+v (%v)", back, err)
+	}
+	if b, _ := json.Marshal(Moment{T: 1}); strings.Contains(string(b), "leaders") {
+		t.Errorf("an empty moment writes leaders: %s", b)
 	}
 }
