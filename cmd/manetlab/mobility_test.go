@@ -83,7 +83,7 @@ func TestMobilitySampleRejectsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.ns2")
-	if err := os.WriteFile(bad, []byte("$node_(0) set X_ 0\n$node_(0) set Q_ 1\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("$node_(0) set X_ 0\n$node_(0) set Y_ abc\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
