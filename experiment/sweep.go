@@ -21,8 +21,8 @@ import (
 
 // Axis is one varied scenario field and its values (YAML scalars).
 type Axis struct {
-	Path   string
-	Values []string
+	Path   string   `json:"path"`
+	Values []string `json:"values"`
 }
 
 // ParseAxis reads "path=v1|v2|v3". Values are separated by '|' because

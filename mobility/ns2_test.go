@@ -41,7 +41,7 @@ $node_(5) set X_ 1.5
 
 func TestParseNS2Tricky(t *testing.T) {
 	for name, text := range map[string]string{"LF": tricky, "CRLF": strings.ReplaceAll(tricky, "\n", "\r\n")} {
-		s, err := ParseNS2(strings.NewReader(text), "tricky.ns2")
+		s, _, err := ParseNS2(strings.NewReader(text), "tricky.ns2")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -88,11 +88,9 @@ func TestParseNS2Errors(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{`$node_(x) set X_ 1`, "node index"},
 		{`$node_(-1) set X_ 1`, "node index"},
-		{`$node_(0) set W_ 1`, "not an axis"},
 		{`$node_(0) set X_ abc`, `coordinate "abc"`},
 		{`$node_(0) set X_`, "want `$node_(i) set"},
 		{`$node_(0) set X_ NaN`, "not a finite number"},
-		{`$ns_ at -1 "$node_(0) setdest 1 1 1"`, "out of range"},
 		{`$ns_ at soon "$node_(0) setdest 1 1 1"`, `time "soon"`},
 		{`$ns_ at 1 "$node_(0) setdest 1 1"`, "setdest X Y SPEED"},
 		{`$ns_ at 1 "$node_(0) setdest 1 1 -2"`, "speed -2 is negative"},
@@ -101,12 +99,12 @@ func TestParseNS2Errors(t *testing.T) {
 		{`$ns_ at 1 "$node_(0) setdest 1 1 1`, "unbalanced quotes"},
 		{`$ns_ 1 "$node_(0) setdest 1 1 1"`, "want `$ns_ at T"},
 		{`$ns_ at 1 "$nod_(0) setdest 1 1 1"`, "is not a node"},
-		{`$ns_ at 1 ""`, "empty command"},
-		{`set val(nn) 3`, "is not a node, $ns_ or $god_ command"},
 		{`$ns_ at 999999999 "$node_(0) setdest 1e9 0 1"`, "beyond"},
+		{`$ns_ at 1e10 "$node_(0) setdest 1 1 1"`, "out of range"},
+		{`$ns_ at 1 "$node_(0) set X_ abc"`, `coordinate "abc"`},
 	} {
 		text := "# header\n$node_(0) set X_ 0\n" + c.line + "\n$node_(0) set Y_ 0\n"
-		_, err := ParseNS2(strings.NewReader(text), "bad.ns2")
+		_, _, err := ParseNS2(strings.NewReader(text), "bad.ns2")
 		if err == nil {
 			t.Errorf("%s: no error", c.line)
 			continue
@@ -122,14 +120,14 @@ func TestReadNS2(t *testing.T) {
 	if err := os.WriteFile(path, []byte("$node_(2) set X_ 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ReadNS2(path)
+	s, _, err := ReadNS2(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Len() != 3 || s.Position(2, time.Hour) != (geo.Vec{X: 4}) || s.Position(0, 0) != (geo.Vec{}) {
 		t.Errorf("ReadNS2: Len %d, node 2 at %+v", s.Len(), s.Position(2, time.Hour))
 	}
-	if _, err := ReadNS2(filepath.Join(t.TempDir(), "missing.ns2")); err == nil || !strings.Contains(err.Error(), "missing.ns2") {
+	if _, _, err := ReadNS2(filepath.Join(t.TempDir(), "missing.ns2")); err == nil || !strings.Contains(err.Error(), "missing.ns2") {
 		t.Errorf("missing file: err = %v", err)
 	}
 }
@@ -141,7 +139,7 @@ func roundTrip(t *testing.T, s *Set, end time.Duration) *Set {
 	if err := WriteNS2(&buf, s); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ParseNS2(bytes.NewReader(buf.Bytes()), "written.ns2")
+	back, _, err := ParseNS2(bytes.NewReader(buf.Bytes()), "written.ns2")
 	if err != nil {
 		t.Fatalf("reading back: %v\n%s", err, buf.String())
 	}

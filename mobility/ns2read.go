@@ -34,10 +34,10 @@ type ns2Event struct {
 }
 
 // ReadNS2 reads the ns-2 mobility trace at path; see ParseNS2.
-func ReadNS2(path string) (*Set, error) {
+func ReadNS2(path string) (*Set, []string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("ns-2 trace: %w", err)
+		return nil, nil, fmt.Errorf("ns-2 trace: %w", err)
 	}
 	defer f.Close()
 	return ParseNS2(f, path)
@@ -51,14 +51,21 @@ func ReadNS2(path string) (*Set, error) {
 // stopping there; a later setdest interrupts the move, and SPEED 0 stops
 // the node where it is. `$ns_ at T "$node_(i) set X_ v"` teleports the node
 // on that axis at T and stops it. Timed lines apply in time order, same-time
-// lines in file order. Comments (#), blank lines, CRLF and $god_ lines are
-// skipped. The node count is the highest index + 1; name labels errors as
-// name:line.
-func ParseNS2(r io.Reader, name string) (*Set, error) {
+// lines in file order. Comments (#), blank lines, CRLF and a trailing `;`
+// are ignored. Lines that ns-3 skips are skipped too, and each kind is
+// counted in one warning (docs/mobility.md): Tcl lines that move no node
+// (`set god_ [God instance]`, `$god_ set-dist`, `puts`, `$ns_ at T "stop"`),
+// other node commands (`reset`, `random-motion`), 3D `setdest X Y Z SPEED`,
+// negative times and lines using Tcl variables (`$ns_ at $t ...`). A line
+// that names a node and setdest or an axis but does not read is an error.
+// The node count is the highest index + 1; name labels errors and
+// warnings as name:line.
+func ParseNS2(r io.Reader, name string) (*Set, []string, error) {
 	var (
 		init   []geo.Vec
 		events []ns2Event
 		nodes  int
+		skips  ns2Skips
 	)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -67,8 +74,9 @@ func ParseNS2(r io.Reader, name string) (*Set, error) {
 		if k := strings.IndexByte(text, '#'); k >= 0 {
 			text = text[:k]
 		}
+		text = strings.TrimRight(text, " \t\r;")
 		f := strings.Fields(text)
-		if len(f) == 0 || strings.HasPrefix(f[0], "$god_") {
+		if len(f) == 0 {
 			continue
 		}
 		fail := func(format string, args ...any) error {
@@ -76,32 +84,37 @@ func ParseNS2(r io.Reader, name string) (*Set, error) {
 		}
 		switch {
 		case strings.HasPrefix(f[0], "$node_("):
+			if kind, word := untimedSkip(f); kind != skipNone {
+				skips.add(kind, ln, word)
+				continue
+			}
 			node, axis, v, err := parseNS2Set(f)
 			if err != nil {
-				return nil, fail("%v", err)
+				return nil, nil, fail("%v", err)
 			}
 			nodes = max(nodes, node+1)
 			for len(init) <= node {
 				init = append(init, geo.Vec{})
 			}
 			setAxis(&init[node], axis, v)
-		case f[0] == "$ns_":
-			ev, skip, err := parseNS2At(text)
+		case f[0] == "$ns_" && strings.Contains(text, "("):
+			ev, kind, word, err := parseNS2At(text)
 			if err != nil {
-				return nil, fail("%v", err)
+				return nil, nil, fail("%v", err)
 			}
-			if skip {
+			if kind != skipNone {
+				skips.add(kind, ln, word)
 				continue
 			}
 			ev.line = ln
 			nodes = max(nodes, ev.node+1)
 			events = append(events, ev)
 		default:
-			return nil, fail("%q is not a node, $ns_ or $god_ command (want `$node_(i) set X_ v` or `$ns_ at T \"$node_(i) setdest X Y SPEED\"`)", f[0])
+			skips.add(skipNoNode, ln, "")
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for len(init) < nodes {
 		init = append(init, geo.Vec{})
@@ -115,11 +128,11 @@ func ParseNS2(r io.Reader, name string) (*Set, error) {
 	for i := range trajs {
 		tr, err := playNS2(init[i], perNode[i])
 		if err != nil {
-			return nil, fmt.Errorf("%s:%w", name, err)
+			return nil, nil, fmt.Errorf("%s:%w", name, err)
 		}
 		trajs[i] = tr
 	}
-	return NewSet(trajs), nil
+	return NewSet(trajs), skips.warnings(name), nil
 }
 
 // playNS2 turns one node's events, sorted by time, into its trajectory.
@@ -187,63 +200,98 @@ func parseNS2Set(f []string) (node int, axis byte, v float64, err error) {
 	return node, axis, v, nil
 }
 
-// parseNS2At reads `$ns_ at T "<command>"`. skip is true for commands this
-// reader ignores ($god_).
-func parseNS2At(text string) (ev ns2Event, skip bool, err error) {
+// parseNS2At reads `$ns_ at T "<command>"` naming a node. A kind other
+// than skipNone says why ns-3 would skip it (word: the command skipped).
+func parseNS2At(text string) (ev ns2Event, kind skipKind, word string, err error) {
 	q := strings.IndexByte(text, '"')
 	if q < 0 {
-		return ev, false, fmt.Errorf("want `$ns_ at T \"$node_(i) setdest X Y SPEED\"`: the command must be quoted")
+		return ev, skipNone, "", fmt.Errorf("want `$ns_ at T \"$node_(i) setdest X Y SPEED\"`: the command must be quoted")
 	}
 	head := strings.Fields(text[:q])
 	cmdText := strings.TrimSpace(text[q+1:])
 	if !strings.HasSuffix(cmdText, `"`) || strings.Count(cmdText, `"`) != 1 {
-		return ev, false, fmt.Errorf("unbalanced quotes (want `$ns_ at T \"$node_(i) setdest X Y SPEED\"`)")
+		return ev, skipNone, "", fmt.Errorf("unbalanced quotes (want `$ns_ at T \"$node_(i) setdest X Y SPEED\"`)")
 	}
 	if len(head) != 3 || head[1] != "at" {
-		return ev, false, fmt.Errorf("want `$ns_ at T \"...\"`, got %q", strings.TrimSpace(text[:q]))
+		return ev, skipNone, "", fmt.Errorf("want `$ns_ at T \"...\"`, got %q", strings.TrimSpace(text[:q]))
+	}
+	f := strings.Fields(strings.TrimSuffix(cmdText, `"`))
+	if strings.HasPrefix(head[2], "$") || (len(f) > 0 && strings.HasPrefix(f[0], "$node_($")) {
+		return ev, skipVariable, "", nil
 	}
 	secs, err := parseNS2Number(head[2], "time")
 	if err != nil {
-		return ev, false, err
+		return ev, skipNone, "", err
 	}
-	if secs < 0 || secs > maxNS2Seconds {
-		return ev, false, fmt.Errorf("time %g is out of range (want 0 to %g seconds)", secs, float64(maxNS2Seconds))
+	if secs < 0 {
+		return ev, skipNegative, "", nil
+	}
+	if secs > maxNS2Seconds {
+		return ev, skipNone, "", fmt.Errorf("time %g is out of range (want 0 to %g seconds)", secs, float64(maxNS2Seconds))
 	}
 	ev.at = time.Duration(math.Round(secs * float64(time.Second)))
-	f := strings.Fields(strings.TrimSuffix(cmdText, `"`))
-	if len(f) == 0 {
-		return ev, false, fmt.Errorf("empty command")
+	if len(f) == 0 || !strings.Contains(f[0], "(") {
+		return ev, skipNoNode, "", nil
 	}
-	if strings.HasPrefix(f[0], "$god_") {
-		return ev, true, nil
+	if _, err := parseNS2Node(f[0]); err != nil {
+		return ev, skipNone, "", err
 	}
-	if len(f) >= 2 && f[1] == "set" {
+	switch {
+	case len(f) < 2:
+		return ev, skipCommand, "(none)", nil
+	case f[1] == "set" && (len(f) < 3 || !isAxis(f[2])):
+		return ev, skipCommand, "set " + strings.Join(f[2:min(3, len(f))], ""), nil
+	case f[1] == "setdest" && len(f) == 6:
+		return ev, skip3D, "", nil
+	case f[1] != "set" && f[1] != "setdest":
+		return ev, skipCommand, f[1], nil
+	}
+	if f[1] == "set" {
 		var axis byte
 		ev.node, axis, ev.value, err = parseNS2Set(f)
 		ev.kind = axis
-		return ev, false, err
+		return ev, skipNone, "", err
 	}
 	if ev.node, err = parseNS2Node(f[0]); err != nil {
-		return ev, false, err
+		return ev, skipNone, "", err
 	}
-	if len(f) != 5 || f[1] != "setdest" {
-		return ev, false, fmt.Errorf("want \"$node_(i) setdest X Y SPEED\" or \"$node_(i) set X_ v\", got %q", strings.Join(f, " "))
+	if len(f) != 5 {
+		return ev, skipNone, "", fmt.Errorf("want \"$node_(i) setdest X Y SPEED\" or \"$node_(i) set X_ v\", got %q", strings.Join(f, " "))
 	}
 	ev.kind = 'd'
 	if ev.dest.X, err = parseNS2Number(f[2], "x"); err != nil {
-		return ev, false, err
+		return ev, skipNone, "", err
 	}
 	if ev.dest.Y, err = parseNS2Number(f[3], "y"); err != nil {
-		return ev, false, err
+		return ev, skipNone, "", err
 	}
 	if ev.speed, err = parseNS2Number(f[4], "speed"); err != nil {
-		return ev, false, err
+		return ev, skipNone, "", err
 	}
 	if ev.speed < 0 {
-		return ev, false, fmt.Errorf("speed %g is negative (want 0 or above; 0 stops the node)", ev.speed)
+		return ev, skipNone, "", fmt.Errorf("speed %g is negative (want 0 or above; 0 stops the node)", ev.speed)
 	}
-	return ev, false, nil
+	return ev, skipNone, "", nil
 }
+
+// untimedSkip says whether ns-3 skips an untimed line starting with
+// $node_(: commands other than `set X_|Y_|Z_ v` (random-motion, set
+// energy_) and nodes named by a Tcl variable ($node_($i)).
+func untimedSkip(f []string) (skipKind, string) {
+	switch {
+	case strings.HasPrefix(f[0], "$node_($"):
+		return skipVariable, ""
+	case len(f) < 2:
+		return skipCommand, "(none)"
+	case f[1] != "set":
+		return skipCommand, f[1]
+	case len(f) >= 3 && !isAxis(f[2]):
+		return skipCommand, "set " + f[2]
+	}
+	return skipNone, ""
+}
+
+func isAxis(s string) bool { return s == "X_" || s == "Y_" || s == "Z_" }
 
 // parseNS2Node reads `$node_(i)`.
 func parseNS2Node(s string) (int, error) {

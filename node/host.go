@@ -140,7 +140,7 @@ func newHost(opt Options) (*Host, error) {
 	}
 	spec, err := protocol.Lookup(s.Protocol.Name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: protocol.name: %w", s.Path, err)
+		return nil, fmt.Errorf("%s: protocol.name: %w", s.Source("protocol.name: "), err)
 	}
 	if err := s.CheckCommands(spec); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
@@ -205,7 +205,7 @@ func newHost(opt Options) (*Host, error) {
 	_, err = spec.New(protocol.Config{ID: h.nodes[0].id, Value: h.nodes[0].value, Members: h.ids, Seed: s.Seed,
 		HopDelay: s.Radio.Delay.D(), Params: s.Protocol.Params, Env: &env{h: h, n: h.nodes[0]}, Store: &protocol.MemStore{}})
 	if warn, ok := protocol.Warned(err); !ok {
-		return nil, fmt.Errorf("%s: %w", s.Path, err)
+		return nil, fmt.Errorf("%s: %w", s.Source(err.Error()), err)
 	} else if warn != nil && opt.Log != nil {
 		fmt.Fprintf(opt.Log, "%s: warning: %s\n", s.Path, warn.Text)
 	}

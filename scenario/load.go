@@ -48,12 +48,12 @@ func parse(data []byte, name, path string, sets []string) (*Scenario, error) {
 	}
 	if err := check(&doc, scenarioType, ""); err != nil {
 		if fe, ok := err.(*fieldError); ok {
-			return nil, fe.in(name)
+			return nil, blame(fe, name, sets)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := countAndList(&doc); err != nil {
-		return nil, err.in(name)
+		return nil, blame(err, name, sets)
 	}
 	s := prefilled()
 	if err := doc.Decode(s); err != nil {
@@ -61,11 +61,28 @@ func parse(data []byte, name, path string, sets []string) (*Scenario, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s.Path = path
+	s.Sets = sets
 	s.fill(defaultName(name))
+	warns := s.dropBeyondRun()
 	if err := s.Validate(); err != nil {
+		if set := blameSet(sets, err.Error()); set != "" {
+			return nil, fmt.Errorf("--set %s: %w", set, err)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	s.Warnings = append(warns, s.ns2Warnings()...)
 	return s, nil
+}
+
+// blame names the --set override behind a field error coming from a value
+// it wrote (no line in the file), else the file.
+func blame(fe *fieldError, name string, sets []string) error {
+	if fe.Line == 0 {
+		if set := blameSet(sets, fe.Error()); set != "" {
+			return fmt.Errorf("--set %s: %w", set, fe)
+		}
+	}
+	return fe.in(name)
 }
 
 // defaultName is the base name of a file without its extension.
@@ -126,7 +143,7 @@ func countAndList(doc *yaml.Node) *fieldError {
 	if count.Value == strconv.Itoa(len(list.Content)) {
 		return nil
 	}
-	return &fieldError{count.Line, "nodes.count", fmt.Sprintf("%s but nodes.list has %d entries (give one or the other)", count.Value, len(list.Content))}
+	return &fieldError{count.Line, "nodes.count", fmt.Sprintf("%s but nodes.list has %s (give one or the other)", count.Value, countOf(len(list.Content), "entry", "entries"))}
 }
 
 // workloadList rewrites a workload given as a list of commands, the form

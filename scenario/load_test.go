@@ -108,8 +108,8 @@ func TestSetListEntry(t *testing.T) {
 		t.Errorf("nodes.list[0].value = %v", v)
 	}
 	wantContains(t, parseErr(t, src, "nodes.list.2.id=3"), "--set nodes.list.2.id=3: nodes.list: no entry 2 (the list has 2 entries)")
-	wantContains(t, parseErr(t, src, "nodes.count=200"), "configs/x.yaml: nodes.count: 200 but nodes.list has 2 entries")
-	wantContains(t, parseErr(t, "nodes:\n  count: 3\n  list: [{}]\n"), "configs/x.yaml:2: nodes.count: 3 but nodes.list has 1 entries")
+	wantContains(t, parseErr(t, src, "nodes.count=200"), "--set nodes.count=200: nodes.count: 200 but nodes.list has 2 entries")
+	wantContains(t, parseErr(t, "nodes:\n  count: 3\n  list: [{}]\n"), "configs/x.yaml:2: nodes.count: 3 but nodes.list has 1 entry (give")
 	if s := mustParse(t, src, "nodes.count=2"); s.Nodes.Count != 2 {
 		t.Errorf("count = %d", s.Nodes.Count)
 	}
@@ -178,11 +178,11 @@ func TestBadValues(t *testing.T) {
 		{"nodes: {list: [{pos: [1]}]}", `nodes.list[0].pos: 1 numbers (want [x, y] or [x, y, z]`},
 		{"nodes: {list: [{waypoints: [{at: 1s, pos: [1, 2]}]}]}", `nodes.list[0].waypoints: given but mobility.model is "static"`},
 		{"nodes: {count: 3}\nfaults: [{at: 1s, crash: [4]}]", `faults[0].crash[0]: 4 is not a node of the scenario`},
-		{"faults: [{at: 2m, crash: [1]}]", `faults[0].at: 2m0s is outside the run (allowed: 0 to 1m0s)`},
+		{"faults: [{at: -2m, crash: [1]}]", `faults[0].at: -2m0s is outside the run (allowed: 0 to 1m0s)`},
 		{"faults: [{at: 1s}]", `faults[0]: neither crash nor recover`},
 		{"workload: [{at: 1s, node: 1, command: jump}]", `workload.commands[0].command: "jump" is unknown (allowed: elect, request, release, set-value)`},
 		{"workload: [{at: 1s, node: 21, command: elect}]", `workload.commands[0].node: 21 is not a node`},
-		{"workload: [{at: 61s, node: 1, command: elect}]", `workload.commands[0].at: 1m1s is outside the run`},
+		{"workload: [{at: -1s, node: 1, command: elect}]", `workload.commands[0].at: -1s is outside the run`},
 		{"protocol: {name: ''}", `protocol.name: empty`},
 		{"mobility: {model: ns2}", `mobility.file`},
 		{"mobility: {model: teleport}", `mobility.model`},
@@ -270,12 +270,12 @@ func TestLoadNamesFileAndResolvesNS2(t *testing.T) {
 	}
 	wantContains(t, err.Error(), path+": mobility.file:", "2 nodes", "has 3")
 
-	// A missing trace names the field.
+	// A missing trace names the field, and the --set that named the file.
 	_, err = Load(path, []string{"mobility.file=nope.ns2"})
 	if err == nil {
 		t.Fatal("missing trace accepted")
 	}
-	wantContains(t, err.Error(), path+": mobility.file:")
+	wantContains(t, err.Error(), "--set mobility.file=nope.ns2: mobility.file:")
 
 	// A syntax error names the file.
 	bad := filepath.Join(dir, "bad.yaml")

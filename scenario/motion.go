@@ -28,7 +28,7 @@ func (s *Scenario) MobilityModel() (mobility.Model, error) {
 func (s *Scenario) motion() (*mobility.Set, error) {
 	c := s.Mobility
 	if c.Model == "ns2" {
-		set, err := mobility.ReadNS2(c.File)
+		set, _, err := mobility.ReadNS2(c.File)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: mobility.file: %w", s.Name, err)
 		}

@@ -37,6 +37,13 @@ type Scenario struct {
 	// Path is the file the scenario was read from ("" when built in code);
 	// relative paths inside it (mobility.file) are resolved against it.
 	Path string `yaml:"-"`
+	// Warnings are what Load and Parse accepted but a user should hear
+	// of: faults and workload commands beyond the run (dropped), lines of
+	// the ns-2 trace skipped as ns-3 skips them. The CLI prints them.
+	Warnings []string `yaml:"-"`
+	// Sets are the --set overrides applied, so that a driver's error about
+	// a field they wrote can name them (Source).
+	Sets []string `yaml:"-"`
 }
 
 // Nodes is the `nodes:` section: either a count or an explicit list.

@@ -120,7 +120,7 @@ func (s *Scenario) validateMotion() error {
 	if s.Mobility.File == "" {
 		return fmt.Errorf("mobility.file: required when mobility.model is ns2")
 	}
-	set, err := mobility.ReadNS2(s.Mobility.File)
+	set, _, err := mobility.ReadNS2(s.Mobility.File)
 	if err != nil {
 		return fmt.Errorf("mobility.file: %w", err)
 	}

@@ -4,7 +4,7 @@
 # cross a network (TTL 1, one interface per host), as they would between
 # machines or VMs.
 #
-#   sudo scripts/netns-testbed.sh SCENARIO.yaml --hosts K [--out DIR] [--bin MANETLAB] [-- RUN FLAGS...]
+#   sudo scripts/netns-testbed.sh SCENARIO.yaml --hosts K [--run NAME] [--out DIR] [--bin MANETLAB] [-- RUN FLAGS...]
 #
 #   sudo scripts/netns-testbed.sh configs/quickstart.yaml --hosts 3
 #   sudo scripts/netns-testbed.sh testbed/testdata/twelve.yaml --hosts 3 --out runs/tb -- --json
@@ -24,8 +24,10 @@
 # player inside host 1. Every process writes its trace into --out (the
 # namespaces share the file system, which stands in for copying the traces
 # home); the launcher writes run.jsonl and log/processes.json (which host
-# ran which nodes) and prints the summary. Flags after "--" go to
-# `manetlab run`.
+# ran which nodes, hosts numbered 1..K as the namespaces are) and prints
+# the summary. The run is named NAME (default SCENARIO-netnsK-TIMESTAMP),
+# the name printed first, given to `manetlab run --run` and the default
+# --out runs/NAME. Flags after "--" go to `manetlab run`.
 #
 # On exit, failure, Ctrl-C or SIGTERM the trap stops the run and deletes
 # the namespaces, which removes the veths and the bridge with them.
@@ -38,12 +40,14 @@ usage() {
   exit 2
 }
 
-scenario="" hosts="" out="" bin="${MANETLAB:-}"
+scenario="" hosts="" out="" run="" bin="${MANETLAB:-}"
 run_flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --hosts) hosts="${2:?--hosts needs a number}"; shift 2 ;;
     --hosts=*) hosts="${1#*=}"; shift ;;
+    --run) run="${2:?--run needs a name}"; shift 2 ;;
+    --run=*) run="${1#*=}"; shift ;;
     --out) out="${2:?--out needs a directory}"; shift 2 ;;
     --out=*) out="${1#*=}"; shift ;;
     --bin) bin="${2:?--bin needs a path}"; shift 2 ;;
@@ -108,8 +112,16 @@ if [ -z "$bin" ]; then
   bin="$tmp/manetlab"
 fi
 [ -x "$bin" ] || { echo "netns-testbed.sh: $bin is not executable" >&2; exit 1; }
+for f in "${run_flags[@]}"; do
+  case "$f" in
+    --run|--run=*) echo "netns-testbed.sh: give --run before -- (the script names the run)" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$run" ]; then
+  run="$(basename "${scenario%.*}")-netns$hosts-$(date +%Y%m%d-%H%M%S)"
+fi
 if [ -z "$out" ]; then
-  out="runs/$(basename "${scenario%.*}")-netns$hosts-$(date +%Y%m%d-%H%M%S)"
+  out="runs/$run"
 fi
 
 # The switch.
@@ -132,12 +144,12 @@ for i in $(seq 1 "$hosts"); do
   ip -n "$h" route add 224.0.0.0/4 dev mlan0
   wrap+=(--wrap "ip netns exec $h")
 done
-echo "netns-testbed: $hosts hosts (${hostns[*]}) on bridge br0 in $sw, 10.77.0.0/24; traces in $out" >&2
+echo "netns-testbed: run $run: $hosts hosts (${hostns[*]}) on bridge br0 in $sw, 10.77.0.0/24; traces in $out" >&2
 
 # In a session of its own, so that a Ctrl-C on the terminal reaches this
 # script only, which passes exactly one SIGINT on (a second would make the
 # launcher quit at once, before writing run.jsonl).
-setsid "$bin" run "$scenario" --out "$out" --iface mlan0 --ttl 1 "${wrap[@]}" "${run_flags[@]}" &
+setsid "$bin" run "$scenario" --run "$run" --out "$out" --iface mlan0 --ttl 1 "${wrap[@]}" "${run_flags[@]}" &
 launcher=$!
 set +e
 wait "$launcher"

@@ -132,7 +132,7 @@ type world struct {
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	spec, err := protocol.Lookup(s.Protocol.Name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: protocol.name: %w", s.Path, err)
+		return nil, fmt.Errorf("%s: protocol.name: %w", s.Source("protocol.name: "), err)
 	}
 	if err := s.CheckCommands(spec); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
@@ -181,7 +181,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	_, err = spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Seed: s.Seed,
 		HopDelay: s.Radio.Delay.D(), Env: &env{w: w, n: w.nodes[0]}, Store: &protocol.MemStore{}})
 	if warn, ok := protocol.Warned(err); !ok {
-		return nil, fmt.Errorf("%s: %w", s.Path, err)
+		return nil, fmt.Errorf("%s: %w", s.Source(err.Error()), err)
 	} else if warn != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("%s: %s", s.Path, warn.Text))
 	}

@@ -75,6 +75,11 @@ func TestThreeHostsElectAcrossTheBridge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The run the script names is the run it writes.
+	name := regexp.MustCompile(`netns-testbed: run (\S+):`).FindStringSubmatch(stderr.String())
+	if name == nil || sum.Run != name[1] || !strings.HasPrefix(name[1], "twelve-netns3-") {
+		t.Errorf("the script names run %q, the run file says %q", name, sum.Run)
+	}
 	if sum.Verdict != "valid" || sum.Nodes != 12 || sum.Alive != 12 || len(sum.Problems) > 0 {
 		t.Errorf("summary %+v", sum)
 	}
@@ -102,15 +107,19 @@ func TestThreeHostsElectAcrossTheBridge(t *testing.T) {
 			perHost[p.Host]++
 		}
 	}
-	if len(hostOf) != 12 || perHost[0] != 4 || perHost[1] != 4 || perHost[2] != 4 {
-		t.Fatalf("nodes per host %v, want 4 on each of 3", perHost)
+	// Hosts are numbered 1..3 as the namespaces mlh<PID>-1..3 are.
+	if len(hostOf) != 12 || perHost[1] != 4 || perHost[2] != 4 || perHost[3] != 4 {
+		t.Fatalf("nodes per host %v, want 4 on each of hosts 1, 2, 3", perHost)
+	}
+	if procs[len(procs)-1].Host != 1 {
+		t.Errorf("the player ran on host %d, want 1", procs[len(procs)-1].Host)
 	}
 
 	run, err := trace.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// crossed[a][b]: some node on host b received a frame from a node on host a.
+	// crossed[a-1][b-1]: some node on host b received a frame from a node on host a.
 	var crossed [3][3]int
 	for id := protocol.NodeID(1); id <= 12; id++ {
 		evs, ok := run.Nodes[id]
@@ -120,7 +129,7 @@ func TestThreeHostsElectAcrossTheBridge(t *testing.T) {
 		}
 		for _, e := range evs {
 			if e.Ev == trace.EvRecv && e.From != 0 {
-				crossed[hostOf[e.From]][hostOf[id]]++
+				crossed[hostOf[e.From]-1][hostOf[id]-1]++
 			}
 		}
 	}

@@ -83,6 +83,9 @@ func ReadDir(dir string) (*Run, error) {
 // analysed. keep, when not nil, selects the event types fn sees (headers
 // are always checked). The returned Run has no Nodes.
 func WalkDir(dir string, keep func(ev string) bool, fn func(id protocol.NodeID, e *Event)) (*Run, error) {
+	if err := StatDir(dir); err != nil {
+		return nil, err
+	}
 	run := &Run{Dir: dir, usable: map[protocol.NodeID]bool{}}
 	runPath := RunFile(dir)
 	evs, probs, err := ReadFile(runPath)

@@ -52,10 +52,11 @@ node ($node_(i) is node i). Example:
 			if err != nil {
 				return fmt.Errorf("mobility sample: %w", err)
 			}
-			set, err := mobility.ReadNS2(c.Args().First())
+			set, warns, err := mobility.ReadNS2(c.Args().First())
 			if err != nil {
 				return fmt.Errorf("mobility sample: %w", err)
 			}
+			printWarnings(c, warns)
 			return writeSamples(c.App.Writer, set, start, end, step)
 		},
 	}

@@ -83,7 +83,7 @@ func TestMobilitySampleRejectsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.ns2")
-	if err := os.WriteFile(bad, []byte("$node_(0) set X_ 0\n$node_(0) set Q_ 1\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("$node_(0) set X_ 0\n$node_(0) set Y_ abc\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -129,7 +129,7 @@ func TestMobilityGenRWP(t *testing.T) {
 	if a == c {
 		t.Error("seeds 42 and 43 gave the same trace")
 	}
-	set, err := mobility.ParseNS2(strings.NewReader(a), "gen.ns2")
+	set, _, err := mobility.ParseNS2(strings.NewReader(a), "gen.ns2")
 	if err != nil {
 		t.Fatalf("generated trace does not parse: %v", err)
 	}

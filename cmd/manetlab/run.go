@@ -72,20 +72,22 @@ private network namespace (removed afterwards) and leaves the host alone.`,
 			&cli.StringFlag{Name: "group", Usage: "data multicast group `ADDR:PORT` (the node's default when empty)"},
 			&cli.StringFlag{Name: "control", Usage: "location multicast group `ADDR:PORT` (the node's default when empty)"},
 			&cli.StringFlag{Name: "iface", Usage: "network interface for multicast"},
-			&cli.IntFlag{Name: "ttl", Usage: "multicast TTL: 0 keeps frames on this host, 1 reaches the local network (the node's default when not given)"},
+			&cli.IntFlag{Name: "ttl", Usage: "multicast TTL: 0 keeps frames on this host, 1 reaches the local network", DefaultText: "0, as the node has it"},
 			&cli.StringFlag{Name: "key-file", Usage: "sign frames with the key in `FILE`"},
 			&cli.BoolFlag{Name: "stats", Usage: "print CPU time and peak RSS of the processes"},
 			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
-			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is (default 1.5s + 60ms per process)"},
-			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready (default start delay + 10s)"},
+			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
+			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
 		),
 		Action: runAction,
 	}
 }
 
 func runAction(c *cli.Context) error {
-	s, err := loadScenario(c)
+	// Warnings are printed once, by the process that runs (not also by
+	// one that moves into a private network namespace first).
+	s, err := readScenario(c)
 	if err != nil {
 		return err
 	}
@@ -132,6 +134,7 @@ func runAction(c *cli.Context) error {
 		if !c.IsSet("run") || !c.IsSet("out") {
 			return errors.New("--collected needs the --run name the nodes were given and the --out directory holding their traces")
 		}
+		printWarnings(c, s.Warnings)
 		if err := launch.WriteRunFile(out, name, s); err != nil {
 			return err
 		}
@@ -149,6 +152,7 @@ func runAction(c *cli.Context) error {
 		}
 	}
 
+	printWarnings(c, s.Warnings)
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -206,8 +210,8 @@ func printSummary(c *cli.Context, out string, res *launch.Result) error {
 		writeStatsText(w, res)
 	}
 	if !c.Bool("json") {
-		fmt.Fprintf(w, "ran %d nodes in %d processes for %s; traces in %s\n",
-			sum.Nodes, len(res.Procs)-1, res.Elapsed.Round(time.Millisecond), out)
+		fmt.Fprintf(w, "ran %s in %s for %s; traces in %s\n",
+			countOf(sum.Nodes, "node", "nodes"), countOf(len(res.Procs)-1, "process", "processes"), res.Elapsed.Round(time.Millisecond), out)
 	}
 	return nil
 }

@@ -59,9 +59,7 @@ byte-identical traces.`,
 			if err != nil {
 				return err
 			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(c.App.ErrWriter, "manetlab: warning: %s\n", w)
-			}
+			printWarnings(c, res.Warnings)
 			if err := printSummary(c, out, nil); err != nil || c.Bool("json") {
 				return err
 			}
@@ -89,13 +87,23 @@ func startCPUProfile(path string) (stop func(), err error) {
 func scenarioFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field, e.g. --set radio.range=250 (repeatable)"},
-		&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed"},
+		&cli.Uint64Flag{Name: "seed", Usage: "override the scenario's seed", DefaultText: "the scenario's seed; 1 when it gives none"},
 	}
 }
 
 // loadScenario reads the scenario named by the first argument with the
-// --set and --seed overrides.
+// --set and --seed overrides, and prints its warnings.
 func loadScenario(c *cli.Context) (*scenario.Scenario, error) {
+	s, err := readScenario(c)
+	if err != nil {
+		return nil, err
+	}
+	printWarnings(c, s.Warnings)
+	return s, nil
+}
+
+// readScenario is loadScenario without printing the warnings.
+func readScenario(c *cli.Context) (*scenario.Scenario, error) {
 	if c.NArg() != 1 {
 		return nil, fmt.Errorf("%s needs exactly one scenario file (try configs/quickstart.yaml)", c.Command.Name)
 	}
@@ -104,4 +112,23 @@ func loadScenario(c *cli.Context) (*scenario.Scenario, error) {
 		sets = append(sets, fmt.Sprintf("seed=%d", c.Uint64("seed")))
 	}
 	return scenario.Load(c.Args().First(), sets)
+}
+
+// printWarnings prints each warning on a line of its own to standard error.
+func printWarnings(c *cli.Context, warns []string) {
+	w := c.App.ErrWriter
+	if w == nil {
+		w = os.Stderr
+	}
+	for _, m := range warns {
+		fmt.Fprintf(w, "manetlab: warning: %s\n", m)
+	}
+}
+
+// countOf is n with the singular or plural noun: "1 node", "3 nodes".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -70,6 +70,25 @@ func TestSimJSONWithFlagsAfterTheScenario(t *testing.T) {
 	}
 }
 
+// quickstart with a shorter duration has a fault beyond the run: it is
+// dropped with a warning on standard error, and the run goes on.
+func TestSimDropsFaultsBeyondTheRun(t *testing.T) {
+	app := newApp()
+	var out, errw bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &errw
+	args := []string{"manetlab", "sim", "../../configs/quickstart.yaml", "--set", "duration=20s", "--set", "nodes.count=8", "--quiet", "--out", t.TempDir()}
+	if err := app.Run(reorderArgs(app, args)); err != nil {
+		t.Fatal(err)
+	}
+	want := "manetlab: warning: dropped 1 fault beyond the run's duration 20s (the first: faults[1] at 40s)\n"
+	if errw.String() != want {
+		t.Errorf("standard error %q, want %q", errw.String(), want)
+	}
+	if !strings.Contains(out.String(), "verdict:") {
+		t.Errorf("no summary:\n%s", out.String())
+	}
+}
+
 func TestSimRejectsBadInput(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("nodes:\n  count: 5\nradio:\n  rnage: 100\n"), 0o644)
@@ -79,8 +98,9 @@ func TestSimRejectsBadInput(t *testing.T) {
 	}{
 		{[]string{"sim"}, "exactly one scenario file"},
 		{[]string{"sim", bad}, "bad.yaml:4: radio.rnage: unknown field"},
-		{[]string{"sim", "../../configs/quickstart.yaml", "--set", "protocol.name=nope/x"}, `protocol.name: unknown protocol "nope/x"`},
-		{[]string{"sim", "../../configs/quickstart.yaml", "--set", "protocol.params.perod=1s"}, "protocol.params.perod: unknown parameter"},
+		{[]string{"sim", "../../configs/quickstart.yaml", "--set", "protocol.name=nope/x"}, `--set protocol.name=nope/x: protocol.name: unknown protocol "nope/x"`},
+		{[]string{"sim", "../../configs/quickstart.yaml", "--set", "protocol.params.perod=1s"}, "--set protocol.params.perod=1s: protocol.params.perod: unknown parameter"},
+		{[]string{"sim", "../../configs/quickstart.yaml", "--set", "radio.range=-1"}, "--set radio.range=-1: radio.range: must be above 0"},
 	}
 	for _, c := range cases {
 		_, err := runCLI(t, append(c.args, "--out", t.TempDir())...)

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"manetlab/experiment"
+	"manetlab/scenario"
 )
 
 func sweepCommand() *cli.Command {
@@ -43,6 +44,10 @@ exclusion) add mutex.messages_per_entry, .sync_delay (s), .sync_messages,
 .theory_hi messages per entry. "valid" counts runs whose final verdict was
 valid. docs/analysis.md defines every metric.
 
+--json prints {"scenario", "axes": [{"path", "values"}], "seeds",
+"points": [{"values", "runs", "valid", "mean", "sd", "theory"}]}: every
+key lower-case, "mean" and "sd" keyed by metric name.
+
 --html FILE writes a self-contained page: a line chart of --metric (default
 complexity.messages where measured, else mutex.messages_per_entry, else F)
 against the first --vary axis, one line per combination of the other axes,
@@ -72,8 +77,16 @@ then every point's metrics and the command line.
 					return err
 				}
 			}
+			for _, name := range []string{"seeds", "workers"} {
+				if n := c.Int(name); n < 1 {
+					return fmt.Errorf("--%s %d: want 1 or more", name, n)
+				}
+			}
 			opt := experiment.Options{Scenario: c.Args().First(), Sets: c.StringSlice("set"),
 				Seeds: c.Int("seeds"), Workers: c.Int("workers"), Out: c.String("out")}
+			if s, err := scenario.Load(opt.Scenario, opt.Sets); err == nil {
+				printWarnings(c, s.Warnings) // errors come with the grid's
+			}
 			if opt.Out == "" {
 				base := filepath.Base(opt.Scenario)
 				opt.Out = filepath.Join("runs", "sweep-"+base[:len(base)-len(filepath.Ext(base))])

@@ -21,10 +21,12 @@ var errInvalid = errors.New("trace check: a property is invalid")
 func traceCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "trace",
-		Usage: "merge, check and measure the traces of a run",
+		Usage: "merge, check, measure, export and collect the traces of a run",
 		UsageText: `manetlab trace merge DIR... [-o merged.jsonl]
    manetlab trace check DIR [--stabilisation 15s] [--json]
-   manetlab trace report DIR [--json] [--html FILE [--window FROM:TO]]`,
+   manetlab trace report DIR [--json] [--html FILE [--window FROM:TO]]
+   manetlab trace export --format shiviz|netanim DIR... [-o FILE] [--nodes 1-10] [--from 10s --to 40s]
+   manetlab trace collect --listen ADDR:PORT --out DIR [--run NAME]`,
 		Subcommands: []*cli.Command{traceMergeCommand(), traceCheckCommand(), traceReportCommand(),
 			traceCollectCommand(), traceExportCommand()},
 	}

@@ -93,8 +93,8 @@ go to stderr as file:line: message. docs/collect.md describes the output.`,
 					return err
 				}
 			}
-			fmt.Fprintf(c.App.ErrWriter, "exported %d events, %d hosts, %d send->recv pairs, %d packets; %d trace problems\n",
-				rep.Events, rep.Hosts, rep.Edges, rep.Packets, rep.Problems)
+			fmt.Fprintf(c.App.ErrWriter, "exported %d events, %d hosts, %d send->recv pairs, %d packets (%d receptions); %d trace problems\n",
+				rep.Events, rep.Hosts, rep.Edges, rep.Packets, rep.Receptions, rep.Problems)
 			return nil
 		},
 	}

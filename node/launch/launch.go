@@ -95,14 +95,16 @@ type Result struct {
 
 // ProcStats is one process's resource use, summed over its restarts.
 type ProcStats struct {
-	Name   string            `json:"name"`
-	IDs    []protocol.NodeID `json:"ids,omitempty"`
-	Host   int               `json:"host"`
-	PIDs   []int             `json:"pids"`
-	CPU    time.Duration     `json:"cpu_ns"`
-	MaxRSS int64             `json:"max_rss_bytes"`
-	Wall   time.Duration     `json:"wall_ns"`
-	Exit   string            `json:"exit"`
+	Name string            `json:"name"`
+	IDs  []protocol.NodeID `json:"ids,omitempty"`
+	// Host numbers the --wrap prefix the process ran under from 1, as
+	// the testbed numbers its hosts (mlh<PID>-1...); 1 without prefixes.
+	Host   int           `json:"host"`
+	PIDs   []int         `json:"pids"`
+	CPU    time.Duration `json:"cpu_ns"`
+	MaxRSS int64         `json:"max_rss_bytes"`
+	Wall   time.Duration `json:"wall_ns"`
+	Exit   string        `json:"exit"`
 }
 
 // proc is one process slot: a group of nodes (or the player), run by one
@@ -168,7 +170,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 			l.byID[id] = p
 		}
 	}
-	l.procs = append(l.procs, &proc{}) // the player, on host 0
+	l.procs = append(l.procs, &proc{}) // the player, on the first host
 	if l.opt.StartDelay <= 0 {
 		l.opt.StartDelay = 1500*time.Millisecond + time.Duration(len(l.procs))*60*time.Millisecond
 	}
@@ -179,7 +181,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	for _, p := range l.procs {
 		p.args = l.args(p)
 		p.log = filepath.Join(opt.Out, "log", strings.ReplaceAll(p.name(), " ", "-")+".log")
-		p.stats = ProcStats{Name: p.name(), IDs: p.ids, Host: p.host}
+		p.stats = ProcStats{Name: p.name(), IDs: p.ids, Host: p.host + 1}
 	}
 	res := &Result{Dir: opt.Out, Run: opt.Run, Start: l.start}
 	defer func() { res.Procs = l.stats() }()

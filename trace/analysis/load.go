@@ -180,6 +180,9 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	// node file's (only when merging traces of real machines).
 	var runFiles []string
 	for _, d := range dirs {
+		if err := trace.StatDir(d); err != nil {
+			return nil, err
+		}
 		p := trace.RunFile(d)
 		if _, err := os.Stat(p); err == nil {
 			runFiles = append(runFiles, p)

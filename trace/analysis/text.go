@@ -46,7 +46,7 @@ func (c *CheckReport) WriteText(w io.Writer) {
 	for _, p := range c.Properties {
 		fmt.Fprintf(w, "%-22s %s", p.Name, p.Verdict)
 		if p.Violations > 0 {
-			fmt.Fprintf(w, " (%d violations)", p.Violations)
+			fmt.Fprintf(w, " (%d violation%s)", p.Violations, pluralS(p.Violations))
 		}
 		if p.Reason != "" {
 			fmt.Fprintf(w, ": %s", p.Reason)
@@ -76,7 +76,7 @@ func fmtOpt(v *float64, format string) string {
 
 // WriteText prints the metrics for people.
 func (m *MetricsReport) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "run %s: %s, %d nodes, %.1fs\n", m.Run, m.Protocol, m.Nodes, m.Duration)
+	fmt.Fprintf(w, "run %s: %s, %d node%s, %.1fs\n", m.Run, m.Protocol, m.Nodes, pluralS(m.Nodes), m.Duration)
 	fmt.Fprintf(w, "F (share of live time in an election)    %s\n", fmtOpt(m.F, "%.4f"))
 	fmt.Fprintf(w, "R (elections per node per minute)        %s\n", fmtOpt(m.R, "%.4f"))
 	fmt.Fprintf(w, "T (mean election time, s)                %s\n", fmtOpt(m.T, "%.3f"))
@@ -105,7 +105,7 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 	fmt.Fprintln(w, "per node: sent bytes leader-changes no-leader(s) in-election(s) live(s)")
 	for i, n := range m.PerNode {
 		if i == most {
-			fmt.Fprintf(w, "  ... %d more nodes (see --json)\n", len(m.PerNode)-most)
+			fmt.Fprintf(w, "  ... %d more node%s (see --json)\n", len(m.PerNode)-most, pluralS(len(m.PerNode)-most))
 			break
 		}
 		fmt.Fprintf(w, "  %6d %8d %10d %6d %10.1f %10.1f %8.1f\n", n.Node, n.Sent, n.Bytes, n.LeaderChanges, n.NoLeader, n.InElection, n.Live)

@@ -212,15 +212,24 @@ type animXML struct {
 		G     int     `xml:"g,attr"`
 		B     int     `xml:"b,attr"`
 		Descr string  `xml:"descr,attr"`
+		W     float64 `xml:"w,attr"`
+		H     float64 `xml:"h,attr"`
 	} `xml:"nu"`
-	Packets []struct {
+	// Wired packets: ns-3 writes none for a wireless network.
+	Wired []struct{} `xml:"p"`
+	// Wireless transmissions and receptions, as ns-3 writes them.
+	Tx []struct {
+		UID  int     `xml:"uId,attr"`
 		From int     `xml:"fId,attr"`
 		FbTx float64 `xml:"fbTx,attr"`
-		LbTx float64 `xml:"lbTx,attr"`
+		Meta string  `xml:"meta-info,attr"`
+	} `xml:"pr"`
+	Rx []struct {
+		UID  int     `xml:"uId,attr"`
 		To   int     `xml:"tId,attr"`
 		FbRx float64 `xml:"fbRx,attr"`
 		LbRx float64 `xml:"lbRx,attr"`
-	} `xml:"p"`
+	} `xml:"wpr"`
 }
 
 func TestNetAnim(t *testing.T) {
@@ -253,9 +262,14 @@ func TestNetAnim(t *testing.T) {
 		}
 		near("topology", n.LocX, n.LocY, i, 0)
 	}
-	moves, red, descr := 0, 0, 0
+	moves, red, descr, sized := 0, 0, 0, 0
 	for _, u := range a.Updates {
 		switch u.P {
+		case "s":
+			// The scenario's area is 600 m wide: nodes of 12 m show.
+			if u.W == 12 && u.H == 12 && u.T == 0 {
+				sized++
+			}
 		case "p":
 			moves++
 			near("update", u.X, u.Y, u.ID, time.Duration(math.Round(u.T*1e9)))
@@ -269,15 +283,45 @@ func TestNetAnim(t *testing.T) {
 			}
 		}
 	}
-	if moves < 8*7 || red == 0 || descr != 8 {
-		t.Errorf("%d position updates, %d red, %d descriptions", moves, red, descr)
+	if moves < 8*7 || red == 0 || descr != 8 || sized != 8 {
+		t.Errorf("%d position updates, %d red, %d descriptions, %d nodes sized 12 m", moves, red, descr, sized)
 	}
-	if len(a.Packets) == 0 || len(a.Packets) != rep.Packets {
-		t.Fatalf("%d packets, report %+v", len(a.Packets), rep)
+	if len(a.Wired) != 0 || len(a.Tx) == 0 || len(a.Tx) != rep.Packets || len(a.Rx) != rep.Receptions || rep.Receptions != rep.Edges {
+		t.Fatalf("%d <p>, %d <pr>, %d <wpr>, report %+v", len(a.Wired), len(a.Tx), len(a.Rx), rep)
 	}
-	for _, p := range a.Packets {
-		if !(p.FbRx > p.FbTx && p.LbTx >= p.FbTx && p.LbRx >= p.FbRx) || p.From == p.To || p.To < 0 || p.To >= 8 {
-			t.Fatalf("packet %+v", p)
+	// Every reception follows its transmission (same uId, written
+	// before it), at another node; a broadcast has several receptions.
+	tx := map[int]int{}
+	for _, p := range a.Tx {
+		if _, dup := tx[p.UID]; dup || p.From < 0 || p.From >= 8 || p.Meta == "" {
+			t.Fatalf("transmission %+v (duplicate uId or no kind)", p)
+		}
+		tx[p.UID] = p.From
+	}
+	multi, perTx := false, map[int]int{}
+	for _, p := range a.Rx {
+		from, ok := tx[p.UID]
+		if !ok || !(p.LbRx >= p.FbRx) || p.To == from || p.To < 0 || p.To >= 8 {
+			t.Fatalf("reception %+v of a transmission by %d (known: %v)", p, from, ok)
+		}
+		perTx[p.UID]++
+		multi = multi || perTx[p.UID] > 1
+	}
+	if !multi {
+		t.Errorf("no transmission received by two nodes")
+	}
+	for _, p := range a.Tx {
+		if perTx[p.UID] == 0 {
+			t.Errorf("transmission %d written with no reception", p.UID)
+		}
+	}
+	// In the file each <wpr> comes after its <pr>.
+	text := out.String()
+	for _, p := range a.Rx[:min(len(a.Rx), 50)] {
+		pr := strings.Index(text, fmt.Sprintf(`<pr uId="%d" `, p.UID))
+		wpr := strings.Index(text, fmt.Sprintf(`<wpr uId="%d" `, p.UID))
+		if pr < 0 || wpr < pr {
+			t.Fatalf("uId %d: <pr> at %d, first <wpr> at %d", p.UID, pr, wpr)
 		}
 	}
 	if probs.Len() != 0 {

@@ -41,7 +41,10 @@ type Options struct {
 type Report struct {
 	Events  int `json:"events"`            // ShiViz: events written
 	Hosts   int `json:"hosts"`             // hosts (ShiViz) or nodes (NetAnim) written
-	Packets int `json:"packets,omitempty"` // NetAnim: packets written
+	Packets int `json:"packets,omitempty"` // NetAnim: transmissions written (<pr>)
+	// Receptions counts NetAnim's <wpr> elements, one per matched
+	// send->recv pair written.
+	Receptions int `json:"receptions,omitempty"`
 	// Edges counts the send->receive pairs inside the selection.
 	Edges int `json:"edges"`
 	// ClockRepaired counts NetAnim packets whose receive time was not

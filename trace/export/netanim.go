@@ -19,7 +19,9 @@ import (
 	"manetlab/trace"
 )
 
-// NetAnimVersion is the anim element's ver attribute.
+// NetAnimVersion is the anim element's ver attribute: the version of the
+// format ns-3's AnimationInterface writes with wireless packets as
+// <pr uId fId fbTx> and <wpr uId tId fbRx lbRx>.
 const NetAnimVersion = "netanim-3.108"
 
 // Airtime is the nominal transmission time per byte drawn for a packet
@@ -44,8 +46,10 @@ func followerColour(l protocol.NodeID) [3]uint8 {
 // NetAnim writes the run in dirs as ns-3 NetAnim XML: the nodes (NetAnim
 // id i is the i-th selected node in ascending manetlab ID, described as
 // "node N"), their positions every Step, their colours by role after
-// every leader note, crash and start, and one packet per matched
-// send->recv pair inside the selection.
+// every leader note, crash and start, and the packets as ns-3 writes
+// wireless ones: a <pr> per transmission (uId, sender, first bit, the
+// message kind as meta-info) followed by a <wpr> per reception inside the
+// selection (uId, receiver, first and last bit).
 func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	rep := &Report{}
 	l, err := load(dirs, opt, rep)
@@ -66,12 +70,14 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	// The nodes: the scenario's members, else the nodes in the traces.
 	var (
 		model mobility.Model
+		area  [2]float64                  // the scenario's mobility.area, when known
 		index = map[protocol.NodeID]int{} // member ID -> mobility index
 		ids   []protocol.NodeID
 	)
 	if l.header.Scenario != "" {
 		sc, err := scenario.Parse([]byte(l.header.Scenario), "run header", nil)
 		if err == nil {
+			area = sc.Mobility.Area
 			model, err = sc.MobilityModel()
 		}
 		if err != nil {
@@ -152,8 +158,10 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		fmt.Fprintf(bw, "<node id=\"%d\" sysId=\"0\" locX=\"%s\" locY=\"%s\" />\n", i, num(start[i].X), num(start[i].Y))
 	}
 	fmt.Fprintf(bw, "</topology>\n")
+	size := nodeSize(area, minX, minY, maxX, maxY)
 	for i, id := range ids {
 		fmt.Fprintf(bw, "<nu p=\"d\" t=\"%s\" id=\"%d\" descr=%s />\n", secs(from), i, attr("node "+strconv.FormatUint(uint64(id), 10)))
+		fmt.Fprintf(bw, "<nu p=\"s\" t=\"%s\" id=\"%d\" w=\"%s\" h=\"%s\" />\n", secs(from), i, num(size), num(size))
 	}
 
 	// Updates in time order: positions sampled every Step, colours at
@@ -203,8 +211,11 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		t     int64
 		node  protocol.NodeID
 		bytes int
+		kind  string
+		uid   int // the packet's uId, one per transmission
 	}
 	m := newMatcher[sendInfo]()
+	sends, written := 0, map[int]bool{}
 	for i := range l.evs {
 		e := &l.evs[i].Event
 		if l.evs[i].runFile {
@@ -233,7 +244,8 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 			}
 		}
 		if isSend(e) {
-			m.send(e, sendInfo{e.T, e.Node, e.Bytes})
+			sends++
+			m.send(e, sendInfo{e.T, e.Node, e.Bytes, e.Kind, sends})
 			continue
 		}
 		if e.Ev != trace.EvRecv {
@@ -251,9 +263,18 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 			rep.ClockRepaired++
 			rx = s.t + 1000
 		}
-		ups = append(ups, update{s.t, fmt.Sprintf("<p fId=\"%d\" fbTx=\"%s\" lbTx=\"%s\" tId=\"%d\" fbRx=\"%s\" lbRx=\"%s\" />",
-			ta, secs(s.t), secs(s.t+air), a, secs(rx), secs(rx+air))})
-		rep.Packets++
+		if !written[s.uid] {
+			// The transmission, once, before its first reception.
+			written[s.uid] = true
+			meta := ""
+			if s.kind != "" {
+				meta = " meta-info=" + attr(s.kind)
+			}
+			ups = append(ups, update{s.t, fmt.Sprintf("<pr uId=\"%d\" fId=\"%d\" fbTx=\"%s\"%s />", s.uid, ta, secs(s.t), meta)})
+			rep.Packets++
+		}
+		ups = append(ups, update{rx, fmt.Sprintf("<wpr uId=\"%d\" tId=\"%d\" fbRx=\"%s\" lbRx=\"%s\" />", s.uid, a, secs(rx), secs(rx+air))})
+		rep.Receptions++
 	}
 	for i, id := range ids {
 		fmt.Fprintln(bw, colour(from, i, state[id]))
@@ -268,6 +289,20 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("writing the NetAnim XML: %w", err)
 	}
 	return rep, nil
+}
+
+// nodeSize is the width and height of a node in NetAnim, in metres: a
+// fiftieth of the area (the scenario's, else the nodes' extent), at least
+// 1 m, so that nodes show without resizing them in NetAnim.
+func nodeSize(area [2]float64, minX, minY, maxX, maxY float64) float64 {
+	extent := max(area[0], area[1])
+	if extent <= 0 || math.IsNaN(extent) || math.IsInf(extent, 0) {
+		extent = max(maxX-minX, maxY-minY)
+	}
+	if extent <= 0 || math.IsNaN(extent) || math.IsInf(extent, 0) {
+		return 1
+	}
+	return max(1, math.Round(extent/50))
 }
 
 // secs formats driver nanoseconds as seconds with nanosecond precision.

@@ -77,8 +77,8 @@ type Component struct {
 	ExpectedLeader protocol.NodeID   `json:"expected_leader"`
 	// Leaders maps each leader ID its members follow (as a decimal string,
 	// "none" for members without a leader) to how many follow it.
-	Leaders map[string]int `json:"leaders"`
-	Valid   bool           `json:"valid"`
+	Leaders LeaderCounts `json:"leaders"`
+	Valid   bool         `json:"valid"`
 }
 
 // Messages counts protocol messages originated (relays and hellos apart).

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,8 +12,8 @@ import (
 
 // WriteText prints the summary for people.
 func (s *Summary) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "run %s: %s, %s driver, seed %d, %d nodes (%d alive at the end), %.1fs\n",
-		s.Run, s.Protocol, s.Driver, s.Seed, s.Nodes, s.Alive, s.Duration)
+	fmt.Fprintf(w, "run %s: %s, %s driver, seed %d, %s (%d alive at the end), %.1fs\n",
+		s.Run, s.Protocol, s.Driver, s.Seed, nodes(s.Nodes), s.Alive, s.Duration)
 	if s.Reason != "" {
 		fmt.Fprintf(w, "verdict: %s (%s)\n", s.Verdict, s.Reason)
 	} else {
@@ -32,11 +33,11 @@ func (s *Summary) WriteText(w io.Writer) {
 		if !c.Valid {
 			mark = "WRONG"
 		}
-		fmt.Fprintf(w, "  component %d (%d nodes): expected leader %d, members follow %s  %s\n",
-			i+1, len(c.Nodes), c.ExpectedLeader, leaders(c.Leaders), mark)
+		fmt.Fprintf(w, "  component %d (%s): expected leader %d, members follow %s  %s\n",
+			i+1, nodes(len(c.Nodes)), c.ExpectedLeader, leaders(c.Leaders), mark)
 	}
 	if len(shown) == most && len(s.Components) > most {
-		fmt.Fprintf(w, "  ... %d more components (see --json)\n", len(s.Components)-most)
+		fmt.Fprintf(w, "  ... %s more (see --json)\n", count(len(s.Components)-most, "component", "components"))
 	}
 	fmt.Fprintf(w, "messages: %d (%d bytes)", s.Messages.Total, s.Messages.Bytes)
 	kinds := make([]string, 0, len(s.Messages.ByKind))
@@ -70,7 +71,7 @@ func (s *Summary) WriteText(w io.Writer) {
 		float64(s.LeaderChanges)/float64(max(s.Nodes, 1)), s.ElectionTime)
 	for i, p := range s.Problems {
 		if i == 10 {
-			fmt.Fprintf(w, "  ... %d more trace problems\n", len(s.Problems)-10)
+			fmt.Fprintf(w, "  ... %s more\n", count(len(s.Problems)-10, "trace problem", "trace problems"))
 			break
 		}
 		fmt.Fprintf(w, "trace problem: %s\n", p)
@@ -82,7 +83,7 @@ func leaders(m map[string]int) string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.SortFunc(keys, cmpKeys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s (x%d)", k, m[k])

@@ -19,7 +19,7 @@ type Moment struct {
 	// Leaders maps a leader ID to its followers at T ("none" for nodes
 	// without a leader); the largest maxLeaders groups, the rest summed
 	// under "others".
-	Leaders map[string]int `json:"leaders,omitempty"`
+	Leaders LeaderCounts `json:"leaders,omitempty"`
 	// Event is a fault: "node 8 crashed (it led 17 nodes)".
 	Event string `json:"event,omitempty"`
 }
@@ -57,7 +57,7 @@ func timeline(changes []change, faults []trace.Event, end int64) []Moment {
 			if f.Ev == trace.EvCrash {
 				alive[f.Node] = false
 				if led := followers(cur, alive, f.Node); led > 0 {
-					ev += fmt.Sprintf(" (it led %d nodes)", led)
+					ev += fmt.Sprintf(" (it led %s)", nodes(led))
 				}
 				delete(cur, f.Node)
 			} else {
@@ -126,7 +126,7 @@ func sortedGroups(m map[string]int) []string {
 		if m[keys[i]] != m[keys[j]] {
 			return m[keys[i]] > m[keys[j]]
 		}
-		return keys[i] < keys[j]
+		return cmpKeys(keys[i], keys[j]) < 0
 	})
 	return keys
 }

@@ -1,0 +1,30 @@
+package trace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestStatDir(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope")
+	if err := StatDir(missing); err == nil || err.Error() != "run directory "+missing+" does not exist" || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, nil, 0o644)
+	if err := StatDir(file); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("file: %v", err)
+	}
+	if err := StatDir(dir); err != nil {
+		t.Errorf("directory: %v", err)
+	}
+	// ReadDir says so too, rather than "no run.jsonl".
+	if _, err := ReadDir(missing); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("ReadDir: %v", err)
+	}
+}
