@@ -9,7 +9,7 @@ import (
 
 	_ "manetlab/adhoc"
 	_ "manetlab/baseline"
-	"manetlab/internal/locktest"
+	"manetlab/internal/mutextest"
 )
 
 func TestParseAxisKeepsYAMLLists(t *testing.T) {
@@ -81,7 +81,7 @@ func TestSweepRunsEveryPointAndSeed(t *testing.T) {
 func TestSweepVariesWorkloadRate(t *testing.T) {
 	dir := t.TempDir()
 	sc := filepath.Join(dir, "s.yaml")
-	os.WriteFile(sc, []byte("duration: 10s\nnodes: {count: 3}\nmobility: {area: [100, 100]}\nprotocol: {name: "+locktest.Name+"}\n"+
+	os.WriteFile(sc, []byte("duration: 10s\nnodes: {count: 3}\nmobility: {area: [100, 100]}\nprotocol: {name: "+mutextest.Name+"}\n"+
 		"workload: [{at: 2s, node: 1, command: elect}]\n"), 0o644)
 	res, err := Run(Options{Scenario: sc, Seeds: 1, Out: filepath.Join(dir, "out"), Sets: []string{"workload.hold=20ms"},
 		Axes: []Axis{{"workload.rate", []string{"0", "0.5", "saturate"}}}})

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/locktest"
+	"manetlab/internal/mutextest"
 	"manetlab/internal/netnstest"
 	"manetlab/protocol"
 	"manetlab/sim"
@@ -17,7 +17,7 @@ duration: 6s
 nodes: {count: 4}
 radio: {range: 250, hello: {period: 500ms}}
 mobility: {model: static, area: [100, 100]}
-protocol: {name: ` + locktest.Name + `}
+protocol: {name: ` + mutextest.Name + `}
 workload:
   rate: 2
   hold: 50ms

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/locktest"
+	"manetlab/internal/mutextest"
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
@@ -22,7 +22,7 @@ duration: 30s
 nodes: {count: 4}
 radio: {range: 250}
 mobility: {model: static, area: [100, 100]}
-protocol: {name: locktest/central}
+protocol: {name: test/mutex-central}
 workload:
   rate: 1
   hold: 50ms
@@ -224,7 +224,7 @@ func TestGeneratorCrash(t *testing.T) {
 func TestRequestNeedsMutex(t *testing.T) {
 	_, err := scenario.Parse([]byte(genYAML), "test.yaml", []string{"protocol.name=baseline/floodmax"})
 	if err == nil || !strings.Contains(err.Error(), "test.yaml: workload: protocol baseline/floodmax does not implement request") ||
-		!strings.Contains(err.Error(), locktest.Name) {
+		!strings.Contains(err.Error(), mutextest.Name) {
 		t.Errorf("load: %v", err)
 	}
 	// A scenario built in code is checked by the driver.
