@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"manetlab/internal/mutextest"
 	_ "manetlab/internal/mutextest"
 )
 
@@ -17,21 +18,11 @@ import (
 func TestSweepMeasuresMutualExclusion(t *testing.T) {
 	dir := t.TempDir()
 	sc := filepath.Join(dir, "mx.yaml")
-	os.WriteFile(sc, []byte(`duration: 5s
-nodes:
-  list:
-    - {id: 1, pos: [0, 0]}
-    - {id: 2, pos: [100, 0]}
-    - {id: 3, pos: [200, 0]}
-radio: {range: 250}
-mobility: {model: static, area: [300, 300]}
-protocol: {name: test/mutex-central}
-workload:
-  - {at: 1s, node: 2, command: request}
+	os.WriteFile(sc, []byte(mutextest.Scenario(`  - {at: 1s, node: 2, command: request}
   - {at: 1.5s, node: 2, command: release}
   - {at: 2s, node: 2, command: request}
   - {at: 2.5s, node: 2, command: release}
-`), 0o644)
+`)), 0o644)
 	competing := "[{at: 1s, node: 2, command: request}, {at: 1.1s, node: 3, command: request}, {at: 2s, node: 2, command: release}, {at: 3s, node: 3, command: release}]"
 	res, err := Run(Options{Scenario: sc, Seeds: 1, Out: filepath.Join(dir, "out"),
 		Axes: []Axis{{"workload", []string{"[{at: 1s, node: 2, command: request}, {at: 1.5s, node: 2, command: release}, {at: 2s, node: 2, command: request}, {at: 2.5s, node: 2, command: release}]", competing}}}})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"manetlab/internal/mutextest"
 	_ "manetlab/internal/mutextest"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
@@ -17,24 +18,13 @@ import (
 // waits behind it and enters when node 2 leaves; node 2's second request
 // waits behind node 3 and is granted at 3 s, and its third (queued while
 // it holds, a request the test protocol does not queue) is never granted.
-const mutexScenario = `name: mx
-duration: 5s
-nodes:
-  list:
-    - {id: 1, pos: [0, 0]}
-    - {id: 2, pos: [100, 0]}
-    - {id: 3, pos: [200, 0]}
-radio: {range: 250}
-mobility: {model: static, area: [300, 300]}
-protocol: {name: test/mutex-central}
-workload:
-  - {at: 1s, node: 2, command: request}
+var mutexScenario = mutextest.Scenario(`  - {at: 1s, node: 2, command: request}
   - {at: 1.1s, node: 3, command: request}
   - {at: 2s, node: 2, command: release}
   - {at: 2.5s, node: 2, command: request}
   - {at: 3s, node: 3, command: release}
   - {at: 4s, node: 2, command: request}
-`
+`)
 
 func writeMutexScenario(t *testing.T) string {
 	t.Helper()

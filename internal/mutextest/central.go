@@ -126,3 +126,21 @@ func (c *central) handle(from protocol.NodeID, m protocol.Message) {
 		c.env.Note(protocol.Note{Kind: protocol.NoteCSEnter})
 	}
 }
+
+// Scenario is the tests' usual run of this protocol: three nodes in range
+// of each other on a line (node 1 coordinates), 5 s, with workload as the
+// YAML lines of `workload:` ("  - {at: 1s, node: 2, command: request}\n"...).
+func Scenario(workload string) string {
+	return `name: mx
+duration: 5s
+nodes:
+  list:
+    - {id: 1, pos: [0, 0]}
+    - {id: 2, pos: [100, 0]}
+    - {id: 3, pos: [200, 0]}
+radio: {range: 250}
+mobility: {model: static, area: [300, 300]}
+protocol: {name: ` + Name + `}
+workload:
+` + workload
+}

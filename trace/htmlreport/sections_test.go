@@ -17,23 +17,12 @@ import (
 // to the end of the run at 5 s.
 func mutexRun(t *testing.T) string {
 	t.Helper()
-	s, err := scenario.Parse([]byte(`name: mx
-duration: 5s
-nodes:
-  list:
-    - {id: 1, pos: [0, 0]}
-    - {id: 2, pos: [100, 0]}
-    - {id: 3, pos: [200, 0]}
-radio: {range: 250}
-mobility: {model: static, area: [300, 300]}
-protocol: {name: `+mutextest.Name+`}
-workload:
-  - {at: 1s, node: 2, command: request}
+	s, err := scenario.Parse([]byte(mutextest.Scenario(`  - {at: 1s, node: 2, command: request}
   - {at: 1.1s, node: 3, command: request}
   - {at: 2s, node: 2, command: release}
   - {at: 3s, node: 3, command: release}
   - {at: 4s, node: 2, command: request}
-`), "mx.yaml", nil)
+`)), "mx.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
