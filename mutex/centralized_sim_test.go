@@ -10,10 +10,10 @@ import (
 	"manetlab/protocol"
 )
 
-// coordCentralScenario is n static nodes on a multi-hop grid (cells 200 m,
-// range 250 m), lossless, running mutex/centralized with params (YAML
-// flow map entries) and the workload and faults given.
-func coordCentralScenario(name string, n int, dur string, params, rest string) string {
+// coordGridScenario is n static nodes on a multi-hop grid (cells 200 m,
+// range 250 m), lossless, running proto with params (YAML flow map
+// entries) and the workload and faults given in rest.
+func coordGridScenario(proto, name string, n int, dur string, params, rest string) string {
 	return fmt.Sprintf(`name: %s
 seed: 1
 duration: %s
@@ -21,9 +21,14 @@ nodes: {count: %d, values: id, placement: grid}
 radio: {range: 250}
 mobility: {model: static, area: [%d, %d]}
 protocol:
-  name: mutex/centralized
+  name: %s
   params: {%s}
-%s`, name, dur, n, 200*3, 200*((n+2)/3), params, rest)
+%s`, name, dur, n, 200*3, 200*((n+2)/3), proto, params, rest)
+}
+
+// coordCentralScenario is coordGridScenario for mutex/centralized.
+func coordCentralScenario(name string, n int, dur string, params, rest string) string {
+	return coordGridScenario(mutex.Centralized, name, n, dur, params, rest)
 }
 
 // coordFastElection makes the channels give up on a silent peer in 1.5 s

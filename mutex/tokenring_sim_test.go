@@ -6,22 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"manetlab/mutex"
 	"manetlab/protocol"
 )
 
-// coordTokenScenario is n static nodes on a multi-hop grid, lossless, running
-// mutex/token-ring with params (YAML flow map entries).
+// coordTokenScenario is coordGridScenario for mutex/token-ring.
 func coordTokenScenario(name string, n int, dur string, params, rest string) string {
-	return fmt.Sprintf(`name: %s
-seed: 1
-duration: %s
-nodes: {count: %d, values: id, placement: grid}
-radio: {range: 250}
-mobility: {model: static, area: [%d, %d]}
-protocol:
-  name: mutex/token-ring
-  params: {%s}
-%s`, name, dur, n, 200*3, 200*((n+2)/3), params, rest)
+	return coordGridScenario(mutex.TokenRing, name, n, dur, params, rest)
 }
 
 // TestTokenRingEntryWithinNMinus1Passes: one request at a time; every
