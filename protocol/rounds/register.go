@@ -233,7 +233,7 @@ func Register[T protocol.Message](f Family[T]) {
 			if p.Ring != nil {
 				order = p.Ring
 			}
-			return fam.Candidates(order, p.Wake), nil
+			return fam.Candidates(order, p.Wake, params), nil
 		}
 	}
 	protocol.Register(protocol.Spec{

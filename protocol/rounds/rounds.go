@@ -126,10 +126,11 @@ type Family[T protocol.Message] struct {
 	// stays the figure without the graph (a bound, for a graph algorithm).
 	TheoryGraph func(neighbors map[protocol.NodeID][]protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) (Theory, error)
 	// Candidates, when set, lists the members that can win an election of
-	// the run, from the members (in ring order for a ring algorithm) and
-	// the wake rounds (slow-fast: only the nodes that wake spontaneously
-	// compete); nil means every member (protocol.Spec.Candidates).
-	Candidates func(members []protocol.NodeID, wake map[protocol.NodeID]int) []protocol.NodeID
+	// the run, from the members (in ring order for a ring algorithm), the
+	// wake rounds and the parameters (slow-fast: only the nodes that wake
+	// spontaneously compete; TimeSlice: only those awake when their phase
+	// begins); nil means every member (protocol.Spec.Candidates).
+	Candidates func(members []protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) []protocol.NodeID
 }
 
 // Theory is a synchronous algorithm's complexity for one run: its rounds
