@@ -14,11 +14,12 @@ import (
 )
 
 // Chart is the data of a sweep's line chart: one metric (mean, ±sd)
-// against the values of the first axis, one series per combination of
-// the values of the other axes.
+// against the values of one axis (Result.XAxis: the first, or the first
+// numeric one when the first is not), one series per combination of the
+// values of the other axes.
 type Chart struct {
 	Metric string   `json:"metric"`
-	XLabel string   `json:"x_label"` // the first axis's path
+	XLabel string   `json:"x_label"` // the x axis's path
 	X      []string `json:"x"`       // its values, in the order given
 	// XNum holds the values as numbers when every one parses as a number
 	// (the x-axis is then proportional); nil: categorical, in X's order.
@@ -38,7 +39,8 @@ type Series struct {
 	// without the metric has none.
 	Points []ChartPoint `json:"points"`
 	// Theory is drawn beside the series when the metric is
-	// complexity.messages or mutex.messages_per_entry.
+	// complexity.messages, complexity.sync_messages (the counting rule) or
+	// mutex.messages_per_entry.
 	Theory []TheoryLine `json:"theory,omitempty"`
 }
 
@@ -89,8 +91,10 @@ func CheckMetric(name string) error {
 
 // ChooseMetric returns name when some point has it (an error listing the
 // metrics present when none has), or, for an empty name, the default:
-// complexity.messages when present, else mutex.messages_per_entry, else F,
-// else the first metric present.
+// complexity.sync_messages when present (round protocols: the
+// synchronizer's overhead; the algorithm's messages are the same over
+// every synchronizer), else complexity.messages, else
+// mutex.messages_per_entry, else F, else the first metric present.
 func (r *Result) ChooseMetric(name string) (string, error) {
 	present := r.SortedMetrics()
 	if name != "" {
@@ -102,7 +106,7 @@ func (r *Result) ChooseMetric(name string) (string, error) {
 		}
 		return name, nil
 	}
-	for _, m := range []string{"complexity.messages", "mutex.messages_per_entry", "F"} {
+	for _, m := range []string{"complexity.sync_messages", "complexity.messages", "mutex.messages_per_entry", "F"} {
 		if slices.Contains(present, m) {
 			return m, nil
 		}
@@ -113,7 +117,23 @@ func (r *Result) ChooseMetric(name string) (string, error) {
 	return present[0], nil
 }
 
-// Chart gathers the chart of metric against the first axis.
+// XAxis is the index of the axis a chart draws along x: the first axis,
+// unless its values are not all numbers and another axis's are (a sweep
+// --vary protocol.params.synchronizer=... --vary nodes.count=... charts
+// against n, one line per synchronizer); then the first such axis.
+func (r *Result) XAxis() int {
+	if len(r.Axes) == 0 || numbers(r.Axes[0].Values) != nil {
+		return 0
+	}
+	for i, a := range r.Axes {
+		if numbers(a.Values) != nil {
+			return i
+		}
+	}
+	return 0
+}
+
+// Chart gathers the chart of metric against the x axis (XAxis).
 func (r *Result) Chart(metric string) (*Chart, error) {
 	if len(r.Axes) == 0 {
 		return nil, fmt.Errorf("a chart needs at least one --vary")
@@ -121,24 +141,39 @@ func (r *Result) Chart(metric string) (*Chart, error) {
 	if err := CheckMetric(metric); err != nil {
 		return nil, err
 	}
-	first := r.Axes[0]
-	c := &Chart{Metric: metric, XLabel: first.Path, X: first.Values, XNum: numbers(first.Values)}
-	others := grid(r.Axes[1:])
-	if len(r.Points) != len(first.Values)*len(others) {
-		return nil, fmt.Errorf("chart: %d points for a grid of %d", len(r.Points), len(first.Values)*len(others))
+	xa := r.XAxis()
+	xAxis := r.Axes[xa]
+	c := &Chart{Metric: metric, XLabel: xAxis.Path, X: xAxis.Values, XNum: numbers(xAxis.Values)}
+	rest := slices.Concat(r.Axes[:xa], r.Axes[xa+1:])
+	others := grid(rest)
+	if len(r.Points) != len(xAxis.Values)*len(others) {
+		return nil, fmt.Errorf("chart: %d points for a grid of %d", len(r.Points), len(xAxis.Values)*len(others))
 	}
-	// Grid order: the first axis slowest, so point p is at x p/len(others)
-	// in series p%len(others).
-	order := make([]int, len(first.Values))
+	// Grid order: the first axis slowest. stride[a] is how far apart two
+	// points are whose values differ by one on axis a only.
+	stride := make([]int, len(r.Axes))
+	for a, k := len(r.Axes)-1, 1; a >= 0; a-- {
+		stride[a] = k
+		k *= len(r.Axes[a].Values)
+	}
+	order := make([]int, len(xAxis.Values))
 	for i := range order {
 		order[i] = i
 	}
 	if c.XNum != nil {
 		slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(c.XNum[a], c.XNum[b]) })
 	}
-	for s, vals := range others {
-		ser := Series{Label: seriesLabel(r.Axes[1:], vals)}
-		at := func(x int) *Point { return &r.Points[x*len(others)+s] }
+	for _, vals := range others {
+		ser := Series{Label: seriesLabel(rest, vals)}
+		base := 0
+		for i, v := range vals {
+			a := i
+			if i >= xa {
+				a++
+			}
+			base += slices.Index(r.Axes[a].Values, v) * stride[a]
+		}
+		at := func(x int) *Point { return &r.Points[base+x*stride[xa]] }
 		ser.Points = line(order, at, metric)
 		if metric == "complexity.messages" {
 			for _, k := range theoryKinds {
@@ -151,6 +186,12 @@ func (r *Result) Chart(metric string) (*Chart, error) {
 					tl.Label, tl.Title = boundText(order, at)
 				}
 				ser.Theory = append(ser.Theory, tl)
+			}
+		}
+		if metric == "complexity.sync_messages" {
+			if pts := line(order, at, "complexity.sync_exact"); len(pts) > 0 {
+				ser.Theory = append(ser.Theory, TheoryLine{Kind: "exact", Label: "counting rule",
+					Title: "the synchronizer's messages by its counting rule (docs/protocols/synchronizers.md)", Points: pts})
 			}
 		}
 		if metric == "mutex.messages_per_entry" {

@@ -207,3 +207,48 @@ func checkChartDOM(t *testing.T, dom string, series, theory int) {
 		t.Errorf("%d chart SVGs", n)
 	}
 }
+
+// TestChartAgainstTheNumericAxis: with a categorical first axis
+// (synchronizers) and a numeric second (n), the chart runs along n, one
+// series per synchronizer, each point the one with both values, beside
+// the counting rule; sync_messages is the default metric.
+func TestChartAgainstTheNumericAxis(t *testing.T) {
+	r := &Result{Seeds: 1, Axes: []Axis{{"protocol.params.synchronizer", []string{"simple", "abd"}}, {"nodes.count", []string{"16", "8"}}}}
+	cost := map[string]float64{"simple": 1, "abd": 100}
+	for _, s := range r.Axes[0].Values {
+		for _, n := range r.Axes[1].Values {
+			v := cost[s] * 2 * 8 // distinct per point
+			if n == "16" {
+				v = cost[s] * 2 * 16
+			}
+			r.Points = append(r.Points, Point{Values: []string{s, n}, Runs: 1, Valid: 1,
+				Mean: map[string]float64{"complexity.sync_messages": v, "complexity.sync_exact": v, "complexity.messages": 8}, SD: map[string]float64{}})
+		}
+	}
+	if m, err := r.ChooseMetric(""); err != nil || m != "complexity.sync_messages" {
+		t.Fatalf("default metric %q, %v", m, err)
+	}
+	if r.XAxis() != 1 {
+		t.Fatalf("x axis %d", r.XAxis())
+	}
+	c, err := r.Chart("complexity.sync_messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.XLabel != "nodes.count" || !reflect.DeepEqual(c.XNum, []float64{16, 8}) || len(c.Series) != 2 {
+		t.Fatalf("chart %+v", c)
+	}
+	for i, s := range []string{"simple", "abd"} {
+		ser := c.Series[i]
+		// x in ascending n: index 1 (8) first, then 0 (16)
+		want := []ChartPoint{{X: 1, Mean: cost[s] * 2 * 8, Runs: 1}, {X: 0, Mean: cost[s] * 2 * 16, Runs: 1}}
+		if ser.Label != "protocol.params.synchronizer="+s || !reflect.DeepEqual(ser.Points, want) ||
+			len(ser.Theory) != 1 || ser.Theory[0].Label != "counting rule" || !reflect.DeepEqual(ser.Theory[0].Points, want) {
+			t.Fatalf("series %d: %+v, want points %+v", i, ser, want)
+		}
+	}
+	// a numeric first axis stays the x axis
+	if ringResult().XAxis() != 0 {
+		t.Error("numeric first axis not x")
+	}
+}

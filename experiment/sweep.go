@@ -91,12 +91,13 @@ type Result struct {
 // unbounded).
 //
 // Round protocols (protocol/rounds) add T_S, the synchronizer's and the
-// tree's messages, the measured M_A and the seed's M_A evaluated
+// tree's messages, the synchronizer's messages by its counting rule
+// (sync_exact), the measured M_A and the seed's M_A evaluated
 // (docs/protocols/synchronizers.md).
 var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages",
 	"complexity.messages", "complexity.announce", "complexity.transport", "complexity.control", "complexity.time",
 	"complexity.bound", "complexity.exact", "complexity.best", "complexity.worst",
-	"complexity.rounds", "complexity.sync_messages", "complexity.tree_messages", "complexity.m_a", "complexity.m_a_bound",
+	"complexity.rounds", "complexity.sync_messages", "complexity.sync_exact", "complexity.tree_messages", "complexity.m_a", "complexity.m_a_bound",
 	"mutex.messages_per_entry", "mutex.sync_delay", "mutex.sync_messages", "mutex.waiting_mean", "mutex.waiting_p95",
 	"mutex.throughput", "mutex.overtakes", "mutex.jain", "mutex.waiting_at_end", "mutex.entries", "mutex.violations",
 	"mutex.theory_lo", "mutex.theory_hi"}
@@ -279,6 +280,9 @@ func measure(sum *report.Summary) *sample {
 			out["complexity.rounds"] = float64(c.Rounds)
 			out["complexity.sync_messages"] = float64(c.SyncMessages)
 			out["complexity.tree_messages"] = float64(c.TreeMessages)
+			if c.Sync.ExactSync != nil {
+				out["complexity.sync_exact"] = float64(*c.Sync.ExactSync)
+			}
 			out["complexity.m_a"] = float64(c.Sync.Measured)
 			out["complexity.m_a_bound"] = c.Sync.MAValue
 		}

@@ -44,6 +44,29 @@ var BFS = rounds.Family[Msg]{
 		}
 		return BFSBound(len(members)), nil
 	},
+	TheoryGraph: func(neighbors map[protocol.NodeID][]protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) (rounds.Theory, error) {
+		members := make([]protocol.NodeID, 0, len(neighbors))
+		for id := range neighbors {
+			members = append(members, id)
+		}
+		slices.Sort(members)
+		root, err := bfsRoot(params.Reader(), members)
+		if err != nil {
+			return rounds.Theory{}, err
+		}
+		// BFSTheory is exact when every member wakes at round 1 or only
+		// the root does (the others woken by invitations); else the bound.
+		allAwake, rootOnly := true, wake[root] == 1
+		for _, id := range members {
+			allAwake = allAwake && wake[id] == 1
+			rootOnly = rootOnly && (id == root || wake[id] == 0)
+		}
+		if !allAwake && !rootOnly {
+			return BFSBound(len(members)), nil
+		}
+		th, _ := BFSTheory(neighbors, root, allAwake)
+		return th, nil
+	},
 }
 
 // bfsRoot reads protocol.params.root: a member, by default the lowest.

@@ -40,7 +40,9 @@ var SlowFast = rounds.Family[Msg]{
 	Theory: func(members []protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) (rounds.Theory, error) {
 		return SlowFastTheory(members, wake)
 	},
-	Candidates: SlowFastActive, // relays never compete
+	Candidates: func(order []protocol.NodeID, wake map[protocol.NodeID]int, _ protocol.Params) []protocol.NodeID {
+		return SlowFastActive(order, wake) // relays never compete
+	},
 }
 
 // never is the round of a pending message that is never sent: one slowed

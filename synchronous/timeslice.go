@@ -42,6 +42,27 @@ var TimeSlice = rounds.Family[Msg]{
 		}
 		return TimeSliceTheory(members, wake, f)
 	},
+	Candidates: TimeSliceCandidates,
+}
+
+// TimeSliceCandidates lists the members that can start the token: those
+// that wake spontaneously by the first round of their phase (every member
+// when wake is empty). The smallest of them wins; a member woken later, or
+// only by the token, follows. A bad first_phase counts as 0 (New reports
+// it).
+func TimeSliceCandidates(members []protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) []protocol.NodeID {
+	f, _ := firstPhase(params.Reader())
+	var c []protocol.NodeID
+	for _, id := range members {
+		w := 1
+		if len(wake) > 0 {
+			w = wake[id]
+		}
+		if w >= 1 && w <= phaseStart(id, f, len(members)) {
+			c = append(c, id)
+		}
+	}
+	return c
 }
 
 // firstPhaseWant says what protocol.params.first_phase accepts.

@@ -49,10 +49,16 @@ valid. docs/analysis.md defines every metric.
 key lower-case, "mean" and "sd" keyed by metric name.
 
 --html FILE writes a self-contained page: a line chart of --metric (default
-complexity.messages where measured, else mutex.messages_per_entry, else F)
-against the first --vary axis, one line per combination of the other axes,
-with the theory beside complexity.messages and mutex.messages_per_entry;
-then every point's metrics and the command line.
+complexity.sync_messages for round protocols, else complexity.messages
+where measured, else mutex.messages_per_entry, else F) against the first
+--vary axis (or, when its values are not numbers, the first --vary axis
+whose values are), one line per combination of the other axes, with the
+theory beside complexity.messages, complexity.sync_messages (the counting
+rule) and mutex.messages_per_entry; then every point's metrics and the
+command line.
+
+   manetlab sweep configs/sync-timeslice.yaml --vary 'protocol.params.synchronizer=simple|alpha|beta|abd' \
+       --vary 'nodes.count=8|16|32|64' --html sync.html
 
    manetlab sweep configs/mutex-ricart-agrawala.yaml \
        --vary 'workload.rate=0.1|0.5|2' --vary 'protocol.name=mutex/centralized|mutex/ricart-agrawala' \
@@ -65,7 +71,7 @@ then every point's metrics and the command line.
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/sweep-NAME)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 			&cli.StringFlag{Name: "html", Usage: "write a chart of the sweep to this HTML file"},
-			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (default complexity.messages where measured, else mutex.messages_per_entry, else F)"},
+			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (default complexity.sync_messages for round protocols, else complexity.messages where measured, else mutex.messages_per_entry, else F)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
 		},
 		Action: func(c *cli.Context) error {

@@ -174,6 +174,8 @@ type Info struct {
 	Graph Graph
 	// Theory is the Family's (nil when it gives none).
 	Theory func(members []protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) (Theory, error)
+	// TheoryGraph is the Family's (nil when it gives none).
+	TheoryGraph func(neighbors map[protocol.NodeID][]protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) (Theory, error)
 }
 
 // Params are a run's framework parameters, as Info.Parse reads them.
@@ -231,7 +233,7 @@ func Register[T protocol.Message](f Family[T]) {
 			if p.Ring != nil {
 				order = p.Ring
 			}
-			return fam.Candidates(order, p.Wake), nil
+			return fam.Candidates(order, p.Wake, params), nil
 		}
 	}
 	protocol.Register(protocol.Spec{
@@ -243,5 +245,5 @@ func Register[T protocol.Message](f Family[T]) {
 		LogicalRing: f.Graph == GraphRing,
 		Candidates:  candidates,
 	})
-	families[f.Name] = Info{Name: f.Name, Graph: f.Graph, Theory: f.Theory}
+	families[f.Name] = Info{Name: f.Name, Graph: f.Graph, Theory: f.Theory, TheoryGraph: f.TheoryGraph}
 }

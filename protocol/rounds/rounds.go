@@ -119,11 +119,18 @@ type Family[T protocol.Message] struct {
 	// members (in ring order for a ring algorithm), the wake rounds and the
 	// parameters. Nil when theory gives nothing exact.
 	Theory func(members []protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) (Theory, error)
+	// TheoryGraph, when set, gives the complexity on the graph the run
+	// ran on: every member's neighbours as its node fixed them once
+	// settled (the analysis reads them from the sync notes). The analysis
+	// prefers it to Theory when every member noted its neighbours; Theory
+	// stays the figure without the graph (a bound, for a graph algorithm).
+	TheoryGraph func(neighbors map[protocol.NodeID][]protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) (Theory, error)
 	// Candidates, when set, lists the members that can win an election of
-	// the run, from the members (in ring order for a ring algorithm) and
-	// the wake rounds (slow-fast: only the nodes that wake spontaneously
-	// compete); nil means every member (protocol.Spec.Candidates).
-	Candidates func(members []protocol.NodeID, wake map[protocol.NodeID]int) []protocol.NodeID
+	// the run, from the members (in ring order for a ring algorithm), the
+	// wake rounds and the parameters (slow-fast: only the nodes that wake
+	// spontaneously compete; TimeSlice: only those awake when their phase
+	// begins); nil means every member (protocol.Spec.Candidates).
+	Candidates func(members []protocol.NodeID, wake map[protocol.NodeID]int, params protocol.Params) []protocol.NodeID
 }
 
 // Theory is a synchronous algorithm's complexity for one run: its rounds

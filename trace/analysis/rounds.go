@@ -184,12 +184,15 @@ func (rr *roundsRun) stall() (round int, stuck, unsafe, down []protocol.NodeID, 
 		return 0, nil, nil, down, ""
 	}
 	for _, n := range rr.nodes {
-		if n.down || n.haltRound > 0 {
+		if n.down {
 			continue
 		}
-		if n.last == round {
+		if n.haltRound == 0 && n.last == round {
 			stuck = append(stuck, n.id)
 		}
+		// A node that halted in round r or later but whose envelopes of
+		// round r were never acknowledged (the link to a neighbour broke)
+		// is as unsafe as a live one: its neighbours wait for its safe.
 		if (rr.sync == rounds.Alpha || rr.sync == rounds.Beta) && n.last >= round && n.safe < round {
 			unsafe = append(unsafe, n.id)
 		}

@@ -89,6 +89,16 @@ func computeRoundsComplexity(r *run, tr *truth, info rounds.Info) (*Complexity, 
 		c.Sync.TPulseValue = 2 * ps.D.Seconds()
 		c.Sync.TAValue = float64(c.Pulses) * c.Sync.TPulseValue
 	}
+	if nbrs := rr.graph(); info.TheoryGraph != nil && nbrs != nil {
+		th, err := info.TheoryGraph(nbrs, ps.Wake, tr.sc.Protocol.Params)
+		if err != nil {
+			return c, "complexity bound unknown: " + err.Error()
+		}
+		c.Bound = th.Messages
+		rb := th.Rounds
+		c.RoundsBound = &rb
+		return c, ""
+	}
 	if info.Theory == nil {
 		return c, ""
 	}
@@ -100,6 +110,19 @@ func computeRoundsComplexity(r *run, tr *truth, info rounds.Info) (*Complexity, 
 	rb := th.Rounds
 	c.RoundsBound = &rb
 	return c, ""
+}
+
+// graph is every node's neighbours as its sync note gives them, nil when
+// some node noted none (it never settled).
+func (rr *roundsRun) graph() map[protocol.NodeID][]protocol.NodeID {
+	g := make(map[protocol.NodeID][]protocol.NodeID, len(rr.nodes))
+	for _, n := range rr.nodes {
+		if n.sync == "" {
+			return nil
+		}
+		g[n.id] = n.nbrs
+	}
+	return g
 }
 
 // cost evaluates the synchronizer's formulas for the run.
