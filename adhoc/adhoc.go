@@ -112,7 +112,32 @@ func init() {
 		Summary:  "capacity-aware tree election for MANETs (Vasudevan, Kurose, Towsley): diffusing computations, beacons, merges",
 		New:      New,
 		Messages: messages,
+		Settle:   Settle,
 	})
+}
+
+// Settle is how long a component needs after its last change of
+// membership or links for its leadership to settle, from the timers: a
+// side that lost its leader presumes it lost within one lease of its last
+// beacon (lease = beacon_loss·beacon_period), plus one beacon period for
+// a beacon already on its way; the nodes then wait below start_delay
+// before they start an election; an election in a component that no
+// longer changes drops a child that left before the window within two
+// probe periods. Merges take less (an Exchange on the new link).
+// Parameters are read as New reads them; a bad one gives the defaults
+// (New reports it), and other keys are ignored.
+func Settle(params protocol.Params) time.Duration {
+	r := params.Reader()
+	c := config{
+		beaconPeriod: r.Duration("beacon_period", 2*time.Second),
+		beaconLoss:   r.Int("beacon_loss", 3),
+		probePeriod:  r.Duration("probe_period", time.Second),
+		startDelay:   r.Duration("start_delay", time.Second),
+	}
+	if c.beaconPeriod <= 0 || c.beaconLoss < 1 || c.probePeriod <= 0 || c.startDelay < 0 {
+		c = config{beaconPeriod: 2 * time.Second, beaconLoss: 3, probePeriod: time.Second, startDelay: time.Second}
+	}
+	return c.lease() + c.beaconPeriod + c.startDelay + 2*c.probePeriod
 }
 
 // config holds the parameters; see New for their meaning and defaults.

@@ -59,10 +59,10 @@ func checkTree(dir string, opt CheckOptions) Property {
 		return p
 	}
 	tf := newTreeFollower(r, tr)
-	stableWindows(&p, tr, opt, tf.advance, func(s *snapshot, _ int, c []int, since int64) (bool, func() Witness) {
+	stableWindows(&p, tr, opt, tf.advance, func(s *snapshot, _ int, c []int, since int64) (bool, bool, func() Witness) {
 		w, bad := tf.judge(s, c)
-		return bad, func() Witness {
-			w.Text = fmt.Sprintf("at %.1fs (%.1fs after the last topology change) component {%s}: %s",
+		return true, bad, func() Witness {
+			w.Text = fmt.Sprintf("at %.1fs (%.1fs after its last change) component {%s}: %s",
 				seconds(s.t), seconds(s.t-since), compIDs(tr, c), w.Text)
 			return w
 		}
