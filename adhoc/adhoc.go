@@ -7,8 +7,10 @@
 // sender its parent, forwards the Election and acknowledges its parent
 // with the best (value, id) of its subtree once all awaited Acks are in;
 // the source then floods Leader. Awaited children are probed and dropped if
-// they stop answering; a node whose parent vanishes before it acknowledged
-// ends the computation itself. Leaders flood Beacons; a node that misses
+// they stop answering; a node whose parent vanishes, before or after it
+// acknowledged, ends the computation itself (after: the Leader was to
+// come through that parent; waiting out ack_timeout instead left a node
+// that had moved away leaderless for 30 s, found by trace check). Leaders flood Beacons; a node that misses
 // them for a lease starts an election. Neighbours that come up exchange
 // leaders, and the lesser side adopts and floods the better leader.
 //
