@@ -79,13 +79,18 @@ type KindCount struct {
 
 // NodeMetrics is one node's share.
 type NodeMetrics struct {
-	Node          protocol.NodeID `json:"node"`
-	Sent          uint64          `json:"sent"`
-	Bytes         uint64          `json:"bytes"`
-	LeaderChanges int             `json:"leader_changes"`
-	NoLeader      float64         `json:"no_leader"`   // live seconds without a leader
-	InElection    float64         `json:"in_election"` // live seconds in an election
-	Live          float64         `json:"live"`        // seconds alive
+	Node  protocol.NodeID `json:"node"`
+	Sent  uint64          `json:"sent"`
+	Bytes uint64          `json:"bytes"`
+	// LeaderChanges counts the node's leader notes that name another
+	// leader than the one it followed just before (none after its start
+	// or a crash): a note naming none counts when it had a leader, a
+	// repeated note does not (docs/analysis.md). The run summary's
+	// leader_changes is their sum.
+	LeaderChanges int     `json:"leader_changes"`
+	NoLeader      float64 `json:"no_leader"`   // live seconds without a leader
+	InElection    float64 `json:"in_election"` // live seconds in an election
+	Live          float64 `json:"live"`        // seconds alive
 }
 
 // ElectionMetrics is one election epoch.

@@ -152,3 +152,24 @@ func appendLine(path, s string) error {
 	_, err = f.WriteString(s)
 	return err
 }
+
+// TestSummaryLeaderChangesAsReport: the summary's leader changes are the
+// per-node leader changes of the metrics (trace report) added up: a
+// repeated note is no change, a note naming none after a leader is one.
+func TestSummaryLeaderChangesAsReport(t *testing.T) {
+	dir := writeRun(t, map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4})
+	if err := appendLine(trace.NodeFile(dir, 1), `{"t":2000000000,"node":1,"ev":"leader","leader":2}`+"\n"+`{"t":2500000000,"node":1,"ev":"leader","leader":2}`+"\n"+`{"t":3000000000,"node":1,"ev":"leader"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := 0
+	for _, n := range sum.Measurements().PerNode {
+		per += n.LeaderChanges
+	}
+	if sum.LeaderChanges != 5 || per != 5 {
+		t.Errorf("leader changes: summary %d, per node %d; want 5 (4 first leaders, 1 drop to none; 2 repeats do not count)", sum.LeaderChanges, per)
+	}
+}
