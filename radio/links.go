@@ -122,3 +122,12 @@ func (m *Medium) Links(t time.Duration, alive []bool, minProb float64, fn func(i
 		}
 	}
 }
+
+// LinkProbBetween is LinkProb for nodes a and b at their positions at t
+// (1 for a node and itself).
+func (m *Medium) LinkProbBetween(a, b int, t time.Duration) float64 {
+	if a == b {
+		return 1
+	}
+	return m.LinkProb(geo.Dist(m.position(a, t), m.position(b, t)))
+}

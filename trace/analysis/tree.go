@@ -154,7 +154,7 @@ func (f *treeFollower) judge(s *snapshot, comp []int) (Witness, bool) {
 			case !s.alive[j]:
 				problems = append(problems, fmt.Sprintf("node %d's parent %d is down", id(i), pid))
 				cite(i, false)
-			case !tr.med.Linked(i, j, time.Duration(s.t)):
+			case tr.med.LinkProbBetween(i, j, time.Duration(s.t)) <= LinkDown: // down; up or uncertain will do
 				problems = append(problems, fmt.Sprintf("node %d's parent %d is not a radio neighbour", id(i), pid))
 				cite(i, false)
 			default:
