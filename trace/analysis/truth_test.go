@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	_ "manetlab/adhoc"
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
@@ -138,6 +139,32 @@ func TestCheckPerComponent(t *testing.T) {
 		}
 		if c.want == Invalid && (len(st.Witnesses) != 1 || !strings.Contains(st.Witnesses[0].Text, "component {1,2,3} should follow its best node 3")) {
 			t.Errorf("witnesses %+v", st.Witnesses)
+		}
+	}
+}
+
+// TestStabilisationFromTheProtocol: the default delay is the protocol's
+// Spec.Settle plus the hello timeout; 15 s for a protocol without one.
+func TestStabilisationFromTheProtocol(t *testing.T) {
+	for _, c := range []struct {
+		proto string
+		want  time.Duration
+	}{
+		// lease 6 s + beacon 2 s + start delay 1 s + 2 probes, + 3.5 s.
+		{"{name: adhoc/vasudevan}", 14500 * time.Millisecond},
+		// The paper's timers: 120 + 20 + 1 + 2, + 3.5 s.
+		{"{name: adhoc/vasudevan, params: {variant: optimised, beacon_period: 20s, beacon_loss: 6}}", 146500 * time.Millisecond},
+		// A hello timeout of 10 s instead of 3.5 s.
+		{"{name: adhoc/vasudevan}\nradio: {hello: {timeout: 10s}}", 21 * time.Second},
+		{"{name: ring/lelann}", DefaultStabilisation}, // declares none
+		{"{name: no/such-protocol}", DefaultStabilisation},
+	} {
+		sc, err := scenario.Parse([]byte("nodes: {count: 2}\nprotocol: "+c.proto+"\n"), "s.yaml", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Stabilisation(sc); got != c.want {
+			t.Errorf("%s: %v, want %v", c.proto, got, c.want)
 		}
 	}
 }
