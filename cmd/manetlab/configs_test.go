@@ -17,6 +17,9 @@ var expectedInvalid = map[string]string{
 	"sync-bfs-async.yaml bfs-depth":         "BFS without a synchronizer builds a tree that is not breadth-first (the point of the config)",
 }
 
+// judgedConfigs must get a stable-leader verdict from trace check.
+var judgedConfigs = map[string]bool{"quickstart.yaml": true, "vasudevan-paper.yaml": true, "lossy.yaml": true, "ns2-trace.yaml": true}
+
 // TestShippedConfigsVerdicts runs every scenario in configs/ (and the
 // quickstart seeds that new users met as invalid) in the simulator and
 // checks that neither the run summary nor trace check calls it invalid,
@@ -65,7 +68,10 @@ func TestShippedConfigsVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			var rep struct {
-				Properties []struct{ Name, Verdict, Reason string }
+				Properties []struct {
+					Name, Verdict, Reason string
+					Judged                *float64
+				}
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatal(err)
@@ -73,6 +79,11 @@ func TestShippedConfigsVerdicts(t *testing.T) {
 			for _, p := range rep.Properties {
 				if p.Verdict == "invalid" && expectedInvalid[c.name+" "+p.Name] == "" {
 					t.Errorf("trace check %s: invalid (%s)", p.Name, p.Reason)
+				}
+				// The flagship moving scenarios get a verdict, and the
+				// share of node-time judged.
+				if p.Name == "stable-leader" && judgedConfigs[c.name] && (p.Verdict == "unknown" || p.Judged == nil || *p.Judged <= 0) {
+					t.Errorf("trace check stable-leader: %s (%s), judged %v; want a verdict on part of the run", p.Verdict, p.Reason, p.Judged)
 				}
 			}
 		})
