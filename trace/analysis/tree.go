@@ -39,13 +39,14 @@ func treeEvents(ev string) bool {
 	return false
 }
 
-// checkTree samples the ground truth and, at every instant at least the
-// stabilisation delay after the last change before it, requires of every
-// component: each member has noted a parent; exactly one member is root
-// (its latest parent note names none); every other member's parent is a
-// live radio neighbour; the parent edges have no cycle, so every member
+// checkTree samples the ground truth and requires of every settled
+// component (unchanged for the stabilisation delay): each member has
+// noted a parent; exactly one member is root (its latest parent note
+// names none); every other member's parent is a live radio neighbour (a
+// link up or uncertain); the parent edges have no cycle, so every member
 // reaches the root; and every member's latest leader note names the root.
-// One witness per stable window: its first failing instant.
+// One witness per settled stretch of a component: its first failing
+// instant.
 func checkTree(dir string, opt CheckOptions) Property {
 	p := Property{Name: PropTree}
 	r, err := load([]string{dir}, loadOptions{keep: treeEvents})

@@ -1,6 +1,7 @@
-// Package report turns a run's traces into the summary that `sim` (and
-// later `run`) print: the leader of every connected component at the end
-// and whether it is the component's best node, messages by kind, and
+// Package report turns a run's traces into the summary that `sim` and
+// `run` print: the leader of every connected component at the end, whether
+// it is the component's best node and whether the component had settled
+// (the verdict: valid, invalid or unsettled), messages by kind, and
 // election time. It reads only the trace directory, so it serves traces of
 // the simulator and of real nodes alike.
 //
