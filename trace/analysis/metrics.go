@@ -327,6 +327,10 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		rep.MBcast = ptr(float64(bcast) / float64(participations))
 		rep.MUcast = ptr(float64(ucast) / float64(participations))
 	}
+	var wrong *float64
+	if terr == nil {
+		wrong, rep.End = wrongOrUnknown(r, tr, int64(opt.Stabilisation))
+	}
 	switch {
 	case protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex && !r.hasLeaderNotes():
 		if rep.Note != "" {
@@ -339,10 +343,7 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		}
 		rep.Note += "wrong_or_unknown unknown: " + terr.Error()
 	default:
-		rep.WrongOrUnknown, rep.End = wrongOrUnknown(r, tr, int64(opt.Stabilisation))
-	}
-	if rep.End == nil && terr == nil {
-		_, rep.End = wrongOrUnknown(r, tr, int64(opt.Stabilisation))
+		rep.WrongOrUnknown = wrong
 	}
 	var cnote string
 	if terr != nil {
