@@ -34,9 +34,9 @@ type Summary struct {
 	Nodes    int    `json:"nodes"`
 	Alive    int    `json:"alive"`
 	// Verdict judges the components at the end (docs/analysis.md, "Run
-	// summary"): "invalid" when a settled component (certain, unchanged
-	// for the stabilisation delay) does not follow exactly its best node,
-	// or critical sections overlapped; else "unsettled" when a component
+	// summary"): "invalid" when a settled component (unchanged for the
+	// stabilisation delay) does not follow exactly its best node (or a
+	// better one of its Reach), or critical sections overlapped; else "unsettled" when a component
 	// that is not settled does not follow its best node yet; else
 	// "valid". "stalled" when a round protocol's synchronizer stopped with
 	// live nodes mid-round; "unknown" when the run lies outside the
@@ -87,7 +87,8 @@ type Component struct {
 	// Leaders maps each leader ID its members follow (as a decimal string,
 	// "none" for members without a leader) to how many follow it.
 	Leaders LeaderCounts `json:"leaders"`
-	// Valid: the members follow exactly the expected leader.
+	// Valid: the members all follow the expected leader, or all follow a
+	// better node of Reach.
 	Valid bool `json:"valid"`
 	// Reach lists the live nodes outside it reached over uncertain links
 	// (docs/analysis.md): a better one of them may lead it.
@@ -148,8 +149,8 @@ func verdict(comps []Component, delay float64) (string, string) {
 	case len(wrong) > 0:
 		return Invalid, "settled with a wrong leader: " + firstAndMore(wrong)
 	case len(early) > 0:
-		return Unsettled, fmt.Sprintf("%d %s not settled and not yet following its best node (delay %.1fs): %s",
-			len(early), plural(len(early), "component", "components"), delay, firstAndMore(early))
+		return Unsettled, fmt.Sprintf("%s not settled and not yet following %s best node (delay %.1fs): %s",
+			plural(len(early), "1 component", fmt.Sprintf("%d components", len(early))), plural(len(early), "its", "their"), delay, firstAndMore(early))
 	}
 	return Valid, fmt.Sprintf("every component follows its best node (%d of %d settled for the %.1fs delay)", settled, len(comps), delay)
 }
