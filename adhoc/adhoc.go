@@ -7,8 +7,10 @@
 // sender its parent, forwards the Election and acknowledges its parent
 // with the best (value, id) of its subtree once all awaited Acks are in;
 // the source then floods Leader. Awaited children are probed and dropped if
-// they stop answering; a node whose parent vanishes before it acknowledged
-// ends the computation itself. Leaders flood Beacons; a node that misses
+// they stop answering; a node whose parent vanishes, before or after it
+// acknowledged, ends the computation itself (after: the Leader was to
+// come through that parent; waiting out ack_timeout instead left a node
+// that had moved away leaderless for 30 s, found by trace check). Leaders flood Beacons; a node that misses
 // them for a lease starts an election. Neighbours that come up exchange
 // leaders, and the lesser side adopts and floods the better leader.
 //
@@ -112,7 +114,32 @@ func init() {
 		Summary:  "capacity-aware tree election for MANETs (Vasudevan, Kurose, Towsley): diffusing computations, beacons, merges",
 		New:      New,
 		Messages: messages,
+		Settle:   Settle,
 	})
+}
+
+// Settle is how long a component needs after its last change of
+// membership or links for its leadership to settle, from the timers: a
+// side that lost its leader presumes it lost within one lease of its last
+// beacon (lease = beacon_loss·beacon_period), plus one beacon period for
+// a beacon already on its way; the nodes then wait below start_delay
+// before they start an election; an election in a component that no
+// longer changes drops a child that left before the window within two
+// probe periods. Merges take less (an Exchange on the new link).
+// Parameters are read as New reads them; a bad one gives the defaults
+// (New reports it), and other keys are ignored.
+func Settle(params protocol.Params) time.Duration {
+	r := params.Reader()
+	c := config{
+		beaconPeriod: r.Duration("beacon_period", 2*time.Second),
+		beaconLoss:   r.Int("beacon_loss", 3),
+		probePeriod:  r.Duration("probe_period", time.Second),
+		startDelay:   r.Duration("start_delay", time.Second),
+	}
+	if c.beaconPeriod <= 0 || c.beaconLoss < 1 || c.probePeriod <= 0 || c.startDelay < 0 {
+		c = config{beaconPeriod: 2 * time.Second, beaconLoss: 3, probePeriod: time.Second, startDelay: time.Second}
+	}
+	return c.lease() + c.beaconPeriod + c.startDelay + 2*c.probePeriod
 }
 
 // config holds the parameters; see New for their meaning and defaults.

@@ -308,3 +308,50 @@ func TestOverdueBeaconRepairedByQuery(t *testing.T) {
 		t.Errorf("answered %+v to an up-to-date neighbour", out)
 	}
 }
+
+// TestAckedNodeLosingItsParentEndsAtOnce is the regression test of a
+// fault found by the per-component check (quickstart seed 10): a node
+// that had acknowledged its parent and then lost it waited ack_timeout
+// (30 s) for a Leader that could no longer come, leaderless and alone.
+// It now ends the computation at once, as a node that loses its parent
+// before acknowledging does; losing another neighbour changes nothing.
+func TestAckedNodeLosingItsParentEndsAtOnce(t *testing.T) {
+	for _, lost := range []protocol.NodeID{9, 5} {
+		env := newRecEnv()
+		p, err := New(protocol.Config{ID: 4, Value: 5, Params: protocol.Params{"variant": Unicast}, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := p.(*Node)
+		n.Step(protocol.Start{})
+		n.Step(protocol.NeighborUp{ID: 9})
+		n.Step(protocol.NeighborUp{ID: 5})
+		env.now = 10 * time.Second
+		n.Step(protocol.Receive{From: 9, Hops: 1, Msg: Election{Num: 9000000, Src: 9}})
+		n.Step(protocol.Receive{From: 5, Hops: 1, Msg: Ack{Num: 9000000, Src: 9, Best: 5, Value: 3}})
+		if n.phase != acked || n.parent != 9 {
+			t.Fatalf("after the Election from 9 and the Ack from 5: phase %d parent %d, want acked to 9", n.phase, n.parent)
+		}
+		env.take()
+		env.now = 12 * time.Second
+		n.Step(protocol.NeighborDown{ID: lost})
+		if lost == 5 {
+			if n.phase != acked {
+				t.Errorf("losing a child that acknowledged: phase %d, want still acked", n.phase)
+			}
+			continue
+		}
+		if n.phase != idle || n.leader != 4 {
+			t.Fatalf("parent lost after the Ack: phase %d leader %d, want idle, leading itself (its subtree's best)", n.phase, n.leader)
+		}
+		flooded := false
+		for _, s := range env.take() {
+			if l, ok := s.msg.(Leader); ok && s.to == protocol.None && l.Leader == 4 && l.Num > 9000000 {
+				flooded = true
+			}
+		}
+		if !flooded {
+			t.Error("no Leader flooded under a fresh index")
+		}
+	}
+}

@@ -212,6 +212,13 @@ func (n *Node) neighborUp(id protocol.NodeID) {
 func (n *Node) neighborDown(id protocol.NodeID) {
 	delete(n.nbrs, id)
 	delete(n.pending, id)
+	if n.phase == acked && id == n.parent {
+		// The Leader was to come through the parent: without it the
+		// source may be out of reach, and waiting out ack_timeout would
+		// leave this side leaderless for that long.
+		n.endAlone()
+		return
+	}
 	if n.phase != awaiting {
 		return
 	}

@@ -20,7 +20,21 @@ func init() {
 		Summary:  "every node floods the best (value, id) it knows; leases expire departed leaders",
 		New:      NewFloodMax,
 		Messages: []protocol.Message{Announce{}},
+		Settle:   Settle,
 	})
+}
+
+// Settle is how long a component needs after its last change: a departed
+// leader is forgotten everywhere within one lease, and the best remaining
+// node's next announcement, at most a period later, floods the component.
+func Settle(params protocol.Params) time.Duration {
+	r := params.Reader()
+	period := r.Duration("period", 2*time.Second)
+	lease := r.Duration("lease", 3*period)
+	if period <= 0 || lease <= 0 { // New reports them; other keys are ignored
+		period, lease = 2*time.Second, 6*time.Second
+	}
+	return lease + period
 }
 
 // Announce advertises a leader candidate. Only the candidate itself

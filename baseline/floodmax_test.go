@@ -103,3 +103,21 @@ func TestFloodMaxRejectsUnknownParams(t *testing.T) {
 		t.Fatal("a misspelt parameter was accepted")
 	}
 }
+
+// TestSettle: a lease and a period, from the parameters or their
+// defaults; bad values give the defaults, other keys are ignored.
+func TestSettle(t *testing.T) {
+	for _, c := range []struct {
+		params protocol.Params
+		want   time.Duration
+	}{
+		{nil, 8 * time.Second},
+		{protocol.Params{"period": "20s", "lease": "120s"}, 140 * time.Second},
+		{protocol.Params{"period": "1s"}, 4 * time.Second},
+		{protocol.Params{"period": "-1s", "other": 3}, 8 * time.Second},
+	} {
+		if got := Settle(c.params); got != c.want {
+			t.Errorf("Settle(%v) = %v, want %v", c.params, got, c.want)
+		}
+	}
+}

@@ -327,7 +327,7 @@ func (r *Result) WriteHTML(w io.Writer, opt HTMLOptions) error {
 	}
 	var rows []row
 	for _, p := range r.Points {
-		rw := row{Values: p.Values, Valid: fmt.Sprintf("%d/%d", p.Valid, p.Runs), Theory: p.Theory}
+		rw := row{Values: p.Values, Valid: fmt.Sprintf("%d/%d/%d of %d", p.Valid, p.Invalid, p.Unsettled, p.Runs), Theory: p.Theory}
 		for _, m := range metrics {
 			cell := "—"
 			if mean, ok := p.Mean[m]; ok {
@@ -337,10 +337,12 @@ func (r *Result) WriteHTML(w io.Writer, opt HTMLOptions) error {
 		}
 		rows = append(rows, rw)
 	}
-	runs, valid := 0, 0
+	runs, valid, invalid, unsettled := 0, 0, 0, 0
 	for _, p := range r.Points {
 		runs += p.Runs
 		valid += p.Valid
+		invalid += p.Invalid
+		unsettled += p.Unsettled
 	}
 	seeds := fmt.Sprintf("seeds 1..%d", r.Seeds)
 	if r.Seeds == 1 {
@@ -349,7 +351,7 @@ func (r *Result) WriteHTML(w io.Writer, opt HTMLOptions) error {
 	var buf bytes.Buffer
 	err = chartPage.Execute(&buf, map[string]any{
 		"Scenario": r.Scenario, "Seeds": seeds, "Metric": metric, "XLabel": c.XLabel,
-		"Points": len(r.Points), "Runs": runs, "Valid": valid, "Axes": r.Axes, "Metrics": metrics, "Rows": rows, "Theory": theory,
+		"Points": len(r.Points), "Runs": runs, "Valid": valid, "Invalid": invalid, "Unsettled": unsettled, "Axes": r.Axes, "Metrics": metrics, "Rows": rows, "Theory": theory,
 		"Command": opt.Command, "DataID": ChartDataID, "Data": template.JS(js),
 	})
 	if err != nil {

@@ -50,7 +50,13 @@ type Options struct {
 type Point struct {
 	Values []string `json:"values"` // one per axis, in axis order
 	Runs   int      `json:"runs"`
-	Valid  int      `json:"valid"` // runs whose final verdict was valid
+	// Runs by final verdict (docs/analysis.md, "Run summary"): valid,
+	// invalid (a settled component with a wrong leader, or overlapping
+	// critical sections) and unsettled (components changed too recently
+	// to judge); the other verdicts (stalled, unknown) are in none.
+	Valid     int `json:"valid"`
+	Invalid   int `json:"invalid"`
+	Unsettled int `json:"unsettled"`
 	// Mean and standard deviation over seeds of each metric; a metric
 	// a protocol does not define is absent.
 	Mean map[string]float64 `json:"mean"`
@@ -105,7 +111,7 @@ var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong
 // sample is one run's measurements.
 type sample struct {
 	metrics map[string]float64
-	valid   bool
+	verdict string
 	theory  *Theory
 }
 
@@ -200,8 +206,13 @@ func aggregate(vals []string, samples []*sample) Point {
 			continue
 		}
 		pt.Runs++
-		if s.valid {
+		switch s.verdict {
+		case report.Valid:
 			pt.Valid++
+		case report.Invalid:
+			pt.Invalid++
+		case report.Unsettled:
+			pt.Unsettled++
 		}
 		if pt.Theory == nil {
 			pt.Theory = s.theory
@@ -269,7 +280,7 @@ func measure(sum *report.Summary) *sample {
 	if live > 0 && (sum.Mutex == nil || sum.LeaderChanges > 0) {
 		out["leader"] = 1 - none/live
 	}
-	s := &sample{metrics: out, valid: sum.Verdict == "valid"}
+	s := &sample{metrics: out, verdict: sum.Verdict}
 	if c := sum.Complexity; c != nil {
 		out["complexity.messages"] = float64(c.Messages)
 		out["complexity.announce"] = float64(c.Announce)

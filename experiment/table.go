@@ -8,7 +8,8 @@ import (
 )
 
 // WriteTable prints the sweep as an aligned text table: one row per grid
-// point, the axis values, runs with a valid final verdict, then each
+// point, the axis values, runs by final verdict (valid, invalid,
+// unsettled, each of the runs), then each
 // metric as mean±sd over seeds.
 func (r *Result) WriteTable(w io.Writer) {
 	metrics := r.SortedMetrics()
@@ -16,12 +17,12 @@ func (r *Result) WriteTable(w io.Writer) {
 	for _, a := range r.Axes {
 		head = append(head, a.Path)
 	}
-	head = append(head, "valid")
+	head = append(head, "valid", "invalid", "unsettled")
 	head = append(head, metrics...)
 	rows := [][]string{head}
 	for _, p := range r.Points {
 		row := append([]string{}, p.Values...)
-		row = append(row, fmt.Sprintf("%d/%d", p.Valid, p.Runs))
+		row = append(row, fmt.Sprintf("%d/%d", p.Valid, p.Runs), fmt.Sprintf("%d/%d", p.Invalid, p.Runs), fmt.Sprintf("%d/%d", p.Unsettled, p.Runs))
 		for _, m := range metrics {
 			mean, ok := p.Mean[m]
 			if !ok {

@@ -1,6 +1,9 @@
 package protocol
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Goal is what a protocol sets out to achieve, so that the checker judges
 // each protocol by its own goal.
@@ -90,6 +93,16 @@ func GoalOf(name string) Goal {
 		return GoalBestValue
 	}
 	return s.Goal
+}
+
+// SettleOf returns the named protocol's Spec.Settle for params, or false
+// when the protocol is unknown or declares none.
+func SettleOf(name string, params Params) (time.Duration, bool) {
+	s, err := Lookup(name)
+	if err != nil || s.Settle == nil {
+		return 0, false
+	}
+	return s.Settle(params), true
 }
 
 // CandidatesOf returns the members of a run of the named protocol that can

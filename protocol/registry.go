@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Spec describes a protocol to the drivers.
@@ -37,6 +38,14 @@ type Spec struct {
 	// The checker expects the best candidate of each component, and does
 	// not judge a component without one.
 	Candidates func(members []NodeID, params Params, seed uint64) ([]NodeID, error)
+	// Settle, when set, is how long the protocol's own timers need after
+	// the last change of a connected component (its membership or its
+	// links) to settle leadership in it: the checker's default
+	// stabilisation delay, to which it adds the neighbour-discovery
+	// timeout (docs/analysis.md). It reads what it needs from params and
+	// takes the defaults for what is missing or bad (New reports those).
+	// Nil: the checker's default delay.
+	Settle func(params Params) time.Duration
 	// Topology, when set, checks the radio topology at the start of a run
 	// (the links between members at time 0) before anything runs, so that
 	// a protocol that needs a kind of network (an acyclic one for IEEE 1394

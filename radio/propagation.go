@@ -26,6 +26,9 @@ type Propagation interface {
 	InRange(d float64) bool
 	// Range is the distance up to which InRange holds.
 	Range() float64
+	// ReceiveProb is the probability that Receive lets a frame over d
+	// metres through: 0 or 1 for a deterministic model.
+	ReceiveProb(d float64) float64
 	// MaxRange bounds Receive: beyond it nothing is ever received.
 	MaxRange() float64
 }
@@ -48,6 +51,7 @@ type unitDisk struct{ r float64 }
 
 func (u unitDisk) Receive(d float64, _ *rand.Rand) bool { return d <= u.r }
 func (u unitDisk) InRange(d float64) bool               { return d <= u.r }
+func (u unitDisk) ReceiveProb(d float64) float64        { return step(d <= u.r) }
 func (u unitDisk) Range() float64                       { return u.r }
 func (u unitDisk) MaxRange() float64                    { return u.r }
 
@@ -99,8 +103,24 @@ func (m *logDistance) Receive(d float64, rng *rand.Rand) bool {
 }
 
 func (m *logDistance) InRange(d float64) bool { return d <= m.r }
-func (m *logDistance) Range() float64         { return m.r }
-func (m *logDistance) MaxRange() float64      { return m.maxR }
+
+// ReceiveProb is P(margin + X·sigma >= 0) for the standard normal X
+// clamped to ±ShadowingCap, as Receive draws it.
+func (m *logDistance) ReceiveProb(d float64) float64 {
+	if m.sigma == 0 {
+		return step(d <= m.r)
+	}
+	z := -10 * m.n * math.Log10(m.r/d) / m.sigma // X must reach z
+	switch {
+	case z <= -ShadowingCap:
+		return 1
+	case z > ShadowingCap:
+		return 0
+	}
+	return 0.5 * math.Erfc(z/math.Sqrt2)
+}
+func (m *logDistance) Range() float64    { return m.r }
+func (m *logDistance) MaxRange() float64 { return m.maxR }
 
 // twoRay is the two-ray ground model: free-space Friis up to the crossover
 // distance 4π·ht·hr/λ and Pt·ht²·hr²/d⁴ beyond it (unity gains, both
@@ -142,5 +162,14 @@ func (m *twoRay) meanPower(d float64) float64 {
 
 func (m *twoRay) Receive(d float64, _ *rand.Rand) bool { return d <= m.r }
 func (m *twoRay) InRange(d float64) bool               { return d <= m.r }
+func (m *twoRay) ReceiveProb(d float64) float64        { return step(d <= m.r) }
 func (m *twoRay) Range() float64                       { return m.r }
 func (m *twoRay) MaxRange() float64                    { return m.r }
+
+// step is 1 for true, 0 for false.
+func step(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

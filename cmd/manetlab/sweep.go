@@ -41,11 +41,14 @@ arrangement), .best and .worst. Runs with critical sections (mutual
 exclusion) add mutex.messages_per_entry, .sync_delay (s), .sync_messages,
 .waiting_mean and .waiting_p95 (s), .throughput (entries/s), .overtakes,
 .jain, .waiting_at_end, .entries, .violations and theory's .theory_lo and
-.theory_hi messages per entry. "valid" counts runs whose final verdict was
-valid. docs/analysis.md defines every metric.
+.theory_hi messages per entry. "valid", "invalid" and "unsettled" count runs
+by final verdict (invalid: a settled component with a wrong leader;
+unsettled: components changed too recently to judge). docs/analysis.md
+defines every metric and verdict.
 
 --json prints {"scenario", "axes": [{"path", "values"}], "seeds",
-"points": [{"values", "runs", "valid", "mean", "sd", "theory"}]}: every
+"points": [{"values", "runs", "valid", "invalid", "unsettled", "mean", "sd",
+"theory"}]}: every
 key lower-case, "mean" and "sd" keyed by metric name.
 
 --html FILE writes a self-contained page: a line chart of --metric (default

@@ -88,14 +88,16 @@ func traceCheckCommand() *cli.Command {
 		Name:      "check",
 		Usage:     "decide the safety properties of a run, with witnesses",
 		ArgsUsage: "DIR",
-		UsageText: `manetlab trace check DIR [--stabilisation 15s] [--step 100ms] [--json]
+		UsageText: `manetlab trace check DIR [--stabilisation 20s] [--step 100ms] [--json]
 
 Examples:
    manetlab trace check runs/quickstart-seed1
    manetlab trace check runs/quickstart-seed1 --stabilisation 10s --json`,
 		Description: `Gives valid, invalid or unknown for: at most one leader per election epoch;
-exactly one leader per connected component, its best node, once the topology
-has been stable for the stabilisation delay; never two nodes in the critical
+exactly one leader per connected component, its best node, in every component
+whose membership and links have not changed for the stabilisation delay (by
+default what the protocol's timers need, plus the hello timeout), with the
+share of node-time so judged; never two nodes in the critical
 section at once (by happened-before); for mutual exclusion runs, every request
 granted (unknown, never invalid, while some still wait at the end). A mutual
 exclusion protocol's leader notes are judged by the election it composes
@@ -103,7 +105,7 @@ exclusion protocol's leader notes are judged by the election it composes
 Every violation comes with a witness naming nodes, events and file:line. Exits
 with status 1 when a property is invalid. docs/analysis.md gives the rules.`,
 		Flags: []cli.Flag{
-			&cli.DurationFlag{Name: "stabilisation", Value: analysis.DefaultStabilisation, Usage: "how long after the last topology change leadership must be settled"},
+			&cli.DurationFlag{Name: "stabilisation", Usage: "how long a component must stay unchanged before its leadership is judged (default: the protocol's own delay, e.g. 14.5s for adhoc/vasudevan's defaults)"},
 			&cli.DurationFlag{Name: "step", Value: analysis.DefaultStep, Usage: "ground-truth sampling step"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		},

@@ -7,6 +7,7 @@ import (
 
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
+	"manetlab/scenario"
 )
 
 // Verdicts of a property.
@@ -26,8 +27,9 @@ const (
 
 // CheckOptions tune Check.
 type CheckOptions struct {
-	// Stabilisation is how long after the last topology change leadership
-	// must be settled (default 15 s).
+	// Stabilisation is how long a component must stay unchanged
+	// (membership and links) before its leadership is judged; zero: the
+	// protocol's own (Stabilisation).
 	Stabilisation time.Duration
 	// Step is the grid on which ground truth is sampled (default 100 ms).
 	Step time.Duration
@@ -58,8 +60,12 @@ type Property struct {
 	Verdict string `json:"verdict"`
 	// Reason explains an unknown verdict, or notes what was checked.
 	Reason string `json:"reason,omitempty"`
-	// Checked counts what was examined (epochs, instants, section pairs).
+	// Checked counts what was examined (epochs, component-instants,
+	// section pairs).
 	Checked int `json:"checked"`
+	// Judged is, for the properties judged on settled components
+	// (stable-leader, tree), the share of live node-time in them.
+	Judged *float64 `json:"judged,omitempty"`
 	// Violations counts every violation; Witnesses shows the first few.
 	Violations int       `json:"violations"`
 	Witnesses  []Witness `json:"witnesses,omitempty"`
@@ -81,9 +87,37 @@ type WitnessEvent struct {
 	What string          `json:"what,omitempty"`
 }
 
-// DefaultStabilisation is how long after the last topology change the
-// stable-leader check waits before it requires settled leadership.
+// DefaultStabilisation is how long a component must stay unchanged
+// before the stable-leader check requires settled leadership in it, for a
+// protocol that declares no Spec.Settle.
 const DefaultStabilisation = 15 * time.Second
+
+// Stabilisation is the default stabilisation delay of a run of sc: the
+// Spec.Settle of the protocol whose leaders are judged (LeaderProtocol),
+// plus the neighbour-discovery timeout (radio.hello.timeout), which every
+// protocol waits to learn that a link went down; DefaultStabilisation
+// for a protocol that declares no Settle.
+func Stabilisation(sc *scenario.Scenario) time.Duration {
+	name := LeaderProtocol(sc.Protocol.Name, sc.Protocol.Params)
+	d, ok := protocol.SettleOf(name, sc.Protocol.Params)
+	if !ok {
+		return DefaultStabilisation
+	}
+	hello := sc.Radio
+	hello.Defaults()
+	return d + hello.Hello.Timeout.D()
+}
+
+// stabilisation is Stabilisation for the scenario recorded in r's header,
+// or DefaultStabilisation when it cannot be read (the checks then say
+// why they have no ground truth).
+func (r *run) stabilisation() time.Duration {
+	sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil)
+	if err != nil {
+		return DefaultStabilisation
+	}
+	return Stabilisation(sc)
+}
 
 // maxWitnesses bounds the witnesses kept per property.
 const maxWitnesses = 10
@@ -101,15 +135,15 @@ func seconds(t int64) float64 { return float64(t) / 1e9 }
 // agreed by all members and the component's best node; never two nodes in
 // the critical section at once, judged by happened-before.
 func Check(dir string, opt CheckOptions) (*CheckReport, error) {
-	if opt.Stabilisation <= 0 {
-		opt.Stabilisation = DefaultStabilisation
-	}
 	if opt.Step <= 0 {
 		opt.Step = DefaultStep
 	}
 	r, err := load([]string{dir}, loadOptions{keep: checkEvents})
 	if err != nil {
 		return nil, err
+	}
+	if opt.Stabilisation <= 0 {
+		opt.Stabilisation = r.stabilisation()
 	}
 	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol}
 	why := r.outsideAssumptions()
@@ -187,10 +221,10 @@ func checkEpochs(r *run) Property {
 	return p
 }
 
-// checkStable samples the ground truth and, at every instant at least the
-// stabilisation delay after the last change before it, requires every
-// component to follow exactly its best node. One witness per stable
-// window: its first failing instant.
+// checkStable samples the ground truth and requires every settled
+// component (certain, unchanged for the stabilisation delay) to follow
+// exactly its best node. One witness per settled stretch of a component:
+// its first failing instant.
 func checkStable(r *run, opt CheckOptions) Property {
 	p := Property{Name: PropStableLeader}
 	tr, err := newTruth(r, opt.Step)
@@ -199,68 +233,99 @@ func checkStable(r *run, opt CheckOptions) Property {
 		return p
 	}
 	fo := newFollower(r, tr)
-	stableWindows(&p, tr, opt, fo.advance, func(s *snapshot, ci int, c []int, since int64) (bool, func() Witness) {
+	stableWindows(&p, tr, opt, fo.advance, func(s *snapshot, ci int, c []int, since int64) (bool, bool, func() Witness) {
 		if s.best[ci] < 0 {
-			return false, nil // no candidate: not judged
+			return false, false, nil // no candidate: not judged
 		}
 		best := tr.members[s.best[ci]].ID
+		// Every member follows one leader, the best node or a better
+		// one reached over uncertain links.
 		var bad []int
+		lead := fo.leader[c[0]]
+		if !tr.accepts(s, ci, lead) {
+			lead = best
+		}
 		for _, i := range c {
-			if fo.leader[i] != best {
+			if fo.leader[i] != lead {
 				bad = append(bad, i)
 			}
 		}
-		return len(bad) > 0, func() Witness { return stableWitness(r, tr, fo, s, c, best, bad, since) }
+		return true, len(bad) > 0, func() Witness { return stableWitness(r, tr, fo, s, c, best, bad, since) }
 	}, "")
 	return p
 }
 
-// stableWindows walks the ground truth and, at every sample at least the
-// stabilisation delay after the last topology change before it, asks
-// judge about every component (ci, its member indices, and when the last
-// change was); judge says whether the component fails and how to build
-// its witness, asked for only once per stable window: its first failing
-// instant. advance replays the nodes' notes up to each sample. The counts,
-// witnesses and verdict go into p; held ends the reason of a valid one.
+// stableWindows walks the ground truth and asks judge about every
+// settled component at every sample (ci, its member indices, and when it
+// last changed; docs/analysis.md): judge says whether it judged the
+// component, whether it fails, and how to build its witness, asked for
+// only once per settled stretch of a component: its first failing
+// instant. advance replays the nodes' notes up to each sample. The
+// counts, the share of live node-time judged, witnesses and verdict go
+// into p; held ends the reason of a valid one.
 func stableWindows(p *Property, tr *truth, opt CheckOptions, advance func(t int64),
-	judge func(s *snapshot, ci int, c []int, since int64) (bool, func() Witness), held string) {
+	judge func(s *snapshot, ci int, c []int, since int64) (judged, fails bool, witness func() Witness), held string) {
 	delay := int64(opt.Stabilisation)
-	var lastChange int64
-	windowFailed := false
+	type stretch struct {
+		first int
+		since int64
+	}
+	reported := map[stretch]bool{}
+	var live, judgedNodes, uncertainNodes int
+	var longest int64 // the longest a certain component stayed unchanged
 	tr.walk(func(s *snapshot, final bool) {
 		advance(s.t)
-		if s.changed {
-			lastChange, windowFailed = s.t, false
-		}
-		if s.t-lastChange < delay {
-			return
-		}
-		p.Checked++
 		for ci, c := range s.comps {
-			fails, witness := judge(s, ci, c, lastChange)
+			live += len(c)
+			if s.uncertain[ci] {
+				uncertainNodes += len(c)
+			}
+			longest = max(longest, s.t-s.since[ci])
+			if !s.settled(ci, delay) {
+				continue
+			}
+			judged, fails, witness := judge(s, ci, c, s.since[ci])
+			if !judged {
+				continue
+			}
+			p.Checked++
+			judgedNodes += len(c)
 			if !fails {
 				continue
 			}
 			p.Violations++
-			if windowFailed {
+			k := stretch{c[0], s.since[ci]}
+			if reported[k] {
 				continue
 			}
-			windowFailed = true
+			reported[k] = true
 			if len(p.Witnesses) < maxWitnesses {
 				p.Witnesses = append(p.Witnesses, witness())
 			}
 		}
 	})
+	if live > 0 {
+		p.Judged = ptr(float64(judgedNodes) / float64(live))
+	}
+	share := func() string {
+		s := fmt.Sprintf("%.1f%% of live node-time judged", 100*float64(judgedNodes)/float64(max(live, 1)))
+		if uncertainNodes > 0 {
+			s += fmt.Sprintf(", %.1f%% in components with an uncertain link outside", 100*float64(uncertainNodes)/float64(live))
+		}
+		return s
+	}
 	switch {
 	case p.Violations > 0:
 		p.Verdict = Invalid
+		p.Reason = share()
 	case p.Checked == 0:
 		p.Verdict = Unknown
-		p.Reason = fmt.Sprintf("no stable window: the last topology change at %.1fs leaves less than %v before the end at %.1fs",
-			seconds(lastChange), opt.Stabilisation, seconds(tr.end))
+		p.Reason = fmt.Sprintf("no settled component: none stayed unchanged (membership and links) for the %v delay; the longest stretch was %.1fs (%s)",
+			opt.Stabilisation, seconds(longest), share())
 	default:
 		p.Verdict = Valid
-		p.Reason = fmt.Sprintf("%d instants checked, every %v from %v after each topology change%s", p.Checked, opt.Step, opt.Stabilisation, held)
+		p.Reason = fmt.Sprintf("%d component-instants checked, every %v, in components unchanged for %v (%s)%s",
+			p.Checked, opt.Step, opt.Stabilisation, share(), held)
 	}
 }
 
@@ -286,7 +351,7 @@ func stableWitness(r *run, tr *truth, fo *follower, s *snapshot, comp []int, bes
 			w.Events = append(w.Events, r.witnessEvent(e, "latest leader note"))
 		}
 	}
-	w.Text = fmt.Sprintf("at %.1fs (%.1fs after the last topology change) component {%s} should follow its best node %d: %s",
+	w.Text = fmt.Sprintf("at %.1fs (%.1fs after its last change) component {%s} should follow its best node %d: %s",
 		seconds(s.t), seconds(s.t-since), compIDs(tr, comp), best, strings.Join(who, "; "))
 	return w
 }

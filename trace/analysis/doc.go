@@ -1,7 +1,10 @@
 // Package analysis is the trace aggregator's core: it merges the trace
 // files of a run into one causally ordered stream (Merge), checks the
 // safety properties of leader election and mutual exclusion against ground
-// truth rebuilt from the recorded scenario (Check), and computes the
+// truth rebuilt from the recorded scenario (Check: leadership is judged per
+// connected component once it has stayed unchanged for the protocol's
+// settle delay; links are up, down or uncertain by the radio's delivery
+// probability, truth.go), and computes the
 // metrics of Vasudevan et al. and a stricter wrong-or-unknown-leader share
 // (ComputeMetrics). docs/analysis.md defines every rule and metric.
 //

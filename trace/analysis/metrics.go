@@ -41,8 +41,32 @@ type MetricsReport struct {
 	Complexity *Complexity `json:"complexity,omitempty"`
 	// Mutex measures the critical sections, for runs that note any
 	// cs-request or cs-enter.
-	Mutex    *MutexMetrics `json:"mutex,omitempty"`
-	Problems []string      `json:"problems,omitempty"`
+	Mutex *MutexMetrics `json:"mutex,omitempty"`
+	// End is the ground truth at the end of the run, component by
+	// component, which the run summary judges; nil without ground truth.
+	End []EndComponent `json:"end,omitempty"`
+	// Stabilisation is the delay in seconds after which a component
+	// counts as settled (CheckOptions.Stabilisation).
+	Stabilisation float64  `json:"stabilisation"`
+	Problems      []string `json:"problems,omitempty"`
+}
+
+// EndComponent is one component of the live nodes at the end of a run
+// (docs/analysis.md, "Ground truth").
+type EndComponent struct {
+	Nodes []protocol.NodeID `json:"nodes"`
+	// Expected is the best node, which must lead a settled component
+	// (None: no candidate, or a tree protocol, whose root any member may
+	// be).
+	Expected protocol.NodeID `json:"expected_leader"`
+	// Since is when, in seconds from the start, its membership or its
+	// links last changed.
+	Since float64 `json:"since"`
+	// Reach lists the live nodes outside it that it reaches over
+	// uncertain links: a better one of them may lead it.
+	Reach []protocol.NodeID `json:"reach,omitempty"`
+	// Settled: unchanged for the stabilisation delay, so it is judged.
+	Settled bool `json:"settled"`
 }
 
 // KindCount counts the frames of one kind put on the air (send and
@@ -55,13 +79,18 @@ type KindCount struct {
 
 // NodeMetrics is one node's share.
 type NodeMetrics struct {
-	Node          protocol.NodeID `json:"node"`
-	Sent          uint64          `json:"sent"`
-	Bytes         uint64          `json:"bytes"`
-	LeaderChanges int             `json:"leader_changes"`
-	NoLeader      float64         `json:"no_leader"`   // live seconds without a leader
-	InElection    float64         `json:"in_election"` // live seconds in an election
-	Live          float64         `json:"live"`        // seconds alive
+	Node  protocol.NodeID `json:"node"`
+	Sent  uint64          `json:"sent"`
+	Bytes uint64          `json:"bytes"`
+	// LeaderChanges counts the node's leader notes that name another
+	// leader than the one it followed just before (none after its start
+	// or a crash): a note naming none counts when it had a leader, a
+	// repeated note does not (docs/analysis.md). The run summary's
+	// leader_changes is their sum.
+	LeaderChanges int     `json:"leader_changes"`
+	NoLeader      float64 `json:"no_leader"`   // live seconds without a leader
+	InElection    float64 `json:"in_election"` // live seconds in an election
+	Live          float64 `json:"live"`        // seconds alive
 }
 
 // ElectionMetrics is one election epoch.
@@ -81,6 +110,9 @@ type MetricsOptions struct {
 	BeaconKinds []string
 	// Step is the ground-truth grid of wrong_or_unknown (default 100 ms).
 	Step time.Duration
+	// Stabilisation decides which components are settled at the end
+	// (zero: the protocol's own, Stabilisation).
+	Stabilisation time.Duration
 }
 
 // metricEvents are what the metrics read: receives and neighbour events,
@@ -105,7 +137,11 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &MetricsReport{Run: r.header.Run, Protocol: r.header.Protocol, Messages: map[string]KindCount{}}
+	if opt.Stabilisation <= 0 {
+		opt.Stabilisation = r.stabilisation()
+	}
+	rep := &MetricsReport{Run: r.header.Run, Protocol: r.header.Protocol, Messages: map[string]KindCount{},
+		Stabilisation: opt.Stabilisation.Seconds()}
 	end := r.end()
 	rep.Duration = seconds(end)
 	tr, terr := newTruth(r, opt.Step)
@@ -291,6 +327,10 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		rep.MBcast = ptr(float64(bcast) / float64(participations))
 		rep.MUcast = ptr(float64(ucast) / float64(participations))
 	}
+	var wrong *float64
+	if terr == nil {
+		wrong, rep.End = wrongOrUnknown(r, tr, int64(opt.Stabilisation))
+	}
 	switch {
 	case protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex && !r.hasLeaderNotes():
 		if rep.Note != "" {
@@ -303,7 +343,7 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 		}
 		rep.Note += "wrong_or_unknown unknown: " + terr.Error()
 	default:
-		rep.WrongOrUnknown = wrongOrUnknown(r, tr)
+		rep.WrongOrUnknown = wrong
 	}
 	var cnote string
 	if terr != nil {
@@ -333,12 +373,33 @@ func ptr(v float64) *float64 { return &v }
 
 // wrongOrUnknown is the share of live node-samples, on the ground-truth
 // grid below the end, whose leader is not the best node of their
-// component.
-func wrongOrUnknown(r *run, tr *truth) *float64 {
+// component nor a better one it reaches over uncertain links. It also
+// returns the components at the end, settled under delay or not.
+func wrongOrUnknown(r *run, tr *truth, delay int64) (*float64, []EndComponent) {
 	fo := newFollower(r, tr)
 	var live, wrong int
+	var end []EndComponent
 	tr.walk(func(s *snapshot, final bool) {
 		if final {
+			for ci, c := range s.comps {
+				ec := EndComponent{Since: seconds(s.since[ci]), Settled: s.settled(ci, delay)}
+				for _, i := range c {
+					ec.Nodes = append(ec.Nodes, tr.members[i].ID)
+				}
+				if s.uncertain[ci] {
+					for j, rj := range s.reach {
+						if rj == s.reach[c[0]] && !slices.Contains(c, j) {
+							ec.Reach = append(ec.Reach, tr.members[j].ID)
+						}
+					}
+					slices.Sort(ec.Reach)
+				}
+				slices.Sort(ec.Nodes)
+				if s.best[ci] >= 0 {
+					ec.Expected = tr.members[s.best[ci]].ID
+				}
+				end = append(end, ec)
+			}
 			return
 		}
 		fo.advance(s.t)
@@ -346,19 +407,18 @@ func wrongOrUnknown(r *run, tr *truth) *float64 {
 			if s.best[ci] < 0 {
 				continue // no candidate: not judged
 			}
-			best := tr.members[s.best[ci]].ID
 			for _, i := range c {
 				live++
-				if fo.leader[i] != best {
+				if !tr.accepts(s, ci, fo.leader[i]) {
 					wrong++
 				}
 			}
 		}
 	})
 	if live == 0 {
-		return nil
+		return nil, end
 	}
-	return ptr(float64(wrong) / float64(live))
+	return ptr(float64(wrong) / float64(live)), end
 }
 
 // countWithin counts the times in ts (sorted) from lo to hi inclusive.

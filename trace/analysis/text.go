@@ -102,6 +102,11 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  %-18s %9d %9d %12d\n", k, c.Broadcast, c.Unicast, c.Bytes)
 	}
 	const most = 20
+	changes := 0
+	for _, n := range m.PerNode {
+		changes += n.LeaderChanges
+	}
+	fmt.Fprintf(w, "leader changes: %d (notes naming another leader than the node followed; the run summary's count)\n", changes)
 	fmt.Fprintln(w, "per node: sent bytes leader-changes no-leader(s) in-election(s) live(s)")
 	for i, n := range m.PerNode {
 		if i == most {

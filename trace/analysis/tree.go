@@ -39,13 +39,14 @@ func treeEvents(ev string) bool {
 	return false
 }
 
-// checkTree samples the ground truth and, at every instant at least the
-// stabilisation delay after the last change before it, requires of every
-// component: each member has noted a parent; exactly one member is root
-// (its latest parent note names none); every other member's parent is a
-// live radio neighbour; the parent edges have no cycle, so every member
+// checkTree samples the ground truth and requires of every settled
+// component (unchanged for the stabilisation delay): each member has
+// noted a parent; exactly one member is root (its latest parent note
+// names none); every other member's parent is a live radio neighbour (a
+// link up or uncertain); the parent edges have no cycle, so every member
 // reaches the root; and every member's latest leader note names the root.
-// One witness per stable window: its first failing instant.
+// One witness per settled stretch of a component: its first failing
+// instant.
 func checkTree(dir string, opt CheckOptions) Property {
 	p := Property{Name: PropTree}
 	r, err := load([]string{dir}, loadOptions{keep: treeEvents})
@@ -59,10 +60,10 @@ func checkTree(dir string, opt CheckOptions) Property {
 		return p
 	}
 	tf := newTreeFollower(r, tr)
-	stableWindows(&p, tr, opt, tf.advance, func(s *snapshot, _ int, c []int, since int64) (bool, func() Witness) {
+	stableWindows(&p, tr, opt, tf.advance, func(s *snapshot, _ int, c []int, since int64) (bool, bool, func() Witness) {
 		w, bad := tf.judge(s, c)
-		return bad, func() Witness {
-			w.Text = fmt.Sprintf("at %.1fs (%.1fs after the last topology change) component {%s}: %s",
+		return true, bad, func() Witness {
+			w.Text = fmt.Sprintf("at %.1fs (%.1fs after its last change) component {%s}: %s",
 				seconds(s.t), seconds(s.t-since), compIDs(tr, c), w.Text)
 			return w
 		}
@@ -154,7 +155,7 @@ func (f *treeFollower) judge(s *snapshot, comp []int) (Witness, bool) {
 			case !s.alive[j]:
 				problems = append(problems, fmt.Sprintf("node %d's parent %d is down", id(i), pid))
 				cite(i, false)
-			case !tr.med.Linked(i, j, time.Duration(s.t)):
+			case tr.med.LinkProbBetween(i, j, time.Duration(s.t)) <= LinkDown: // down; up or uncertain will do
 				problems = append(problems, fmt.Sprintf("node %d's parent %d is not a radio neighbour", id(i), pid))
 				cite(i, false)
 			default:

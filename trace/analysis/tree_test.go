@@ -120,7 +120,7 @@ func TestCheckTree(t *testing.T) {
 				t.Fatalf("tree: %s, %d violations, witnesses %+v", p.Verdict, p.Violations, p.Witnesses)
 			}
 			w := p.Witnesses[0]
-			if !strings.HasPrefix(w.Text, "at 15.0s (15.0s after the last topology change) component {1,2,3,4}: ") {
+			if !strings.HasPrefix(w.Text, "at 15.0s (15.0s after its last change) component {1,2,3,4}: ") {
 				t.Errorf("witness text %q", w.Text)
 			}
 			for _, s := range c.want {
@@ -164,7 +164,7 @@ func TestCheckTreeUnfinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := property(t, rep, PropTree); p.Verdict != Unknown || !strings.Contains(p.Reason, "no stable window") {
+	if p := property(t, rep, PropTree); p.Verdict != Unknown || !strings.Contains(p.Reason, "no settled component") {
 		t.Fatalf("no stable window: %+v", p)
 	}
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -99,19 +100,159 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	return tr, nil
 }
 
+// Link classes of the ground truth (docs/analysis.md, "Ground truth"),
+// on radio.Medium.LinkProb: the delivery probability of a link over the
+// neighbour-discovery window.
+const (
+	// LinkUp: a link is up when its LinkProb is at least this.
+	LinkUp = 0.9
+	// LinkDown: a link is down when its LinkProb is at most this. Between
+	// LinkDown and LinkUp it is uncertain: neighbour discovery may see it
+	// up or down. Uncertain links are left out of judgement: a component
+	// may follow a better node that it reaches over uncertain links, or
+	// not.
+	LinkDown = 0.1
+)
+
 // snapshot is the ground truth at one sample instant.
 type snapshot struct {
 	t     int64
 	alive []bool
 	value []float64
-	comps [][]int // member indices, each ascending
+	// comps are the components of the live nodes over the links that
+	// are up: member indices, each ascending, ordered by their smallest
+	// member.
+	comps [][]int
 	// best is per component the member index of its best node, or -1 when
 	// no member of it can win (Spec.Candidates): such a component is not
 	// judged.
 	best []int
-	// changed says the components, liveness or values differ from the
-	// previous sample's (the first sample counts as a change).
-	changed bool
+	// uncertain marks the components with an uncertain link to a node
+	// outside them.
+	uncertain []bool
+	// reach labels every live node with its component over the links
+	// that are up or uncertain (-1: dead).
+	reach []int32
+	// since is per component when its membership, the links of its
+	// members (up or uncertain), a member's liveness or value last
+	// changed; the first sample counts as a change.
+	since []int64
+}
+
+// settled reports whether component ci is unchanged for delay.
+func (s *snapshot) settled(ci int, delay int64) bool {
+	return s.t-s.since[ci] >= delay
+}
+
+// accepts reports whether leader is an acceptable leader for component
+// ci: its best node, or a better live node that it reaches over links
+// that are up or uncertain (an uncertain link may join them).
+func (tr *truth) accepts(s *snapshot, ci int, leader protocol.NodeID) bool {
+	b := s.best[ci]
+	if b >= 0 && leader == tr.members[b].ID {
+		return true
+	}
+	j, ok := tr.index[leader]
+	if !ok || !s.alive[j] || s.reach[j] != s.reach[s.comps[ci][0]] {
+		return false
+	}
+	if tr.candidate != nil && !tr.candidate[j] {
+		return false
+	}
+	return b >= 0 && tr.goal.Better(leader, s.value[j], tr.members[b].ID, s.value[b])
+}
+
+// linkState is the union-finds and per-node link signatures of one
+// sample.
+type linkState struct {
+	up, loose uf
+	sig       []uint64 // per node: its links (neighbour, class)
+}
+
+// uf is a union-find over node indices.
+type uf []int32
+
+func (u uf) reset() {
+	for i := range u {
+		u[i] = int32(i)
+	}
+}
+
+func (u uf) find(i int32) int32 {
+	for u[i] != i {
+		u[i] = u[u[i]]
+		i = u[i]
+	}
+	return i
+}
+
+func (u uf) union(a, b int32) {
+	ra, rb := u.find(a), u.find(b)
+	if ra < rb {
+		ra, rb = rb, ra
+	}
+	u[ra] = rb // the smaller index is the root
+}
+
+// mix is a 64-bit finaliser (splitmix64), to hash small integers.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// components fills ls from the links at t, sets s.reach and returns the
+// components over the links that are up, and which of them have an
+// uncertain link to a node outside.
+func (tr *truth) components(t int64, s *snapshot, ls *linkState) ([][]int, []bool) {
+	n := len(tr.members)
+	if len(ls.sig) != n {
+		ls.up, ls.loose, ls.sig = make(uf, n), make(uf, n), make([]uint64, n)
+		s.reach = make([]int32, n)
+	}
+	ls.up.reset()
+	ls.loose.reset()
+	clear(ls.sig)
+	tr.med.Links(time.Duration(t), s.alive, LinkDown, func(i, j int, p float64) {
+		if p <= LinkDown {
+			return
+		}
+		class := uint64(1) // uncertain
+		if p >= LinkUp {
+			class = 2
+			ls.up.union(int32(i), int32(j))
+		}
+		ls.loose.union(int32(i), int32(j))
+		ls.sig[i] += mix(uint64(j)<<2 | class)
+		ls.sig[j] += mix(uint64(i)<<2 | class)
+	})
+	group := map[int32]int{}
+	looseSize := map[int32]int{}
+	var comps [][]int
+	for i := 0; i < n; i++ {
+		s.reach[i] = -1
+		if !s.alive[i] {
+			continue
+		}
+		s.reach[i] = ls.loose.find(int32(i))
+		looseSize[s.reach[i]]++
+		r := ls.up.find(int32(i))
+		g, ok := group[r]
+		if !ok {
+			g = len(comps)
+			group[r] = g
+			comps = append(comps, nil)
+		}
+		comps[g] = append(comps[g], i)
+	}
+	uncertain := make([]bool, len(comps))
+	for ci, c := range comps {
+		uncertain[ci] = looseSize[s.reach[c[0]]] != len(c)
+	}
+	return comps, uncertain
 }
 
 // walk calls fn at every grid instant k*step below the end and at the end
@@ -124,8 +265,9 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 	for i, m := range tr.members {
 		s.alive[i], s.value[i] = true, m.Value
 	}
-	label := make([]int32, n)
-	prev := make([]int32, n)
+	var ls linkState
+	sig := make([]uint64, n)    // per node: membership, links, value
+	changed := make([]int64, n) // per node: when sig last changed
 	fi, vi := 0, 0
 	first := true
 	for k := int64(0); ; k++ {
@@ -151,29 +293,30 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 			vi++
 		}
 		s.t = t
-		s.changed = first || valuesChanged
 		if dirty {
-			s.comps = tr.med.Components(time.Duration(t), s.alive)
-			copy(prev, label)
-			for i := range label {
-				label[i] = -1
-			}
-			for _, c := range s.comps {
-				for _, i := range c {
-					label[i] = int32(c[0])
-				}
-			}
-			if !first && !slices.Equal(prev, label) {
-				s.changed = true
-			}
+			s.comps, s.uncertain = tr.components(t, s, &ls)
 		}
 		if dirty || valuesChanged {
 			s.best = s.best[:0]
-			for _, c := range s.comps {
+			s.since = s.since[:0]
+			for ci, c := range s.comps {
+				var h uint64
+				for _, i := range c {
+					h = h*0x100000001b3 ^ mix(uint64(i)+1)
+				}
+				if s.uncertain[ci] {
+					h = ^h
+				}
+				since := int64(0)
 				b := -1
 				for _, i := range c {
+					x := h ^ mix(ls.sig[i]+0x9e3779b97f4a7c15) ^ mix(math.Float64bits(s.value[i]))
+					if first || x != sig[i] {
+						sig[i], changed[i] = x, t
+					}
+					since = max(since, changed[i])
 					if tr.goal == protocol.GoalTree {
-						break // any member may be root: the tree property judges it
+						continue // any member may be root: the tree property judges it
 					}
 					if tr.candidate != nil && !tr.candidate[i] {
 						continue
@@ -183,6 +326,12 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 					}
 				}
 				s.best = append(s.best, b)
+				s.since = append(s.since, since)
+			}
+			for i := range sig {
+				if !s.alive[i] {
+					sig[i] = 0 // a recovery is a change
+				}
 			}
 		}
 		fn(s, final)

@@ -58,7 +58,7 @@ func TestSummaryJudgesAMutexRunsElection(t *testing.T) {
 			w.Write(&trace.Event{T: 2e9, Node: id, Ev: string(protocol.NoteCSRequest)})
 			w.Close()
 		}
-		rw.Write(&trace.Event{T: 5e9, Ev: trace.EvEnd})
+		rw.Write(&trace.Event{T: 20e9, Ev: trace.EvEnd}) // settled: static for 20 s
 		rw.Close()
 		sum, err := Summarize(dir)
 		if err != nil {

@@ -1,6 +1,7 @@
-// Package report turns a run's traces into the summary that `sim` (and
-// later `run`) print: the leader of every connected component at the end
-// and whether it is the component's best node, messages by kind, and
+// Package report turns a run's traces into the summary that `sim` and
+// `run` print: the leader of every connected component at the end, whether
+// it is the component's best node and whether the component had settled
+// (the verdict: valid, invalid or unsettled), messages by kind, and
 // election time. It reads only the trace directory, so it serves traces of
 // the simulator and of real nodes alike.
 //
@@ -32,16 +33,22 @@ type Summary struct {
 	Seed     uint64 `json:"seed"`
 	Nodes    int    `json:"nodes"`
 	Alive    int    `json:"alive"`
-	// Verdict is "valid" when every final component has exactly one
-	// leader, agreed by all its members, and it is the component's best
-	// node; "invalid" otherwise; "stalled" when a round protocol's
-	// synchronizer stopped with live nodes mid-round (Reason says where).
-	Verdict string `json:"verdict"`
-	// Reason explains an "unknown" verdict: the run lies outside the
+	// Verdict judges the components at the end (docs/analysis.md, "Run
+	// summary"): "invalid" when a settled component (unchanged for the
+	// stabilisation delay) does not follow exactly its best node (or a
+	// better one of its Reach), or critical sections overlapped; else "unsettled" when a component
+	// that is not settled does not follow its best node yet; else
+	// "valid". "stalled" when a round protocol's synchronizer stopped with
+	// live nodes mid-round; "unknown" when the run lies outside the
 	// assumptions of its protocol (crashes for one that assumes none).
-	Reason     string      `json:"reason,omitempty"`
-	Components []Component `json:"components"`
-	Messages   Messages    `json:"messages"`
+	Verdict string `json:"verdict"`
+	// Reason says in one line why.
+	Reason string `json:"reason,omitempty"`
+	// Stabilisation is the delay in seconds a component must stay
+	// unchanged to be judged.
+	Stabilisation float64     `json:"stabilisation"`
+	Components    []Component `json:"components"`
+	Messages      Messages    `json:"messages"`
 	// ElectionTime is when, in seconds from the start of the run, the last
 	// node adopted the leader it ended with.
 	ElectionTime float64 `json:"election_time"`
@@ -56,7 +63,9 @@ type Summary struct {
 	Complexity *analysis.Complexity `json:"complexity,omitempty"`
 	// Mutex measures the critical sections, for runs that have any.
 	Mutex *analysis.MutexMetrics `json:"mutex,omitempty"`
-	// LeaderChanges counts leader notes naming a leader, all nodes together.
+	// LeaderChanges counts leader changes, all nodes together: leader
+	// notes naming another leader than the node followed (docs/analysis.md),
+	// the sum of the metrics' per-node leader_changes.
 	LeaderChanges int `json:"leader_changes"`
 	// Timeline shows the leaders followed over the run, and the faults.
 	Timeline []Moment `json:"timeline"`
@@ -78,7 +87,117 @@ type Component struct {
 	// Leaders maps each leader ID its members follow (as a decimal string,
 	// "none" for members without a leader) to how many follow it.
 	Leaders LeaderCounts `json:"leaders"`
-	Valid   bool         `json:"valid"`
+	// Valid: the members all follow the expected leader, or all follow a
+	// better node of Reach.
+	Valid bool `json:"valid"`
+	// Reach lists the live nodes outside it reached over uncertain links
+	// (docs/analysis.md): a better one of them may lead it.
+	Reach []protocol.NodeID `json:"reach,omitempty"`
+	// State is Settled (unchanged for the stabilisation delay: judged) or
+	// Unsettled.
+	State string `json:"state"`
+	// Changed is how many seconds before the end its membership or links
+	// last changed.
+	Changed float64 `json:"changed"`
+}
+
+// Verdicts and component states of the summary.
+const (
+	Valid     = analysis.Valid
+	Invalid   = analysis.Invalid
+	Unsettled = "unsettled"
+	Settled   = "settled"
+)
+
+// overUncertain reports whether every member of c follows one node of
+// c.Reach that beats c's expected leader: reached over uncertain links,
+// it may lead c (docs/analysis.md).
+func overUncertain(c Component, states map[protocol.NodeID]*nodeState, goal protocol.Goal, candidates map[protocol.NodeID]bool) bool {
+	if len(c.Leaders) != 1 || c.ExpectedLeader == protocol.None {
+		return false
+	}
+	l := states[c.Nodes[0]]
+	if !l.hasLeader || !slices.Contains(c.Reach, l.leader) || (candidates != nil && !candidates[l.leader]) {
+		return false
+	}
+	ls, es := states[l.leader], states[c.ExpectedLeader]
+	return ls != nil && es != nil && goal.Better(l.leader, ls.value, c.ExpectedLeader, es.value)
+}
+
+// verdict judges the components at the end: invalid when a settled one is
+// wrong, else unsettled when one that is not settled is not right yet,
+// else valid; with the reason in one line.
+func verdict(comps []Component, delay float64) (string, string) {
+	var wrong, early []string
+	settled := 0
+	for _, c := range comps {
+		if c.State == Settled {
+			settled++
+		}
+		if c.Valid {
+			continue
+		}
+		switch c.State {
+		case Settled:
+			wrong = append(wrong, fmt.Sprintf("component {%s} (unchanged for %.1fs) follows %s, expected %s",
+				idList(c.Nodes), c.Changed, leaders(c.Leaders), expected(c.ExpectedLeader)))
+		default:
+			early = append(early, fmt.Sprintf("{%s} changed %.1fs before the end", idList(c.Nodes), c.Changed))
+		}
+	}
+	switch {
+	case len(wrong) > 0:
+		return Invalid, "settled with a wrong leader: " + firstAndMore(wrong)
+	case len(early) > 0:
+		return Unsettled, fmt.Sprintf("%s not settled and not yet following %s best node (delay %.1fs): %s",
+			plural(len(early), "1 component", fmt.Sprintf("%d components", len(early))), plural(len(early), "its", "their"), delay, firstAndMore(early))
+	}
+	return Valid, fmt.Sprintf("every component follows its best node (%d of %d settled for the %.1fs delay)", settled, len(comps), delay)
+}
+
+func expected(id protocol.NodeID) string {
+	if id == protocol.None {
+		return "one leader among its members"
+	}
+	return strconv.FormatUint(uint64(id), 10)
+}
+
+// idList lists up to a dozen IDs.
+func idList(ids []protocol.NodeID) string {
+	var b []byte
+	for i, id := range ids {
+		if i == 12 {
+			b = fmt.Appendf(b, ",... (%d nodes)", len(ids))
+			break
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, uint64(id), 10)
+	}
+	return string(b)
+}
+
+// firstAndMore joins the first three items and counts the rest.
+func firstAndMore(items []string) string {
+	out := ""
+	for i, it := range items {
+		if i == 3 {
+			return out + fmt.Sprintf("; and %d more", len(items)-3)
+		}
+		if i > 0 {
+			out += "; "
+		}
+		out += it
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Messages counts protocol messages originated (relays and hellos apart).
@@ -161,9 +280,6 @@ func Summarize(dir string) (*Summary, error) {
 			leaderNotes = true
 			st.leader, st.hasLeader = e.Leader, e.Leader != protocol.None
 			changes = append(changes, change{e.T, id, e.Leader})
-			if e.Leader != protocol.None {
-				sum.LeaderChanges++
-			}
 			if t := float64(e.T) / 1e9; t > sum.ElectionTime {
 				sum.ElectionTime = t
 			}
@@ -213,9 +329,21 @@ func Summarize(dir string) (*Summary, error) {
 	}
 	sum.Timeline = timeline(changes, faults, end)
 
-	comps, err := components(sc, members, pos, alive)
-	if err != nil {
-		return nil, err
+	m := <-metrics
+	if m.err != nil {
+		return nil, m.err
+	}
+	ends := m.m.End
+	if ends == nil {
+		// No ground truth walk (nothing alive, or a scenario the
+		// analysis could not rebuild): the final positions, all settled.
+		comps, err := components(sc, members, pos, alive)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range comps {
+			ends = append(ends, analysis.EndComponent{Nodes: c, Settled: true})
+		}
 	}
 	// A mutual exclusion protocol's leaders are those of the election it
 	// composes, judged by that election's goal; without leader notes
@@ -224,36 +352,42 @@ func Summarize(dir string) (*Summary, error) {
 	goal := protocol.GoalOf(leaders)
 	candidates := protocol.CandidatesOf(leaders, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
 	noLeaders := protocol.GoalOf(hdr.Protocol) == protocol.GoalMutex && !leaderNotes
-	sum.Verdict = "valid"
-	for _, c := range comps {
+	sum.Stabilisation = m.m.Stabilisation
+	for _, e := range ends {
 		var comp Component
 		if noLeaders {
-			comp = Component{Nodes: c, Leaders: map[string]int{"none": len(c)}, Valid: true}
+			comp = Component{Nodes: e.Nodes, Leaders: map[string]int{"none": len(e.Nodes)}, Valid: true}
 		} else {
-			comp = judge(c, states, goal, candidates)
+			comp = judge(e.Nodes, states, goal, candidates)
+			comp.Reach = e.Reach
+			if !comp.Valid && goal != protocol.GoalTree {
+				comp.Valid = overUncertain(comp, states, goal, candidates)
+			}
 		}
-		if !comp.Valid {
-			sum.Verdict = "invalid"
+		comp.State, comp.Changed = Settled, max(0, sum.Duration-e.Since)
+		if !e.Settled {
+			comp.State = Unsettled
 		}
-		sum.Alive += len(c)
+		sum.Alive += len(e.Nodes)
 		sum.Components = append(sum.Components, comp)
 	}
+	sum.Verdict, sum.Reason = verdict(sum.Components, sum.Stabilisation)
 	if len(faults) > 0 && faults[0].Ev == trace.EvCrash {
-		if why := analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T); why != "" && sum.Verdict == "invalid" {
+		if why := analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T); why != "" && sum.Verdict == Invalid {
 			sum.Verdict, sum.Reason = "unknown", why
 		}
-	}
-	m := <-metrics
-	if m.err != nil {
-		return nil, m.err
 	}
 	sum.measured = m.m
 	sum.Metrics = &m.m.Metrics
 	sum.Complexity = m.m.Complexity
+	sum.LeaderChanges = 0
+	for _, n := range m.m.PerNode {
+		sum.LeaderChanges += n.LeaderChanges
+	}
 	if mx := m.m.Mutex; mx != nil {
 		sum.Mutex = mx
 		if mx.Violations > 0 {
-			sum.Verdict = "invalid"
+			sum.Verdict = Invalid
 			sum.Reason = fmt.Sprintf("mutual exclusion violated: %d pairs of critical sections at different nodes not ordered by happened-before (trace check shows witnesses)", mx.Violations)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"manetlab/protocol"
@@ -11,10 +12,18 @@ import (
 	"manetlab/trace"
 )
 
-// writeRun writes a hand-made run: four nodes on a line, 1-2 and 3-4 in
-// range of each other (range 250, 200 m apart within a pair, 1 km between
-// pairs), with the given final leader of each node.
+// writeRun writes a hand-made run of 30 s: four nodes on a line, 1-2 and
+// 3-4 in range of each other (range 250, 200 m apart within a pair, 1 km
+// between pairs), with the given final leader of each node. The
+// protocol declares no settle delay: components are settled 15 s after
+// their last change.
 func writeRun(t *testing.T, leaders map[protocol.NodeID]protocol.NodeID, crashed ...protocol.NodeID) string {
+	t.Helper()
+	return writeRunUntil(t, 30e9, leaders, crashed...)
+}
+
+// writeRunUntil is writeRun ending at end (ns).
+func writeRunUntil(t *testing.T, end int64, leaders map[protocol.NodeID]protocol.NodeID, crashed ...protocol.NodeID) string {
 	t.Helper()
 	dir := t.TempDir()
 	y := "nodes:\n  list:\n    - {id: 1, value: 5, pos: [0, 0]}\n    - {id: 2, value: 9, pos: [200, 0]}\n" +
@@ -47,7 +56,7 @@ func writeRun(t *testing.T, leaders map[protocol.NodeID]protocol.NodeID, crashed
 	for _, id := range crashed {
 		rw.Write(&trace.Event{T: 4e9, Node: id, Ev: trace.EvCrash})
 	}
-	rw.Write(&trace.Event{T: 5e9, Ev: trace.EvEnd})
+	rw.Write(&trace.Event{T: end, Ev: trace.EvEnd})
 	rw.Close()
 	return dir
 }
@@ -86,6 +95,41 @@ func TestSummaryJudgesEachComponent(t *testing.T) {
 	}
 }
 
+// TestSummaryUnsettled: wrong leaders in components that changed within
+// the delay make the run unsettled, naming them and when they changed;
+// right ones keep it valid however recent the change; a settled wrong
+// component makes it invalid, naming it.
+func TestSummaryUnsettled(t *testing.T) {
+	wrong := map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 3, 4: 3}
+	sum, err := Summarize(writeRunUntil(t, 5e9, wrong))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != Unsettled || !strings.Contains(sum.Reason, "{3,4} changed 5.0s before the end") || strings.Contains(sum.Reason, "{1,2}") ||
+		sum.Components[1].State != Unsettled || sum.Stabilisation != 15 {
+		t.Errorf("5 s run, wrong leader in {3,4}: %s (%s), components %+v", sum.Verdict, sum.Reason, sum.Components)
+	}
+	sum, err = Summarize(writeRunUntil(t, 5e9, map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != Valid {
+		t.Errorf("5 s run, right leaders: %s (%s)", sum.Verdict, sum.Reason)
+	}
+	sum, err = Summarize(writeRun(t, wrong))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != Invalid || !strings.Contains(sum.Reason, "component {3,4} (unchanged for 30.0s) follows 3 (x2), expected 4") {
+		t.Errorf("30 s run: %s (%s)", sum.Verdict, sum.Reason)
+	}
+	var b strings.Builder
+	sum.WriteText(&b)
+	if !strings.Contains(b.String(), "verdict: invalid (settled with a wrong leader: component {3,4}") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}
+
 func TestSummaryReportsDamageAndGoesOn(t *testing.T) {
 	dir := writeRun(t, map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4})
 	if err := appendLine(trace.NodeFile(dir, 3), `{"t":9,"node":3,"ev":"le`); err != nil {
@@ -107,4 +151,25 @@ func appendLine(path, s string) error {
 	defer f.Close()
 	_, err = f.WriteString(s)
 	return err
+}
+
+// TestSummaryLeaderChangesAsReport: the summary's leader changes are the
+// per-node leader changes of the metrics (trace report) added up: a
+// repeated note is no change, a note naming none after a leader is one.
+func TestSummaryLeaderChangesAsReport(t *testing.T) {
+	dir := writeRun(t, map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4})
+	if err := appendLine(trace.NodeFile(dir, 1), `{"t":2000000000,"node":1,"ev":"leader","leader":2}`+"\n"+`{"t":2500000000,"node":1,"ev":"leader","leader":2}`+"\n"+`{"t":3000000000,"node":1,"ev":"leader"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := 0
+	for _, n := range sum.Measurements().PerNode {
+		per += n.LeaderChanges
+	}
+	if sum.LeaderChanges != 5 || per != 5 {
+		t.Errorf("leader changes: summary %d, per node %d; want 5 (4 first leaders, 1 drop to none; 2 repeats do not count)", sum.LeaderChanges, per)
+	}
 }

@@ -30,7 +30,13 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	for i, c := range shown {
 		mark := "ok"
-		if !c.Valid {
+		switch {
+		case c.Valid && c.State != Settled && c.State != "":
+			mark = fmt.Sprintf("ok (%s)", c.State)
+		case c.Valid:
+		case c.State == Unsettled:
+			mark = fmt.Sprintf("not settled yet (changed %.1fs before the end)", c.Changed)
+		default:
 			mark = "WRONG"
 		}
 		fmt.Fprintf(w, "  component %d (%s): expected leader %d, members follow %s  %s\n",
