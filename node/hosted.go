@@ -74,6 +74,7 @@ func (h *Host) boot(n *hosted) error {
 	n.seq = uint64(n.inc-1) << 32
 	n.oseq = n.seq
 	n.clock = wire.NewClock(nil)
+	n.clock.SetMaxOffset(h.maxOffset())
 	n.rng = rand.New(rand.NewPCG(h.s.Seed, uint64(n.id)<<32|uint64(n.inc)))
 	n.radioRng = rand.New(rand.NewPCG(h.s.Seed^radioStream, uint64(n.id)<<32|uint64(n.inc)))
 	n.env = &env{h: h, n: n}

@@ -67,6 +67,13 @@ type Options struct {
 	// Key, when not empty, signs every frame and rejects unsigned or
 	// badly signed ones.
 	Key []byte
+	// MaxOffset is the largest clock offset between the run's machines:
+	// frames stamped further ahead of this machine's clock, or stamped
+	// before this process started less this much (sent to an earlier
+	// life of a restarted node, or replayed from one), are refused, and
+	// so are location frames further ahead. Zero means
+	// wire.DefaultMaxOffset (500ms); negative turns the checks off.
+	MaxOffset time.Duration
 	// Log receives rate-limited lines about dropped datagrams and the
 	// protocols' Logf output; nil discards them.
 	Log io.Writer
