@@ -53,6 +53,8 @@ type Options struct {
 	// when not negative.
 	Group, Control, Iface, KeyFile string
 	TTL                            int
+	// MaxOffset is passed on as --max-offset when not zero.
+	MaxOffset time.Duration
 	// Command is the manetlab binary and any leading arguments (default:
 	// this executable). Tests point it at a fake node.
 	Command []string
@@ -224,6 +226,9 @@ func (l *launcher) args(p *proc) []string {
 	}
 	if o.TTL >= 0 {
 		a = append(a, "--ttl", strconv.Itoa(o.TTL))
+	}
+	if o.MaxOffset != 0 && p.ids != nil {
+		a = append(a, "--max-offset", o.MaxOffset.String())
 	}
 	for _, s := range o.Sets {
 		a = append(a, "--set", s)
