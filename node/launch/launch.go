@@ -173,6 +173,11 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		}
 	}
 	l.procs = append(l.procs, &proc{}) // the player, on the first host
+	// One machine runs them all unless --wrap spreads them over hosts
+	// that share it anyway (network namespaces).
+	if err := scenario.CheckProcesses(len(l.procs), scenario.NodeProcessBytes, scenario.ReadMachine()); err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", opt.Scenario, err)
+	}
 	if l.opt.StartDelay <= 0 {
 		l.opt.StartDelay = 1500*time.Millisecond + time.Duration(len(l.procs))*60*time.Millisecond
 	}
