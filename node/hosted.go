@@ -33,6 +33,7 @@ type hosted struct {
 	radioRng *rand.Rand // reception decisions at this node
 	clock    *wire.Clock
 	out      eventWriter
+	traceErr error      // the first failed write: nothing more is written
 	store    *fileStore // stable storage, loaded when the process starts
 	// storeLost says why the store started empty although a file was
 	// there (corrupt, unreadable); the trace notes it at the start.

@@ -79,6 +79,10 @@ type Options struct {
 	Log io.Writer
 	// Debug, when true, also passes protocol Logf lines to Log.
 	Debug bool
+	// TraceError, when set, is called (from the loop) the first time a
+	// hosted node's trace cannot be written; the node CLI prints a
+	// TraceErrorPrefix line for the launcher.
+	TraceError func(id protocol.NodeID, err error)
 	// TraceSink, when set (host:port), also streams every trace to a
 	// `manetlab trace collect` collector (docs/collect.md).
 	TraceSink string

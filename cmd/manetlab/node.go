@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -75,7 +76,10 @@ static scenario):
 			h, err := node.Start(ctx, node.Options{
 				Scenario: s, IDs: ids, Out: c.String("out"), Run: c.String("run"), Start: c.Int64("start"),
 				Group: c.String("group"), Control: c.String("control"), Iface: c.String("iface"), TTL: c.Int("ttl"),
-				Key: key, MaxOffset: c.Duration("max-offset"), Log: c.App.ErrWriter, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"),
+				Key: key, MaxOffset: c.Duration("max-offset"), Log: c.App.ErrWriter,
+				TraceError: func(id protocol.NodeID, err error) {
+					fmt.Fprintf(c.App.Writer, "%s %d %s\n", node.TraceErrorPrefix, id, strings.ReplaceAll(err.Error(), "\n", " "))
+				}, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"),
 			})
 			if err != nil {
 				return err
