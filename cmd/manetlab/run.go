@@ -164,22 +164,34 @@ func runAction(c *cli.Context) error {
 		stop()
 	}()
 	res, err := launch.Run(ctx, s, opt)
-	if res != nil {
-		if werr := writeProcStats(res); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	if err != nil {
+	if err != nil && (res == nil || res.Elapsed == 0) {
+		// Nothing ran: there is nothing to summarise.
 		return fmt.Errorf("run %s: %w", name, err)
 	}
-	if err := printSummary(c, out, res); err != nil {
-		return err
+	// The run ran: whatever went wrong afterwards (a full disk most
+	// often), print the summary of what was gathered, then the causes.
+	var causes []string
+	if len(res.TraceErrors) > 0 {
+		causes = append(causes, fmt.Sprintf("%d node traces could not be written, the summary covers what they hold: %s",
+			len(res.TraceErrors), strings.Join(res.TraceErrors, "; ")))
+	}
+	if err != nil {
+		causes = append(causes, fmt.Sprintf("run %s: %v", name, err))
+	}
+	if werr := writeProcStats(res); werr != nil {
+		causes = append(causes, fmt.Sprintf("log/processes.json: %v", werr))
+	}
+	if serr := printSummary(c, out, res); serr != nil {
+		causes = append(causes, fmt.Sprintf("summary: %v", serr))
 	}
 	switch {
 	case res.Interrupted:
-		return fmt.Errorf("interrupted after %s; what was gathered is in %s", res.Elapsed.Round(time.Millisecond), out)
+		causes = append(causes, fmt.Sprintf("interrupted after %s; what was gathered is in %s", res.Elapsed.Round(time.Millisecond), out))
 	case len(res.Failures) > 0:
-		return errors.New(strings.Join(res.Failures, "\n"))
+		causes = append(causes, res.Failures...)
+	}
+	if len(causes) > 0 {
+		return errors.New(strings.Join(causes, "\n"))
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"manetlab/node"
@@ -90,6 +91,9 @@ type Result struct {
 	Interrupted bool
 	// Procs describes every process, the player last.
 	Procs []ProcStats
+	// TraceErrors lists the traces the nodes could not write (a full
+	// disk), one line each, as the nodes reported them.
+	TraceErrors []string
 	// Failures lists node processes that ended on their own with an
 	// error before the end of the run.
 	Failures []string
@@ -135,6 +139,26 @@ type launcher struct {
 	procs []*proc // nodes, then the player
 	byID  map[protocol.NodeID]*proc
 	start time.Time
+
+	mu        sync.Mutex
+	traceErrs []string // "node N: error", in the order reported
+}
+
+// noteTraceError records a node's "trace-error ID ERR" line; the
+// supervisor warns of it.
+func (l *launcher) noteTraceError(line string) {
+	f := strings.SplitN(strings.TrimPrefix(line, node.TraceErrorPrefix+" "), " ", 2)
+	msg := "node " + strings.Join(f, ": ") + " (its trace ends there)"
+	l.mu.Lock()
+	l.traceErrs = append(l.traceErrs, msg)
+	l.mu.Unlock()
+}
+
+// traceErrors returns the trace errors reported so far.
+func (l *launcher) traceErrors() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.traceErrs)
 }
 
 // Run launches scenario s (read from opt.Scenario) and returns when every
@@ -199,6 +223,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	}
 	events, end, interrupted, failures := l.supervise(ctx)
 	res.Interrupted, res.Failures, res.Elapsed = interrupted, failures, end
+	res.TraceErrors = l.traceErrors()
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
 		return res, err
 	}
@@ -273,6 +298,9 @@ func (l *launcher) spawn(p *proc) error {
 		}
 		close(in.first)
 		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), node.TraceErrorPrefix+" ") {
+				l.noteTraceError(sc.Text())
+			}
 			logf.Write(append(sc.Bytes(), '\n'))
 		}
 		io.Copy(logf, stdout) // a line too long for the scanner: keep draining
@@ -405,6 +433,7 @@ func (l *launcher) supervise(ctx context.Context) (events []trace.Event, end tim
 	arm()
 	since := func() time.Duration { return max(0, time.Since(l.start)) }
 	crashed := map[*proc]bool{}
+	traceWarned := 0
 loop:
 	for {
 		select {
@@ -459,6 +488,12 @@ loop:
 						events = append(events, trace.Event{T: int64(since()), Node: id, Ev: trace.EvCrash})
 					}
 				}
+			}
+			if errs := l.traceErrors(); len(errs) > traceWarned {
+				for _, m := range errs[traceWarned:] {
+					l.warn("cannot write a trace: %s", m)
+				}
+				traceWarned = len(errs)
 			}
 			if l.opt.Progress != nil && time.Since(lastProgress) >= l.opt.ProgressEvery {
 				lastProgress = time.Now()
@@ -549,8 +584,12 @@ func (l *launcher) progress(el, dur time.Duration) {
 	if !alive(l.procs[len(l.procs)-1]) {
 		player = "player down"
 	}
-	fmt.Fprintf(l.opt.Progress, "run: %s/%s, %d/%d node processes alive, %s\n",
-		el.Round(100*time.Millisecond), dur, up, n, player)
+	traces := ""
+	if errs := l.traceErrors(); len(errs) > 0 {
+		traces = fmt.Sprintf(", %d traces not written (%s)", len(errs), errs[0])
+	}
+	fmt.Fprintf(l.opt.Progress, "run: %s/%s, %d/%d node processes alive, %s%s\n",
+		el.Round(100*time.Millisecond), dur, up, n, player, traces)
 }
 
 func (l *launcher) warn(format string, args ...any) {
