@@ -217,6 +217,11 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	res := &Result{Dir: opt.Out, Run: opt.Run, Start: l.start}
 	defer func() { res.Procs = l.stats() }()
 
+	// A provisional run file, replaced at the end: if the traces fill
+	// the disk, the run can still be summarised from what they hold.
+	if err := node.WriteRunFile(opt.Out, s, opt.Run, nil, 0); err != nil {
+		return res, fmt.Errorf("launch: %w", err)
+	}
 	if err := l.startAll(ctx); err != nil {
 		l.killAll() // nothing gathered yet that a graceful stop would save
 		return res, err
