@@ -56,6 +56,9 @@ type Options struct {
 	TTL                            int
 	// MaxOffset is passed on as --max-offset when not zero.
 	MaxOffset time.Duration
+	// Machine, when not nil, replaces what scenario.ReadMachine reads of
+	// this machine's limits (tests).
+	Machine *scenario.Machine
 	// Command is the manetlab binary and any leading arguments (default:
 	// this executable). Tests point it at a fake node.
 	Command []string
@@ -199,7 +202,12 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	l.procs = append(l.procs, &proc{}) // the player, on the first host
 	// One machine runs them all unless --wrap spreads them over hosts
 	// that share it anyway (network namespaces).
-	if err := scenario.CheckProcesses(len(l.procs), scenario.NodeProcessBytes, scenario.ReadMachine()); err != nil {
+	m := opt.Machine
+	if m == nil {
+		rm := scenario.ReadMachine()
+		m = &rm
+	}
+	if err := scenario.CheckProcesses(len(l.procs), scenario.NodeProcessBytes, *m); err != nil {
 		return nil, fmt.Errorf("launch: %s: %w", opt.Scenario, err)
 	}
 	if l.opt.StartDelay <= 0 {

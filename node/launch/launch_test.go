@@ -319,6 +319,19 @@ func TestNodeThatDiesIsReported(t *testing.T) {
 	}
 }
 
+// TestMoreProcessesThanAllowedAreRefused: the launcher checks the
+// machine's process limit before it starts anything.
+func TestMoreProcessesThanAllowedAreRefused(t *testing.T) {
+	path := writeScenario(t, 5, "1s", "")
+	res, err := launch(t, path, Options{Machine: &scenario.Machine{MaxProcs: 4}})
+	if err == nil || !strings.Contains(err.Error(), "processes: 6 to start, at most 4: the user's process limit (ulimit -u)") {
+		t.Fatalf("error %v", err)
+	}
+	if res != nil {
+		t.Errorf("a result after refusing: %+v", res)
+	}
+}
+
 // TestTraceErrorsAreReported: a node that says it cannot write its trace
 // shows in the warnings, the progress line and Result.TraceErrors.
 func TestTraceErrorsAreReported(t *testing.T) {
