@@ -137,9 +137,11 @@ func TestHostileUnsigned(t *testing.T) {
 	}
 	st := res.Stats
 	t.Logf("stats: %s", st)
+	// Exact unless the kernel dropped some of the burst (a loaded
+	// machine): never more than sent, nearly all of them.
 	for r, n := range want {
-		if st.Rejected[r] != n {
-			t.Errorf("%s: counted %d, sent %d", r, st.Rejected[r], n)
+		if got := st.Rejected[r]; got > n || got < n*9/10 {
+			t.Errorf("%s: counted %d, sent %d", r, got, n)
 		}
 	}
 	for id, l := range res.Leaders {
