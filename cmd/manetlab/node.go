@@ -49,7 +49,7 @@ static scenario):
 			&cli.StringFlag{Name: "out", Usage: "trace `DIR`", Required: true},
 			&cli.StringFlag{Name: "group", Value: node.DefaultGroup, Usage: "data multicast group and port"},
 			&cli.BoolFlag{Name: "debug", Usage: "also log the protocols' debug lines to stderr"},
-			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before this process started less this, are refused (negative: no check)", DefaultText: "500ms"},
+			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before this process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
 			&cli.StringFlag{Name: "trace-sink", Usage: "also stream the traces to a collector at `HOST:PORT` (manetlab trace collect)"},
 		}, realFlags()...),
 		Action: func(c *cli.Context) error {

@@ -31,7 +31,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
-    [--key-file F] [--run NAME] [--stats] [--quiet]
+    [--key-file F] [--max-offset 500ms] [--run NAME] [--stats] [--quiet]
 
 Examples:
    manetlab run configs/quickstart.yaml
@@ -74,7 +74,7 @@ private network namespace (removed afterwards) and leaves the host alone.`,
 			&cli.StringFlag{Name: "iface", Usage: "network interface for multicast"},
 			&cli.IntFlag{Name: "ttl", Usage: "multicast TTL: 0 keeps frames on this host, 1 reaches the local network", DefaultText: "0, as the node has it"},
 			&cli.StringFlag{Name: "key-file", Usage: "sign frames with the key in `FILE`"},
-			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before a node's process started less this, are refused (negative: no check)", DefaultText: "500ms"},
+			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before a node's process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
 			&cli.BoolFlag{Name: "stats", Usage: "print CPU time and peak RSS of the processes"},
 			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
