@@ -36,7 +36,7 @@ func RandomWaypoint(start []geo.Vec, c Config, duration time.Duration, rng *rand
 		for t < duration {
 			dest := geo.Vec{X: rng.Float64() * c.Area[0], Y: rng.Float64() * c.Area[1], Z: p.Z}
 			speed := lo + rng.Float64()*(hi-lo)
-			travel := time.Duration(math.Round(geo.Dist(p, dest) / speed * float64(time.Second)))
+			travel := legDuration(geo.Dist(p, dest) / speed)
 			if travel > 0 {
 				tr = appendLeg(tr, legTo(t, p, dest, t+travel))
 				t += travel
@@ -53,4 +53,23 @@ func RandomWaypoint(start []geo.Vec, c Config, duration time.Duration, rng *rand
 		trajs[i] = tr
 	}
 	return NewSet(trajs), nil
+}
+
+// MaxLeg is the longest leg a duration can hold in nanoseconds with room
+// to add it to a time within the run: 2^62 ns, about 146 years. A leg's
+// travel time beyond it (a huge area, a tiny speed) is cut to it; the
+// node is then still travelling when any run ends. Config limits refuse
+// such scenarios first (see LegLimit); this keeps the generator from
+// converting an out-of-range float to a duration, which gave negative
+// times and a loop that never ended.
+const MaxLeg = time.Duration(1 << 62)
+
+// legDuration converts a travel time in seconds to a duration, at most
+// MaxLeg.
+func legDuration(sec float64) time.Duration {
+	ns := math.Round(sec * float64(time.Second))
+	if !(ns < float64(MaxLeg)) { // also NaN
+		return MaxLeg
+	}
+	return time.Duration(ns)
 }

@@ -112,3 +112,29 @@ func TestRandomWaypointRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomWaypointHugeLegsEnd: a travel time beyond what a duration
+// holds used to convert to a negative duration and loop for ever; it is
+// cut to MaxLeg, and the generator returns.
+func TestRandomWaypointHugeLegsEnd(t *testing.T) {
+	for _, c := range []Config{
+		{Model: ModelRandomWaypoint, Area: [2]float64{1e308, 1e308}, Speed: [2]float64{1, 20}},
+		{Model: ModelRandomWaypoint, Area: [2]float64{1000, 1000}, Speed: [2]float64{1e-12, 1e-12}},
+	} {
+		s, err := RandomWaypoint([]geo.Vec{{X: 1, Y: 1}}, c, time.Hour, rand.New(rand.NewPCG(1, 0)))
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		tr := s.Trajectory(0)
+		if len(tr) > 3 {
+			t.Errorf("%+v: %d legs, want one long leg", c, len(tr))
+		}
+		if p := s.Position(0, 30*time.Minute); !finiteVec(p) {
+			t.Errorf("%+v: position %v", c, p)
+		}
+	}
+}
+
+func finiteVec(p geo.Vec) bool {
+	return p.X-p.X == 0 && p.Y-p.Y == 0 && p.Z-p.Z == 0
+}

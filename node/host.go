@@ -52,6 +52,7 @@ type Host struct {
 	timerID uint64
 	senders []seqWindow // per member index: duplicate suppression
 	locs    []location  // per member index: latest location frame
+	ext     float64     // the scenario's extent in metres (see extent)
 	jitter  *rand.Rand  // relay and hello-phase choices
 	txbuf   []byte
 
@@ -165,7 +166,7 @@ func newHost(opt Options) (*Host, error) {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	h := &Host{
-		opt: opt, s: s, spec: spec, codec: codec, runID: wire.RunID(opt.Run),
+		opt: opt, s: s, spec: spec, codec: codec, runID: wire.RunIDAt(opt.Run, opt.Start),
 		members: s.Members(), ids: s.MemberIDs(), index: map[protocol.NodeID]int{},
 		mob: mob, prop: prop, loss: loss,
 		hello: s.Radio.Hello.Period.D(), timeout: s.Radio.Hello.Timeout.D(),
@@ -184,6 +185,8 @@ func newHost(opt Options) (*Host, error) {
 	for _, m := range h.members {
 		h.index[m.ID] = m.Index
 	}
+	h.codec = h.codec.WithBounds(h.bodyBounds())
+	h.ext = h.extent()
 	h.senders = make([]seqWindow, len(h.members))
 	h.locs = make([]location, len(h.members))
 	for _, id := range opt.IDs {
@@ -321,7 +324,7 @@ func (h *Host) waitStart(ctx context.Context) bool {
 		case <-ctx.Done():
 			return false
 		case rf := <-h.frames:
-			if rf.f.Type == wire.TypeLocation {
+			if rf.f.Type == wire.TypeLocation && h.admit(&rf.f) {
 				h.location(&rf.f)
 			}
 		case <-h.timer.C:

@@ -33,6 +33,7 @@ type hosted struct {
 	radioRng *rand.Rand // reception decisions at this node
 	clock    *wire.Clock
 	out      eventWriter
+	traceErr error      // the first failed write: nothing more is written
 	store    *fileStore // stable storage, loaded when the process starts
 	// storeLost says why the store started empty although a file was
 	// there (corrupt, unreadable); the trace notes it at the start.
@@ -74,6 +75,7 @@ func (h *Host) boot(n *hosted) error {
 	n.seq = uint64(n.inc-1) << 32
 	n.oseq = n.seq
 	n.clock = wire.NewClock(nil)
+	n.clock.SetMaxOffset(h.maxOffset())
 	n.rng = rand.New(rand.NewPCG(h.s.Seed, uint64(n.id)<<32|uint64(n.inc)))
 	n.radioRng = rand.New(rand.NewPCG(h.s.Seed^radioStream, uint64(n.id)<<32|uint64(n.inc)))
 	n.env = &env{h: h, n: n}

@@ -110,7 +110,7 @@ func TestHostileInput(t *testing.T) {
 		send("hmac", sign(valid(uint64(1000+i)), []byte("wrong key")))
 		send("no-hmac", sign(valid(uint64(1000+i)), nil))
 		send("body", sign(wire.Frame{Type: wire.TypeBroadcast, Run: run, From: 4, Seq: uint64(5000 + i),
-			Code: 1, Body: bomb}, key))
+			Clock: wire.HLC{Wall: time.Now().UnixNano()}, Code: 1, Body: bomb}, key))
 		replay := captured[i%len(captured)]
 		send("replay", replay)
 	}

@@ -67,11 +67,22 @@ type Options struct {
 	// Key, when not empty, signs every frame and rejects unsigned or
 	// badly signed ones.
 	Key []byte
+	// MaxOffset is the largest clock offset between the run's machines:
+	// frames stamped further ahead of this machine's clock, or stamped
+	// before this process started less this much (sent to an earlier
+	// life of a restarted node, or replayed from one), are refused, and
+	// so are location frames further ahead. Zero means
+	// wire.DefaultMaxOffset (500ms); negative turns the checks off.
+	MaxOffset time.Duration
 	// Log receives rate-limited lines about dropped datagrams and the
 	// protocols' Logf output; nil discards them.
 	Log io.Writer
 	// Debug, when true, also passes protocol Logf lines to Log.
 	Debug bool
+	// TraceError, when set, is called (from the loop) the first time a
+	// hosted node's trace cannot be written; the node CLI prints a
+	// TraceErrorPrefix line for the launcher.
+	TraceError func(id protocol.NodeID, err error)
 	// TraceSink, when set (host:port), also streams every trace to a
 	// `manetlab trace collect` collector (docs/collect.md).
 	TraceSink string

@@ -78,7 +78,7 @@ func StartPlayer(ctx context.Context, opt PlayOptions) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Player{opt: opt, mob: mob, run: wire.RunID(opt.Run), clock: wire.NewClock(nil), done: make(chan struct{})}
+	p := &Player{opt: opt, mob: mob, run: wire.RunIDAt(opt.Run, opt.Start), clock: wire.NewClock(nil), done: make(chan struct{})}
 	for _, m := range s.Members() {
 		p.ids = append(p.ids, m.ID)
 	}

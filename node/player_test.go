@@ -21,14 +21,14 @@ protocol: {name: baseline/floodmax, params: {period: 200ms}}
 `
 
 // TestPositionsFromPlayer: the nodes' own scenario puts the two nodes in
-// range, the player says node 2 is 10 km away, and the player wins: every
+// range, the player says node 2 is 5 km away, and the player wins: every
 // frame between them is dropped for range once its positions arrive.
 func TestPositionsFromPlayer(t *testing.T) {
 	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
 		return
 	}
 	start := time.Now().Add(300 * time.Millisecond).UnixNano()
-	p, err := StartPlayer(context.Background(), PlayOptions{Scenario: parse(t, fmtYAML(pairYAML, "10000")), Run: "pair", Start: start, Period: 20 * time.Millisecond})
+	p, err := StartPlayer(context.Background(), PlayOptions{Scenario: parse(t, fmtYAML(pairYAML, "5000")), Run: "pair", Start: start, Period: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

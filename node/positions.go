@@ -1,6 +1,8 @@
 package node
 
 import (
+	"errors"
+
 	"manetlab/internal/geo"
 	"manetlab/node/wire"
 )
@@ -18,6 +20,14 @@ func (h *Host) location(f *wire.Frame) {
 	i, ok := h.index[f.Loc.Node]
 	if !ok {
 		h.reject("sender", "location of node %d, which is not in the scenario", f.Loc.Node)
+		return
+	}
+	if err := h.locationOK(&f.Loc); err != nil {
+		reason := "location"
+		if errors.Is(err, wire.ErrClock) {
+			reason = "clock"
+		}
+		h.reject(reason, "%v", err)
 		return
 	}
 	l := &h.locs[i]

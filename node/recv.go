@@ -10,11 +10,26 @@ import (
 	"manetlab/trace"
 )
 
+// admit applies the checks every frame passes first: its clock is not too
+// far ahead and it was not sent before this process started.
+func (h *Host) admit(f *wire.Frame) bool {
+	if reason, err := h.fresh(f); err != nil {
+		h.reject(reason, "%v", err)
+		return false
+	}
+	return true
+}
+
 // receive runs a decoded frame of this run through the rest of the
-// pipeline: own frames, duplicates, then for every hosted node the radio
-// model and the destination.
+// pipeline: the clock and freshness checks, the sender, the body (decoded
+// and checked field by field), and only then state: own frames,
+// duplicates, then for every hosted node the radio model and the
+// destination. A frame that fails a check has changed nothing.
 func (h *Host) receive(rf *rxFrame) {
 	f := &rf.f
+	if !h.admit(f) {
+		return
+	}
 	if f.Type == wire.TypeLocation {
 		h.location(f)
 		return
@@ -27,6 +42,11 @@ func (h *Host) receive(rf *rxFrame) {
 	if f.Type == wire.TypeFlood {
 		if _, ok := h.index[f.Origin]; !ok {
 			h.reject("sender", "flood from origin %d, which is not in the scenario", f.Origin)
+			return
+		}
+	}
+	if f.Type.HasBody() {
+		if _, ok := h.message(rf); !ok {
 			return
 		}
 	}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -16,7 +17,11 @@ import (
 // components from), the extra run-wide events (crash, recover; sorted by
 // T, their Node set) and a final end event. end 0 means the scenario's
 // whole duration; a run stopped early passes when it stopped. The launcher
-// calls it once per run; report.Summarize then reads the directory.
+// calls it before it starts the processes (a provisional file, so that a
+// disk filled by the traces still leaves one to summarise) and at the
+// end; report.Summarize then reads the directory. The file is written
+// beside and renamed into place, so a failed write leaves the previous
+// one whole.
 func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Event, end time.Duration) error {
 	y, err := s.YAML()
 	if err != nil {
@@ -26,10 +31,13 @@ func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Ev
 	if err != nil {
 		return err
 	}
-	w, err := trace.Create(trace.RunFile(dir), true)
+	final := trace.RunFile(dir)
+	tmp := final + ".tmp"
+	w, err := trace.Create(tmp, true)
 	if err != nil {
 		return err
 	}
+	defer os.Remove(tmp) // after a failure; a no-op after the rename
 	if end <= 0 {
 		end = s.Duration.D()
 	}
@@ -54,6 +62,9 @@ func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Ev
 		}
 	}
 	if err := w.Close(); err != nil {
+		return fmt.Errorf("run file: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
 		return fmt.Errorf("run file: %w", err)
 	}
 	return nil

@@ -23,6 +23,11 @@ var Reasons = []string{
 	"duplicate", // a (sender, sequence) already seen, or older than the window
 	"range",     // the radio model: out of range at the current positions
 	"loss",      // the radio model: lost by the loss model
+	"value",     // a body float field NaN, ±Inf, -0 or outside the scenario's values (wire.Bounds)
+	"member",    // a body NodeID field naming no member of the scenario (wire.Bounds)
+	"clock",     // a clock stamp (or location time) further ahead than Options.MaxOffset
+	"stale",     // stamped before this process started, less the maximum offset: a replay after a restart
+	"location",  // a location past the run's end or farther than the mobility model can move the node
 }
 
 // Stats are a node process's counters, shared by the nodes it hosts.

@@ -97,8 +97,32 @@ func (h *Host) emit(n *hosted, e *trace.Event, stamp wire.HLC) {
 	e.Wall = time.Now().UnixNano()
 	e.HLC = &trace.HLC{Wall: stamp.Wall, Logical: stamp.Logical}
 	e.Node = n.id
+	if n.traceErr != nil {
+		return // the trace ended at its first failed write
+	}
 	if err := n.out.Write(e); err != nil {
-		h.fail(fmt.Errorf("node %d: %w", n.id, err))
+		h.traceFailed(n, err)
+	}
+}
+
+// TraceErrorPrefix opens the line a node process prints on its standard
+// output when a trace cannot be written ("trace-error <id> <error>"): the
+// launcher reads it, as it reads "ready", because the log directory is
+// most likely on the same full disk.
+const TraceErrorPrefix = "trace-error"
+
+// traceFailed handles the first failed write of n's trace (a full disk,
+// most often): the trace ends there, possibly with a cut line; the node
+// says so on its log at once and through Options.TraceError, goes on
+// running (its neighbours still need it), and Wait returns the error.
+func (h *Host) traceFailed(n *hosted, err error) {
+	n.traceErr = err
+	h.fail(fmt.Errorf("node %d: %w", n.id, err))
+	if h.opt.Log != nil {
+		fmt.Fprintf(h.opt.Log, "node %d: cannot write its trace, which ends here: %v\n", n.id, err)
+	}
+	if h.opt.TraceError != nil {
+		h.opt.TraceError(n.id, err)
 	}
 }
 

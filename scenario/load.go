@@ -17,6 +17,9 @@ import (
 // allowed. A relative mobility.file is resolved against the file's
 // directory.
 func Load(path string, sets []string) (*Scenario, error) {
+	if st, err := os.Stat(path); err == nil && st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("scenario %s: %d bytes, at most %d (MaxFileBytes)", path, st.Size(), MaxFileBytes)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
@@ -32,6 +35,9 @@ func Parse(data []byte, name string, sets []string) (*Scenario, error) {
 }
 
 func parse(data []byte, name, path string, sets []string) (*Scenario, error) {
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes, at most %d (MaxFileBytes)", name, len(data), MaxFileBytes)
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -40,6 +40,9 @@ func (s *Scenario) Validate() error {
 	if err := s.validateMotion(); err != nil {
 		return err
 	}
+	if err := s.validateLimits(); err != nil {
+		return err
+	}
 	if strings.TrimSpace(s.Protocol.Name) == "" {
 		return fmt.Errorf("protocol.name: empty (name a registered protocol, e.g. %s)", DefaultProtocol)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -24,7 +25,7 @@ func nodeCommand() *cli.Command {
 		UsageText: `manetlab node --scenario S (--id N | --ids 1-50[,60,70-80]) --out DIR --run NAME
     [--start UNIX_NS] [--group 239.77.0.1:47000] [--control 239.77.0.2:47001]
     [--iface IF] [--ttl 0] [--key-file F] [--set path=value]... [--seed N]
-    [--trace-sink HOST:PORT]`,
+    [--trace-sink HOST:PORT] [--max-offset 500ms]`,
 		Description: `Runs the scenario's protocol for the given nodes over the real radio: UDP
 multicast on --group, positions from the mobility player on --control (or
 the scenario's mobility model until the player is heard), the scenario's
@@ -48,6 +49,7 @@ static scenario):
 			&cli.StringFlag{Name: "out", Usage: "trace `DIR`", Required: true},
 			&cli.StringFlag{Name: "group", Value: node.DefaultGroup, Usage: "data multicast group and port"},
 			&cli.BoolFlag{Name: "debug", Usage: "also log the protocols' debug lines to stderr"},
+			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before this process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
 			&cli.StringFlag{Name: "trace-sink", Usage: "also stream the traces to a collector at `HOST:PORT` (manetlab trace collect)"},
 		}, realFlags()...),
 		Action: func(c *cli.Context) error {
@@ -66,12 +68,18 @@ static scenario):
 			if err != nil {
 				return err
 			}
+			if key != nil && c.Int64("start") == 0 {
+				fmt.Fprintf(c.App.ErrWriter, "node: warning: a key without --start: the run is known on the wire by its name alone, so frames recorded in an earlier run named %q would pass (run and the testbed pass --start)\n", c.String("run"))
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			h, err := node.Start(ctx, node.Options{
 				Scenario: s, IDs: ids, Out: c.String("out"), Run: c.String("run"), Start: c.Int64("start"),
 				Group: c.String("group"), Control: c.String("control"), Iface: c.String("iface"), TTL: c.Int("ttl"),
-				Key: key, Log: c.App.ErrWriter, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"),
+				Key: key, MaxOffset: c.Duration("max-offset"), Log: c.App.ErrWriter,
+				TraceError: func(id protocol.NodeID, err error) {
+					fmt.Fprintf(c.App.Writer, "%s %d %s\n", node.TraceErrorPrefix, id, strings.ReplaceAll(err.Error(), "\n", " "))
+				}, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"),
 			})
 			if err != nil {
 				return err

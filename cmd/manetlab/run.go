@@ -31,7 +31,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
-    [--key-file F] [--run NAME] [--stats] [--quiet]
+    [--key-file F] [--max-offset 500ms] [--run NAME] [--stats] [--quiet]
 
 Examples:
    manetlab run configs/quickstart.yaml
@@ -74,6 +74,7 @@ private network namespace (removed afterwards) and leaves the host alone.`,
 			&cli.StringFlag{Name: "iface", Usage: "network interface for multicast"},
 			&cli.IntFlag{Name: "ttl", Usage: "multicast TTL: 0 keeps frames on this host, 1 reaches the local network", DefaultText: "0, as the node has it"},
 			&cli.StringFlag{Name: "key-file", Usage: "sign frames with the key in `FILE`"},
+			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before a node's process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
 			&cli.BoolFlag{Name: "stats", Usage: "print CPU time and peak RSS of the processes"},
 			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
@@ -108,6 +109,7 @@ func runAction(c *cli.Context) error {
 		IDsPerProcess: c.Int("ids-per-process"),
 		Group:         c.String("group"), Control: c.String("control"), Iface: c.String("iface"), KeyFile: c.String("key-file"),
 		TTL:          -1,
+		MaxOffset:    c.Duration("max-offset"),
 		Command:      runNodeCommand,
 		StartDelay:   c.Duration("start-delay"),
 		ReadyTimeout: c.Duration("ready-timeout"),
@@ -162,22 +164,34 @@ func runAction(c *cli.Context) error {
 		stop()
 	}()
 	res, err := launch.Run(ctx, s, opt)
-	if res != nil {
-		if werr := writeProcStats(res); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	if err != nil {
+	if err != nil && (res == nil || res.Elapsed == 0) {
+		// Nothing ran: there is nothing to summarise.
 		return fmt.Errorf("run %s: %w", name, err)
 	}
-	if err := printSummary(c, out, res); err != nil {
-		return err
+	// The run ran: whatever went wrong afterwards (a full disk most
+	// often), print the summary of what was gathered, then the causes.
+	var causes []string
+	if len(res.TraceErrors) > 0 {
+		causes = append(causes, fmt.Sprintf("%d node traces could not be written, the summary covers what they hold: %s",
+			len(res.TraceErrors), strings.Join(res.TraceErrors, "; ")))
+	}
+	if err != nil {
+		causes = append(causes, fmt.Sprintf("run %s: %v", name, err))
+	}
+	if werr := writeProcStats(res); werr != nil {
+		causes = append(causes, fmt.Sprintf("log/processes.json: %v", werr))
+	}
+	if serr := printSummary(c, out, res); serr != nil {
+		causes = append(causes, fmt.Sprintf("summary: %v", serr))
 	}
 	switch {
 	case res.Interrupted:
-		return fmt.Errorf("interrupted after %s; what was gathered is in %s", res.Elapsed.Round(time.Millisecond), out)
+		causes = append(causes, fmt.Sprintf("interrupted after %s; what was gathered is in %s", res.Elapsed.Round(time.Millisecond), out))
 	case len(res.Failures) > 0:
-		return errors.New(strings.Join(res.Failures, "\n"))
+		causes = append(causes, res.Failures...)
+	}
+	if len(causes) > 0 {
+		return errors.New(strings.Join(causes, "\n"))
 	}
 	return nil
 }

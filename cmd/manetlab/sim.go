@@ -47,6 +47,9 @@ byte-identical traces.`,
 			if err != nil {
 				return err
 			}
+			if err := s.CheckMemory(scenario.ReadMachine(), scenario.SimBytesPerNode); err != nil {
+				return fmt.Errorf("%s: %w", s.Path, err)
+			}
 			out := c.String("out")
 			if out == "" {
 				out = filepath.Join("runs", fmt.Sprintf("%s-seed%d", s.Name, s.Seed))

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"manetlab/node"
@@ -53,6 +54,11 @@ type Options struct {
 	// when not negative.
 	Group, Control, Iface, KeyFile string
 	TTL                            int
+	// MaxOffset is passed on as --max-offset when not zero.
+	MaxOffset time.Duration
+	// Machine, when not nil, replaces what scenario.ReadMachine reads of
+	// this machine's limits (tests).
+	Machine *scenario.Machine
 	// Command is the manetlab binary and any leading arguments (default:
 	// this executable). Tests point it at a fake node.
 	Command []string
@@ -88,6 +94,9 @@ type Result struct {
 	Interrupted bool
 	// Procs describes every process, the player last.
 	Procs []ProcStats
+	// TraceErrors lists the traces the nodes could not write (a full
+	// disk), one line each, as the nodes reported them.
+	TraceErrors []string
 	// Failures lists node processes that ended on their own with an
 	// error before the end of the run.
 	Failures []string
@@ -133,6 +142,26 @@ type launcher struct {
 	procs []*proc // nodes, then the player
 	byID  map[protocol.NodeID]*proc
 	start time.Time
+
+	mu        sync.Mutex
+	traceErrs []string // "node N: error", in the order reported
+}
+
+// noteTraceError records a node's "trace-error ID ERR" line; the
+// supervisor warns of it.
+func (l *launcher) noteTraceError(line string) {
+	f := strings.SplitN(strings.TrimPrefix(line, node.TraceErrorPrefix+" "), " ", 2)
+	msg := "node " + strings.Join(f, ": ") + " (its trace ends there)"
+	l.mu.Lock()
+	l.traceErrs = append(l.traceErrs, msg)
+	l.mu.Unlock()
+}
+
+// traceErrors returns the trace errors reported so far.
+func (l *launcher) traceErrors() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.traceErrs)
 }
 
 // Run launches scenario s (read from opt.Scenario) and returns when every
@@ -171,6 +200,16 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		}
 	}
 	l.procs = append(l.procs, &proc{}) // the player, on the first host
+	// One machine runs them all unless --wrap spreads them over hosts
+	// that share it anyway (network namespaces).
+	m := opt.Machine
+	if m == nil {
+		rm := scenario.ReadMachine()
+		m = &rm
+	}
+	if err := scenario.CheckProcesses(len(l.procs), scenario.NodeProcessBytes, *m); err != nil {
+		return nil, fmt.Errorf("launch: %s: %w", opt.Scenario, err)
+	}
 	if l.opt.StartDelay <= 0 {
 		l.opt.StartDelay = 1500*time.Millisecond + time.Duration(len(l.procs))*60*time.Millisecond
 	}
@@ -186,12 +225,18 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	res := &Result{Dir: opt.Out, Run: opt.Run, Start: l.start}
 	defer func() { res.Procs = l.stats() }()
 
+	// A provisional run file, replaced at the end: if the traces fill
+	// the disk, the run can still be summarised from what they hold.
+	if err := node.WriteRunFile(opt.Out, s, opt.Run, nil, 0); err != nil {
+		return res, fmt.Errorf("launch: %w", err)
+	}
 	if err := l.startAll(ctx); err != nil {
 		l.killAll() // nothing gathered yet that a graceful stop would save
 		return res, err
 	}
 	events, end, interrupted, failures := l.supervise(ctx)
 	res.Interrupted, res.Failures, res.Elapsed = interrupted, failures, end
+	res.TraceErrors = l.traceErrors()
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
 		return res, err
 	}
@@ -224,6 +269,9 @@ func (l *launcher) args(p *proc) []string {
 	}
 	if o.TTL >= 0 {
 		a = append(a, "--ttl", strconv.Itoa(o.TTL))
+	}
+	if o.MaxOffset != 0 && p.ids != nil {
+		a = append(a, "--max-offset", o.MaxOffset.String())
 	}
 	for _, s := range o.Sets {
 		a = append(a, "--set", s)
@@ -263,6 +311,9 @@ func (l *launcher) spawn(p *proc) error {
 		}
 		close(in.first)
 		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), node.TraceErrorPrefix+" ") {
+				l.noteTraceError(sc.Text())
+			}
 			logf.Write(append(sc.Bytes(), '\n'))
 		}
 		io.Copy(logf, stdout) // a line too long for the scanner: keep draining
@@ -395,6 +446,7 @@ func (l *launcher) supervise(ctx context.Context) (events []trace.Event, end tim
 	arm()
 	since := func() time.Duration { return max(0, time.Since(l.start)) }
 	crashed := map[*proc]bool{}
+	traceWarned := 0
 loop:
 	for {
 		select {
@@ -449,6 +501,12 @@ loop:
 						events = append(events, trace.Event{T: int64(since()), Node: id, Ev: trace.EvCrash})
 					}
 				}
+			}
+			if errs := l.traceErrors(); len(errs) > traceWarned {
+				for _, m := range errs[traceWarned:] {
+					l.warn("cannot write a trace: %s", m)
+				}
+				traceWarned = len(errs)
 			}
 			if l.opt.Progress != nil && time.Since(lastProgress) >= l.opt.ProgressEvery {
 				lastProgress = time.Now()
@@ -539,8 +597,12 @@ func (l *launcher) progress(el, dur time.Duration) {
 	if !alive(l.procs[len(l.procs)-1]) {
 		player = "player down"
 	}
-	fmt.Fprintf(l.opt.Progress, "run: %s/%s, %d/%d node processes alive, %s\n",
-		el.Round(100*time.Millisecond), dur, up, n, player)
+	traces := ""
+	if errs := l.traceErrors(); len(errs) > 0 {
+		traces = fmt.Sprintf(", %d traces not written (%s)", len(errs), errs[0])
+	}
+	fmt.Fprintf(l.opt.Progress, "run: %s/%s, %d/%d node processes alive, %s%s\n",
+		el.Round(100*time.Millisecond), dur, up, n, player, traces)
 }
 
 func (l *launcher) warn(format string, args ...any) {

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -104,9 +106,15 @@ func launchCtx(ctx context.Context, t *testing.T, path string, opt Options) (*Re
 	if opt.StartDelay == 0 {
 		opt.StartDelay = 500 * time.Millisecond
 	}
-	var log strings.Builder
-	opt.Progress = &log
-	opt.ProgressEvery = 500 * time.Millisecond
+	var log syncBuffer
+	if opt.Progress != nil {
+		opt.Progress = io.MultiWriter(opt.Progress, &log)
+	} else {
+		opt.Progress = &log
+	}
+	if opt.ProgressEvery == 0 {
+		opt.ProgressEvery = 500 * time.Millisecond
+	}
 	res, err := Run(ctx, s, opt)
 	t.Logf("progress:\n%s", log.String())
 	t.Cleanup(func() { checkNothingLeft(t, opt.Out, opt.Run, res) })
@@ -309,6 +317,56 @@ func TestNodeThatDiesIsReported(t *testing.T) {
 	if !crashed {
 		t.Error("the run file does not record node 2's crash")
 	}
+}
+
+// TestMoreProcessesThanAllowedAreRefused: the launcher checks the
+// machine's process limit before it starts anything.
+func TestMoreProcessesThanAllowedAreRefused(t *testing.T) {
+	path := writeScenario(t, 5, "1s", "")
+	res, err := launch(t, path, Options{Machine: &scenario.Machine{MaxProcs: 4}})
+	if err == nil || !strings.Contains(err.Error(), "processes: 6 to start, at most 4: the user's process limit (ulimit -u)") {
+		t.Fatalf("error %v", err)
+	}
+	if res != nil {
+		t.Errorf("a result after refusing: %+v", res)
+	}
+}
+
+// TestTraceErrorsAreReported: a node that says it cannot write its trace
+// shows in the warnings, the progress line and Result.TraceErrors.
+func TestTraceErrorsAreReported(t *testing.T) {
+	t.Setenv(launchtest.Env, "diskfull=2")
+	path := writeScenario(t, 3, "1500ms", "")
+	var progress syncBuffer
+	res, err := launch(t, path, Options{Progress: &progress, ProgressEvery: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.TraceErrors) != 1 || !strings.Contains(res.TraceErrors[0], "node 2: trace") || !strings.Contains(res.TraceErrors[0], "no space left on device") {
+		t.Fatalf("trace errors %q", res.TraceErrors)
+	}
+	p := progress.String()
+	if !strings.Contains(p, "run: warning: cannot write a trace: node 2") || !strings.Contains(p, "1 traces not written (node 2") {
+		t.Errorf("progress:\n%s", p)
+	}
+}
+
+// syncBuffer is a strings.Builder safe for the launcher's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // TestCtrlCLeavesNoChildren runs a launcher as a subprocess, as a user

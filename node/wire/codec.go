@@ -16,6 +16,9 @@ type Codec struct {
 	name  string
 	types []reflect.Type // code-1 -> type
 	codes map[reflect.Type]uint16
+	// bounds are checked on every decoded body (see WithBounds); the
+	// finiteness of float fields always is.
+	bounds Bounds
 }
 
 // NewCodec builds the codec of spec. It rejects a nil or duplicate message
@@ -106,8 +109,10 @@ func (c *Codec) Encode(m protocol.Message) (code uint16, body []byte, err error)
 
 // Decode returns a new message of the type registered under code, decoded
 // from body: a value when the spec lists a value, so that it equals what
-// was sent. The body passes CheckMsgpack before msgpack sees it. Errors
-// wrap ErrCode, ErrLength or ErrBody.
+// was sent. The body passes CheckMsgpack before msgpack sees it, and the
+// decoded message passes the codec's Bounds (float fields finite and not
+// -0, always) before it is returned. Errors wrap ErrCode, ErrLength,
+// ErrBody, ErrValue or ErrMember.
 func (c *Codec) Decode(code uint16, body []byte) (protocol.Message, error) {
 	if code == 0 || int(code) > len(c.types) {
 		return nil, fmt.Errorf("protocol %s: %w: %d (known 1 to %d)", c.name, ErrCode, code, len(c.types))
@@ -127,6 +132,10 @@ func (c *Codec) Decode(code uint16, body []byte) (protocol.Message, error) {
 	}
 	if err := msgpack.Unmarshal(body, v.Interface()); err != nil {
 		return nil, fmt.Errorf("protocol %s: code %d (%v): %w: %w", c.name, code, t, ErrBody, err)
+	}
+	var path [8]string
+	if err := c.bounds.check(v, path[:0]); err != nil {
+		return nil, fmt.Errorf("protocol %s: code %d (%v): %w", c.name, code, t, err)
 	}
 	if t.Kind() != reflect.Pointer {
 		v = v.Elem()

@@ -22,13 +22,16 @@ var (
 	ErrCode     error = &reasonError{"code"}         // a message type code the codec does not know
 	ErrBody     error = &reasonError{"body"}         // a message body that fails the msgpack pre-scan or decoding
 	ErrNotFound error = &reasonError{"unregistered"} // encoding a message type the spec does not list
+	ErrValue    error = &reasonError{"value"}        // a float field in a body that is NaN, ±Inf, -0 or out of the run's range (Bounds)
+	ErrMember   error = &reasonError{"member"}       // a NodeID field in a body naming no member of the run (Bounds)
+	ErrClock    error = &reasonError{"clock"}        // a remote clock further ahead than the maximum offset (Clock)
 )
 
-var reasons = []error{ErrShort, ErrMagic, ErrVersion, ErrFlags, ErrType, ErrLength, ErrField, ErrHMAC, ErrNoHMAC, ErrCode, ErrBody, ErrNotFound}
+var reasons = []error{ErrShort, ErrMagic, ErrVersion, ErrFlags, ErrType, ErrLength, ErrField, ErrHMAC, ErrNoHMAC, ErrCode, ErrBody, ErrNotFound, ErrValue, ErrMember, ErrClock}
 
 // Reason returns a short label for err suitable as a metrics counter label:
 // "short", "magic", "version", "flags", "type", "length", "field", "hmac",
-// "no-hmac", "code", "body", "unregistered"; "" for nil and "other" for an
+// "no-hmac", "code", "body", "unregistered", "value", "member", "clock"; "" for nil and "other" for an
 // error that is none of these.
 func Reason(err error) string {
 	if err == nil {

@@ -28,7 +28,8 @@ import (
 // list of fail=ID (exit 1 with a message before ready), hang=ID (never
 // print ready), garble=ID (print something else than ready),
 // ignoreterm=ID (ignore SIGTERM and SIGINT), die=ID@SECONDS (exit 3 that
-// long after the start). ID 0 means the player.
+// long after the start), diskfull=ID (report a trace it cannot write, as
+// a node on a full disk does). ID 0 means the player.
 const Env = "MANETLAB_FAKE"
 
 // PIDDir is the directory, inside --out (the player uses its --run name
@@ -167,6 +168,10 @@ func run(args []string) error {
 	for _, id := range ids {
 		write(files[id], &trace.Event{T: now(), Node: id, Ev: trace.EvStart})
 		write(files[id], &trace.Event{T: now(), Node: id, Ev: string(protocol.NoteLeader), Leader: best})
+		if mode["diskfull"] {
+			// What a node prints when its trace cannot be written.
+			fmt.Printf("trace-error %d trace %s: write: no space left on device\n", id, trace.NodeFile(*out, id))
+		}
 	}
 	err = wait(sig, time.Until(end), mode)
 	for _, id := range ids {
