@@ -3,6 +3,7 @@ package analysis
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -29,6 +30,10 @@ type graph struct {
 	pred      [][]ref
 	matched   int
 	unmatched int
+	// byClock holds, for every candidate list of more than one send
+	// (keyed by its first element), the sends ascending by clock, only
+	// the first of equal clocks: latest searches it.
+	byClock map[*ref][]ref
 }
 
 // isReceive reports whether an event is the receiving end of a frame.
@@ -69,15 +74,47 @@ func buildGraph(r *run) *graph {
 	g := &graph{r: r, pred: make([][]ref, len(r.procs))}
 	sends := map[msgKey][]ref{}
 	origins := map[msgKey][]ref{}
+	type use struct {
+		life int // starts before the send in its process
+		at   ref
+	}
+	lastUse := map[msgKey]use{}
+	reused := 0
 	for p, pr := range r.procs {
+		life := 0
 		for i := range pr.evs {
 			e := &pr.evs[i]
+			if e.typ == tStart {
+				life++
+			}
 			if !isSend(e) {
 				continue
 			}
-			sends[msgKey{e.node, e.seq}] = append(sends[msgKey{e.node, e.seq}], ref{int32(p), int32(i)})
+			k := msgKey{e.node, e.seq}
+			x := ref{int32(p), int32(i)}
+			// A restarted process numbers its frames afresh; within one
+			// process life a sequence number used twice is damage.
+			if u, ok := lastUse[k]; ok && u.life == life && u.at.p == x.p {
+				if reused++; reused <= maxProblems {
+					r.problems = append(r.problems, trace.Problem{File: r.files[e.file], Line: int(e.line),
+						Msg: fmt.Sprintf("node %d uses seq %d again (first at %s) without a restart; receives go to the latest send before them", e.node, e.seq, r.src(g.ev(u.at)))})
+				}
+			}
+			lastUse[k] = use{life, x}
+			sends[k] = append(sends[k], x)
 			if e.typ == tSend && e.origin == e.node && e.oseq != 0 {
-				origins[msgKey{e.origin, e.oseq}] = append(origins[msgKey{e.origin, e.oseq}], ref{int32(p), int32(i)})
+				origins[msgKey{e.origin, e.oseq}] = append(origins[msgKey{e.origin, e.oseq}], x)
+			}
+		}
+	}
+	if reused > maxProblems {
+		r.problems = append(r.problems, trace.Problem{File: r.dirs[0], Msg: fmt.Sprintf("%d more sequence numbers used again without a restart", reused-maxProblems)})
+	}
+	g.byClock = map[*ref][]ref{}
+	for _, m := range []map[msgKey][]ref{sends, origins} {
+		for _, cands := range m {
+			if len(cands) > 1 {
+				g.byClock[&cands[0]] = g.sortByClock(cands)
 			}
 		}
 	}
@@ -135,16 +172,42 @@ func buildGraph(r *run) *graph {
 }
 
 // latest picks among the sends of one key (a sequence number used again
-// by a restarted process) the latest whose clock is not after e's.
+// by a restarted process) the latest whose clock is not after e's, the
+// first listed among equal clocks; the first listed when its own clock is
+// after e's. A binary search, so that a sender reusing one number for
+// every frame costs no more than a clean one.
 func (g *graph) latest(cands []ref, e *event) ref {
-	best := cands[0]
-	for _, c := range cands[1:] {
-		s := g.ev(c)
-		if !before(e, s) && before(g.ev(best), s) {
-			best = c
-		}
+	if len(cands) == 1 || before(e, g.ev(cands[0])) {
+		return cands[0]
 	}
-	return best
+	sorted := g.byClock[&cands[0]]
+	// The first whose clock is after e's; the one before it is the latest
+	// not after (cands[0] is not after, so k > 0).
+	k, _ := slices.BinarySearchFunc(sorted, e, func(x ref, e *event) int {
+		if before(e, g.ev(x)) {
+			return 1
+		}
+		return -1
+	})
+	return sorted[k-1]
+}
+
+// sortByClock sorts a copy of cands by clock, stably, keeping only the
+// first of each clock.
+func (g *graph) sortByClock(cands []ref) []ref {
+	sorted := slices.Clone(cands)
+	slices.SortStableFunc(sorted, func(a, b ref) int {
+		switch {
+		case before(g.ev(a), g.ev(b)):
+			return -1
+		case before(g.ev(b), g.ev(a)):
+			return 1
+		}
+		return 0
+	})
+	return slices.CompactFunc(sorted, func(a, b ref) bool {
+		return !before(g.ev(a), g.ev(b)) && !before(g.ev(b), g.ev(a))
+	})
 }
 
 // ev returns the event at x.

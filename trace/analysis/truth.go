@@ -67,6 +67,7 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	if tr.end <= 0 {
 		tr.end = int64(sc.Duration.D())
 	}
+	tr.step = gridStep(r, tr.end, tr.step) // bounded on any input: screen.go
 	for i, m := range tr.members {
 		tr.index[m.ID] = i
 	}
