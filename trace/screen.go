@@ -20,17 +20,17 @@ type Screen struct {
 	// horizon is the scenario's duration (0: unknown); limit the latest
 	// acceptable time and floor the earliest.
 	horizon, limit, floor int64
-	members map[protocol.NodeID]bool // nil: unknown, every node accepted
-	files   map[string]*screenFile
+	members               map[protocol.NodeID]bool // nil: unknown, every node accepted
+	files                 map[string]*screenFile
 }
 
 // screenFile is the Screen's state for one file.
 type screenFile struct {
-	last        int64 // time of the latest event used
-	any         bool
-	back, neg   int // events that went back in time, events before 0
-	backListed  int
-	negListed   int
+	last       int64 // time of the latest event used
+	any        bool
+	back, neg  int // events that went back in time, events before 0
+	backListed int
+	negListed  int
 }
 
 // ScreenSlack is how far beyond the scenario's duration (at least) an

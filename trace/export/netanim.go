@@ -119,7 +119,7 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	to = max(to, from)
 	// However long the traces say the run was, at most MaxFrames samples.
 	if frames := (to - from) / int64(opt.Step); frames > MaxFrames {
-		coarse := time.Duration((to-from)/MaxFrames + 1).Round(time.Millisecond) + time.Millisecond
+		coarse := time.Duration((to-from)/MaxFrames+1).Round(time.Millisecond) + time.Millisecond
 		problem("the export spans %v: positions sampled every %v instead of %v (at most %d samples)", time.Duration(to-from), coarse, opt.Step, MaxFrames)
 		opt.Step = coarse
 	}
