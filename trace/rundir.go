@@ -187,6 +187,10 @@ func (r *Run) walkNode(id protocol.NodeID, keep func(string) bool, fn func(proto
 		}
 		// A skipped file is still read to the end, so that its damage
 		// is reported too.
+		if e.Ev == EvHeader {
+			screened = append(screened, Problem{path, line, "a second header; skipped"})
+			return nil
+		}
 		if why == "" && r.screen.Event(path, line, e, &screened) {
 			fn(id, e)
 		}
