@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -150,16 +151,27 @@ func runAction(c *cli.Context) error {
 		if private {
 			return rerunInPrivateNet()
 		}
+		if err := setupPrivateNet(); err != nil {
+			return err
+		}
 	}
 
 	printWarnings(c, s.Warnings)
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(c.Context)
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	go func() {
-		// After the first Ctrl-C the launcher stops its processes; a
-		// second one kills it at once (and its processes with it).
-		<-ctx.Done()
-		stop()
+		// After the first SIGINT or SIGTERM the launcher stops its
+		// processes and writes what was gathered; a second one kills it
+		// at once (and its processes with it: Pdeathsig).
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs)
+			cancel(interruption{sig})
+		case <-ctx.Done():
+		}
 	}()
 	res, err := launch.Run(ctx, s, opt)
 	if res != nil {
@@ -175,12 +187,21 @@ func runAction(c *cli.Context) error {
 	}
 	switch {
 	case res.Interrupted:
-		return fmt.Errorf("interrupted after %s; what was gathered is in %s", res.Elapsed.Round(time.Millisecond), out)
+		by := ""
+		if sig, ok := context.Cause(ctx).(interruption); ok {
+			by = " by " + signalName(sig.sig)
+		}
+		return fmt.Errorf("interrupted%s after %s; what was gathered is in %s", by, res.Elapsed.Round(time.Millisecond), out)
 	case len(res.Failures) > 0:
 		return errors.New(strings.Join(res.Failures, "\n"))
 	}
 	return nil
 }
+
+// interruption is the cause of a run's end by a signal.
+type interruption struct{ sig os.Signal }
+
+func (i interruption) Error() string { return "interrupted by " + signalName(i.sig) }
 
 // printSummary prints the summary of the run in out (text or --json),
 // and with res the processes' figures.
