@@ -53,8 +53,10 @@ With --collected it starts nothing: after a run by hand on several machines
 fault schedule is not applied by hand, so it is recorded as scheduled) and
 prints the summary.
 
-Each process has its own process group and dies with the launcher. Ctrl-C
-stops every process, writes what was gathered and prints its summary. The
+Each process has its own process group and dies with the launcher, even
+when the launcher is killed by SIGKILL. Ctrl-C, SIGINT or SIGTERM stops every
+process, writes what was gathered, prints its summary and exits with status 1
+naming the signal; a second signal quits at once. The
 standard error of every process goes to --out/log/. With --stats, the CPU
 time and peak RSS of each process are printed (and always written to
 --out/log/processes.json).
@@ -63,7 +65,9 @@ On one machine the default multicast TTL 0 keeps every frame on the host.
 Without --iface the nodes use lo, which needs multicast:
    sudo ip link set lo multicast on; sudo ip route add 224.0.0.0/4 dev lo
 Run as root on a host whose lo has none, "run" does this by itself inside a
-private network namespace (removed afterwards) and leaves the host alone.`,
+private, unnamed network namespace, which ends with its last process however
+the run ends; signals to "run" reach the launcher inside it. The host is left
+alone.`,
 		Flags: append(scenarioFlags(),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/RUN)"},
 			&cli.StringFlag{Name: "run", Usage: "run name (default NAME-seedN-TIMESTAMP)"},
