@@ -104,6 +104,7 @@ type run struct {
 	duplicates int
 	seen       map[uint64]uint64 // line hash -> file<<32|line of the first copy
 	screen     *trace.Screen     // what of hostile input is used (screen.go)
+	progress   *progress         // progress.go
 }
 
 // loadOptions choose what a load keeps.
@@ -244,6 +245,15 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	}
 	r.screen = newScreen(r)
 
+	var total int64
+	for i, d := range dirs {
+		for _, id := range perDir[i] {
+			if fi, err := os.Stat(trace.NodeFile(d, id)); err == nil {
+				total += fi.Size()
+			}
+		}
+	}
+	r.progress = newProgress("reading", total, bytesUnit)
 	for i, d := range dirs {
 		if p := trace.RunFile(d); slices.Contains(runFiles, p) {
 			if err := r.readFile(p, 0, runProc, opt); err != nil {
@@ -257,6 +267,9 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 			}
 			if err := r.readFile(trace.NodeFile(d, id), id, pr, opt); err != nil {
 				return nil, err
+			}
+			if fi, err := os.Stat(trace.NodeFile(d, id)); err == nil {
+				r.progress.add(fi.Size())
 			}
 			if r.byID[id] == nil && pr.evs != nil {
 				r.byID[id] = pr

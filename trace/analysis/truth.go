@@ -129,12 +129,14 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 	prev := make([]int32, n)
 	fi, vi := 0, 0
 	first := true
+	prog := newProgress("ground truth", tr.end, runTimeUnit) // progress.go
 	for k := int64(0); ; k++ {
 		t := k * tr.step
 		final := t >= tr.end
 		if final {
 			t = tr.end
 		}
+		prog.set(t)
 		dirty := first || !tr.static
 		for fi < len(tr.faults) && tr.faults[fi].t <= t {
 			f := tr.faults[fi]
