@@ -106,6 +106,25 @@ var hostileCases = []hostileCase{
 		appendLines(t, dir, "node-4.jsonl", recvs...)
 		return fmt.Sprintf("node-3.jsonl:%d: node 3 uses seq 4242 again (first at", n+1)
 	}},
+	{name: "2000 causal cycles", matched: true, damage: func(t *testing.T, dir string) string {
+		// Each node receives the other's frame before sending its own:
+		// only damaged traces hold such cycles, and each is broken once.
+		var a, b []string
+		for i := range 2000 {
+			at := 19_000_000_000 + int64(i)*1000
+			for _, p := range []struct {
+				lines    *[]string
+				node, to int
+			}{{&a, 3, 4}, {&b, 4, 3}} {
+				*p.lines = append(*p.lines,
+					fmt.Sprintf(`{"t":%d,"node":%d,"ev":"recv","kind":"x","from":%d,"seq":%d}`, at, p.node, p.to, 777000+i),
+					fmt.Sprintf(`{"t":%d,"node":%d,"ev":"send","kind":"x","seq":%d,"bytes":10}`, at+1, p.node, 777000+i))
+			}
+		}
+		n := appendLines(t, dir, "node-3.jsonl", a...)
+		appendLines(t, dir, "node-4.jsonl", b...)
+		return fmt.Sprintf("node-3.jsonl:%d: causal cycle: this receive cannot follow its send", n)
+	}},
 }
 
 // TestAnalysisOfHostileInputIsBounded runs every analysis command on each

@@ -239,6 +239,7 @@ type headItem struct {
 	l  uint32
 	id protocol.NodeID
 	p  int32
+	i  int32 // the event's index (parked heads only)
 }
 
 type headHeap []headItem
@@ -277,6 +278,9 @@ func (g *graph) order(fn func(x ref)) orderStats {
 	next := make([]int32, len(procs))
 	waiting := map[ref][]ref{} // send -> receives at their process's head
 	h := &headHeap{}
+	// parked holds the heads parked on their send by clock, for
+	// breakCycle; entries whose process moved on are stale and skipped.
+	parked := &headHeap{}
 	// offer puts process p's head on the heap when it is ready, else
 	// parks it until its send is emitted.
 	offer := func(p int32) {
@@ -286,10 +290,12 @@ func (g *graph) order(fn func(x ref)) orderStats {
 		}
 		if s := g.pred[p][i]; s != noRef && next[s.p] <= s.i {
 			waiting[s] = append(waiting[s], ref{p, i})
+			w, l := clock(&procs[p].evs[i])
+			heap.Push(parked, headItem{w, l, procs[p].id, p, i})
 			return
 		}
 		w, l := clock(&procs[p].evs[i])
-		heap.Push(h, headItem{w, l, procs[p].id, p})
+		heap.Push(h, headItem{w, l, procs[p].id, p, 0})
 	}
 	for p := range procs {
 		offer(int32(p))
@@ -300,7 +306,7 @@ func (g *graph) order(fn func(x ref)) orderStats {
 	}
 	for left > 0 {
 		if h.Len() == 0 {
-			g.breakCycle(next, h, &st)
+			g.breakCycle(next, h, parked, &st)
 		}
 		it := heap.Pop(h).(headItem)
 		x := ref{it.p, next[it.p]}
@@ -318,7 +324,7 @@ func (g *graph) order(fn func(x ref)) orderStats {
 				if next[w.p] == w.i { // still parked on this send
 					ev := g.ev(w)
 					ww, wl := clock(ev)
-					heap.Push(h, headItem{ww, wl, procs[w.p].id, w.p})
+					heap.Push(h, headItem{ww, wl, procs[w.p].id, w.p, 0})
 				}
 			}
 		}
@@ -328,16 +334,16 @@ func (g *graph) order(fn func(x ref)) orderStats {
 
 // breakCycle handles a stall: every remaining head waits for a send that
 // cannot come first, which only a damaged trace produces. The head with
-// the smallest clock is released without its edge, and reported.
-func (g *graph) breakCycle(next []int32, h *headHeap, st *orderStats) {
+// the smallest clock (then node ID) is released without its edge, and
+// reported. It is found on the heap of parked heads, so that a trace full
+// of cycles costs a logarithm per cycle, not a pass over every process.
+func (g *graph) breakCycle(next []int32, h, parked *headHeap, st *orderStats) {
 	best := noRef
-	for p := range g.r.procs {
-		i := next[p]
-		if int(i) >= len(g.r.procs[p].evs) {
-			continue
-		}
-		if best == noRef || before(g.ev(ref{int32(p), i}), g.ev(best)) {
-			best = ref{int32(p), i}
+	for parked.Len() > 0 {
+		it := heap.Pop(parked).(headItem)
+		if next[it.p] == it.i { // still this process's head, hence parked
+			best = ref{it.p, it.i}
+			break
 		}
 	}
 	st.Broken++
@@ -349,5 +355,5 @@ func (g *graph) breakCycle(next []int32, h *headHeap, st *orderStats) {
 	}
 	g.pred[best.p][best.i] = noRef
 	w, l := clock(e)
-	heap.Push(h, headItem{w, l, g.r.procs[best.p].id, best.p})
+	heap.Push(h, headItem{w, l, g.r.procs[best.p].id, best.p, 0})
 }
