@@ -93,6 +93,10 @@ func signalCase(t *testing.T, bin string, env []string, private bool, sig syscal
 	sc := writeRunScenario(t, 4, "120s", "radio: {range: 250, hello: {period: 300ms}}\nprotocol: {name: baseline/floodmax, params: {period: 300ms}}\n")
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(bin, "run", sc, "--out", out)
+	if sig == syscall.SIGINT {
+		// As a script's background job: started with SIGINT ignored.
+		cmd = exec.Command("sh", "-c", `trap "" INT; exec "$0" "$@"`, bin, "run", sc, "--out", out)
+	}
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -168,8 +172,8 @@ func signalCase(t *testing.T, bin string, env []string, private bool, sig syscal
 	if err == nil {
 		t.Fatalf("run exited with status 0 after %v", sig)
 	}
-	if sig == syscall.SIGTERM {
-		if !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
+	if sig != syscall.SIGKILL {
+		if name := strings.Fields(signalName(sig))[0]; !strings.Contains(stderr.String(), "interrupted by "+name) {
 			t.Errorf("stderr does not name the signal:\n%s", stderr.String())
 		}
 		if !strings.Contains(stdout.String(), "ran 4 nodes") {
@@ -198,8 +202,9 @@ func envWithout(names ...string) []string {
 }
 
 // TestRunSignalsInPrivateNamespace: in the private namespace fallback,
-// SIGTERM to the launcher stops the whole run with a summary, and SIGKILL
-// leaves neither a process nor the namespace behind.
+// SIGTERM to the launcher, or SIGINT to it started as a script's
+// background job (SIGINT ignored), stops the whole run with a summary,
+// and SIGKILL leaves neither a process nor the namespace behind.
 func TestRunSignalsInPrivateNamespace(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for a private network namespace; CI runs as root")
@@ -210,6 +215,7 @@ func TestRunSignalsInPrivateNamespace(t *testing.T) {
 	bin := buildBinary(t)
 	env := append(envWithout(netnsEnv), forcePrivateNetEnv+"=1")
 	t.Run("SIGTERM", func(t *testing.T) { signalCase(t, bin, env, true, syscall.SIGTERM) })
+	t.Run("SIGINT", func(t *testing.T) { signalCase(t, bin, env, true, syscall.SIGINT) })
 	t.Run("SIGKILL", func(t *testing.T) { signalCase(t, bin, env, true, syscall.SIGKILL) })
 }
 
@@ -222,5 +228,6 @@ func TestRunSignalsDirect(t *testing.T) {
 	bin := buildBinary(t)
 	env := envWithout(forcePrivateNetEnv)
 	t.Run("SIGTERM", func(t *testing.T) { signalCase(t, bin, env, false, syscall.SIGTERM) })
+	t.Run("SIGINT", func(t *testing.T) { signalCase(t, bin, env, false, syscall.SIGINT) })
 	t.Run("SIGKILL", func(t *testing.T) { signalCase(t, bin, env, false, syscall.SIGKILL) })
 }
