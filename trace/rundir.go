@@ -41,6 +41,7 @@ type Run struct {
 	Problems []Problem
 
 	usable map[protocol.NodeID]bool // nodes whose file was accepted
+	screen *Screen                  // nil: nothing screened
 }
 
 // NodeIDs are the nodes with a trace file, in increasing order.
@@ -83,12 +84,25 @@ func ReadDir(dir string) (*Run, error) {
 // analysed. keep, when not nil, selects the event types fn sees (headers
 // are always checked). The returned Run has no Nodes.
 func WalkDir(dir string, keep func(ev string) bool, fn func(id protocol.NodeID, e *Event)) (*Run, error) {
+	return WalkDirScreen(dir, keep, nil, fn)
+}
+
+// WalkDirScreen is WalkDir with hostile input screened (Screen): screen,
+// given the run header, returns the screen to apply (nil: none). Events it
+// refuses are not handed to fn nor kept in RunEvents, and its problems are
+// in Problems.
+func WalkDirScreen(dir string, keep func(ev string) bool, screen func(h *Event) *Screen, fn func(id protocol.NodeID, e *Event)) (*Run, error) {
 	if err := StatDir(dir); err != nil {
 		return nil, err
 	}
 	run := &Run{Dir: dir, usable: map[protocol.NodeID]bool{}}
 	runPath := RunFile(dir)
-	evs, probs, err := ReadFile(runPath)
+	var evs []Event
+	var lines []int
+	probs, err := Scan(runPath, func(e *Event, line int) error {
+		evs, lines = append(evs, *e), append(lines, line)
+		return nil
+	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("run directory %s: %w: %w", dir, ErrNoRunFile, err)
 	}
@@ -102,7 +116,16 @@ func WalkDir(dir string, keep func(ev string) bool, fn func(id protocol.NodeID, 
 	if msg := checkSchema(&evs[0]); msg != "" {
 		return nil, fmt.Errorf("%s: %s", runPath, msg)
 	}
-	run.Header, run.RunEvents = evs[0], evs[1:]
+	run.Header = evs[0]
+	if screen != nil {
+		run.screen = screen(&run.Header)
+	}
+	for i := 1; i < len(evs); i++ {
+		if run.screen.Event(runPath, lines[i], &evs[i], &run.Problems) {
+			run.RunEvents = append(run.RunEvents, evs[i])
+		}
+	}
+	run.screen.Finish(runPath, &run.Problems)
 
 	ids, err := nodeFiles(dir, run)
 	if err != nil {
@@ -152,20 +175,33 @@ func (r *Run) walkNode(id protocol.NodeID, keep func(string) bool, fn func(proto
 	if keep != nil {
 		withHeader = func(ev string) bool { return ev == EvHeader || keep(ev) }
 	}
-	probs, err := ScanEvents(path, withHeader, func(e *Event, _ int) error {
+	var screened []Problem
+	probs, err := ScanEvents(path, withHeader, func(e *Event, line int) error {
 		if first {
 			first = false
 			why = r.headerProblem(e, id)
+			if why == "" && r.screen != nil && !r.screen.Member(id) {
+				why = fmt.Sprintf("node %d is not in the run's scenario", id)
+			}
 			return nil
 		}
 		// A skipped file is still read to the end, so that its damage
 		// is reported too.
-		if why == "" {
+		if e.Ev == EvHeader {
+			screened = append(screened, Problem{path, line, "a second header; skipped"})
+			return nil
+		}
+		if why == "" && r.screen.Event(path, line, e, &screened) {
 			fn(id, e)
 		}
 		return nil
 	})
 	r.Problems = append(r.Problems, probs...)
+	if why == "" {
+		r.Problems = append(r.Problems, screened...)
+		slices.SortStableFunc(r.Problems[len(r.Problems)-len(probs)-len(screened):], func(a, b Problem) int { return a.Line - b.Line })
+		r.screen.Finish(path, &r.Problems)
+	}
 	switch {
 	case err != nil:
 		why = err.Error()

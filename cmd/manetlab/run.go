@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,8 +53,10 @@ With --collected it starts nothing: after a run by hand on several machines
 fault schedule is not applied by hand, so it is recorded as scheduled) and
 prints the summary.
 
-Each process has its own process group and dies with the launcher. Ctrl-C
-stops every process, writes what was gathered and prints its summary. The
+Each process has its own process group and dies with the launcher, even
+when the launcher is killed by SIGKILL. Ctrl-C, SIGINT or SIGTERM stops every
+process, writes what was gathered, prints its summary and exits with status 1
+naming the signal; a second signal quits at once. The
 standard error of every process goes to --out/log/. With --stats, the CPU
 time and peak RSS of each process are printed (and always written to
 --out/log/processes.json).
@@ -62,7 +65,9 @@ On one machine the default multicast TTL 0 keeps every frame on the host.
 Without --iface the nodes use lo, which needs multicast:
    sudo ip link set lo multicast on; sudo ip route add 224.0.0.0/4 dev lo
 Run as root on a host whose lo has none, "run" does this by itself inside a
-private network namespace (removed afterwards) and leaves the host alone.`,
+private, unnamed network namespace, which ends with its last process however
+the run ends; signals to "run" reach the launcher inside it. The host is left
+alone.`,
 		Flags: append(scenarioFlags(),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/RUN)"},
 			&cli.StringFlag{Name: "run", Usage: "run name (default NAME-seedN-TIMESTAMP)"},
@@ -152,16 +157,27 @@ func runAction(c *cli.Context) error {
 		if private {
 			return rerunInPrivateNet()
 		}
+		if err := setupPrivateNet(); err != nil {
+			return err
+		}
 	}
 
 	printWarnings(c, s.Warnings)
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(c.Context)
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	go func() {
-		// After the first Ctrl-C the launcher stops its processes; a
-		// second one kills it at once (and its processes with it).
-		<-ctx.Done()
-		stop()
+		// After the first SIGINT or SIGTERM the launcher stops its
+		// processes and writes what was gathered; a second one kills it
+		// at once (and its processes with it: Pdeathsig).
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs)
+			cancel(interruption{sig})
+		case <-ctx.Done():
+		}
 	}()
 	res, err := launch.Run(ctx, s, opt)
 	if err != nil && (res == nil || res.Elapsed == 0) {
@@ -186,7 +202,11 @@ func runAction(c *cli.Context) error {
 	}
 	switch {
 	case res.Interrupted:
-		causes = append(causes, fmt.Sprintf("interrupted after %s; what was gathered is in %s", res.Elapsed.Round(time.Millisecond), out))
+		by := ""
+		if sig, ok := context.Cause(ctx).(interruption); ok {
+			by = " by " + signalName(sig.sig)
+		}
+		causes = append(causes, fmt.Sprintf("interrupted%s after %s; what was gathered is in %s", by, res.Elapsed.Round(time.Millisecond), out))
 	case len(res.Failures) > 0:
 		causes = append(causes, res.Failures...)
 	}
@@ -195,6 +215,11 @@ func runAction(c *cli.Context) error {
 	}
 	return nil
 }
+
+// interruption is the cause of a run's end by a signal.
+type interruption struct{ sig os.Signal }
+
+func (i interruption) Error() string { return "interrupted by " + signalName(i.sig) }
 
 // printSummary prints the summary of the run in out (text or --json),
 // and with res the processes' figures.

@@ -113,6 +113,7 @@ with status 1 when a property is invalid. docs/analysis.md gives the rules.`,
 			if c.NArg() != 1 {
 				return errors.New("trace check: give one trace directory")
 			}
+			defer showProgress(c, "trace check")()
 			rep, err := analysis.Check(c.Args().First(), analysis.CheckOptions{Stabilisation: c.Duration("stabilisation"), Step: c.Duration("step")})
 			if err != nil {
 				return err
@@ -168,6 +169,7 @@ a message sequence diagram of a window, the metrics and the check verdicts
 			if c.IsSet("window") && c.String("html") == "" {
 				return errors.New("trace report: --window applies to the --html page; give --html FILE")
 			}
+			defer showProgress(c, "trace report")()
 			rep, err := analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{})
 			if err != nil {
 				return err
@@ -191,6 +193,18 @@ a message sequence diagram of a window, the metrics and the check verdicts
 			return nil
 		},
 	}
+}
+
+// showProgress sends the analysis' progress lines (every 2 s, for runs
+// that take that long) to stderr as name's, until the returned function
+// is called.
+func showProgress(c *cli.Context, name string) func() {
+	w := c.App.ErrWriter
+	if w == nil {
+		w = os.Stderr
+	}
+	analysis.Progress, analysis.ProgressName = w, name
+	return func() { analysis.Progress = nil }
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -103,6 +103,8 @@ type run struct {
 	problems   []trace.Problem
 	duplicates int
 	seen       map[uint64]uint64 // line hash -> file<<32|line of the first copy
+	screen     *trace.Screen     // what of hostile input is used (screen.go)
+	progress   *progress         // progress.go
 }
 
 // loadOptions choose what a load keeps.
@@ -241,7 +243,17 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	if len(clash) > 0 {
 		return nil, fmt.Errorf("traces of different runs in one merge: %s: run %q; %s", r.headerFile, r.header.Run, strings.Join(clash, "; "))
 	}
+	r.screen = newScreen(r)
 
+	var total int64
+	for i, d := range dirs {
+		for _, id := range perDir[i] {
+			if fi, err := os.Stat(trace.NodeFile(d, id)); err == nil {
+				total += fi.Size()
+			}
+		}
+	}
+	r.progress = newProgress("reading", total, bytesUnit)
 	for i, d := range dirs {
 		if p := trace.RunFile(d); slices.Contains(runFiles, p) {
 			if err := r.readFile(p, 0, runProc, opt); err != nil {
@@ -255,6 +267,9 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 			}
 			if err := r.readFile(trace.NodeFile(d, id), id, pr, opt); err != nil {
 				return nil, err
+			}
+			if fi, err := os.Stat(trace.NodeFile(d, id)); err == nil {
+				r.progress.add(fi.Size())
 			}
 			if r.byID[id] == nil && pr.evs != nil {
 				r.byID[id] = pr
@@ -286,6 +301,7 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 	fi := int32(len(r.files))
 	r.files = append(r.files, path)
 	first, why := true, ""
+	headerLine := 0 // the line a header problem names, when one line is at fault
 	keep := opt.keep
 	if keep != nil && id == 0 {
 		keep = nil // the run file is small, and its positions name the nodes
@@ -299,6 +315,9 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		if first {
 			first = false
 			why = r.headerProblem(e, id)
+			if why == "" && id != 0 && !r.screen.Member(id) {
+				why, headerLine = fmt.Sprintf("node %d is not in the run's scenario", id), line
+			}
 			if why == "" && e.Host != "" && id != 0 {
 				r.hosts[id] = e.Host
 			}
@@ -313,6 +332,9 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		}
 		if id != 0 && e.Node != id {
 			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("event of node %d in node %d's file; skipped", e.Node, id)})
+			return nil
+		}
+		if !r.screen.Event(path, line, e, &r.problems) {
 			return nil
 		}
 		buf = trace.AppendJSON(buf[:0], e)
@@ -350,11 +372,12 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		if id == 0 {
 			return fmt.Errorf("%s: %s", path, why)
 		}
-		r.problems = append(r.problems, trace.Problem{File: path, Msg: why + "; file skipped"})
+		r.problems = append(r.problems, trace.Problem{File: path, Line: headerLine, Msg: why + "; file skipped"})
 		return nil
 	}
 	// The reader's problems and ours, in line order.
 	slices.SortStableFunc(r.problems[before:], func(a, b trace.Problem) int { return a.Line - b.Line })
+	r.screen.Finish(path, &r.problems)
 	if pr.evs == nil {
 		pr.evs = []event{}
 	}

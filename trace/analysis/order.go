@@ -3,6 +3,7 @@ package analysis
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -29,6 +30,10 @@ type graph struct {
 	pred      [][]ref
 	matched   int
 	unmatched int
+	// byClock holds, for every candidate list of more than one send
+	// (keyed by its first element), the sends ascending by clock, only
+	// the first of equal clocks: latest searches it.
+	byClock map[*ref][]ref
 }
 
 // isReceive reports whether an event is the receiving end of a frame.
@@ -69,15 +74,47 @@ func buildGraph(r *run) *graph {
 	g := &graph{r: r, pred: make([][]ref, len(r.procs))}
 	sends := map[msgKey][]ref{}
 	origins := map[msgKey][]ref{}
+	type use struct {
+		life int // starts before the send in its process
+		at   ref
+	}
+	lastUse := map[msgKey]use{}
+	reused := 0
 	for p, pr := range r.procs {
+		life := 0
 		for i := range pr.evs {
 			e := &pr.evs[i]
+			if e.typ == tStart {
+				life++
+			}
 			if !isSend(e) {
 				continue
 			}
-			sends[msgKey{e.node, e.seq}] = append(sends[msgKey{e.node, e.seq}], ref{int32(p), int32(i)})
+			k := msgKey{e.node, e.seq}
+			x := ref{int32(p), int32(i)}
+			// A restarted process numbers its frames afresh; within one
+			// process life a sequence number used twice is damage.
+			if u, ok := lastUse[k]; ok && u.life == life && u.at.p == x.p {
+				if reused++; reused <= maxProblems {
+					r.problems = append(r.problems, trace.Problem{File: r.files[e.file], Line: int(e.line),
+						Msg: fmt.Sprintf("node %d uses seq %d again (first at %s) without a restart; receives go to the latest send before them", e.node, e.seq, r.src(g.ev(u.at)))})
+				}
+			}
+			lastUse[k] = use{life, x}
+			sends[k] = append(sends[k], x)
 			if e.typ == tSend && e.origin == e.node && e.oseq != 0 {
-				origins[msgKey{e.origin, e.oseq}] = append(origins[msgKey{e.origin, e.oseq}], ref{int32(p), int32(i)})
+				origins[msgKey{e.origin, e.oseq}] = append(origins[msgKey{e.origin, e.oseq}], x)
+			}
+		}
+	}
+	if reused > maxProblems {
+		r.problems = append(r.problems, trace.Problem{File: r.dirs[0], Msg: fmt.Sprintf("%d more sequence numbers used again without a restart", reused-maxProblems)})
+	}
+	g.byClock = map[*ref][]ref{}
+	for _, m := range []map[msgKey][]ref{sends, origins} {
+		for _, cands := range m {
+			if len(cands) > 1 {
+				g.byClock[&cands[0]] = g.sortByClock(cands)
 			}
 		}
 	}
@@ -135,16 +172,42 @@ func buildGraph(r *run) *graph {
 }
 
 // latest picks among the sends of one key (a sequence number used again
-// by a restarted process) the latest whose clock is not after e's.
+// by a restarted process) the latest whose clock is not after e's, the
+// first listed among equal clocks; the first listed when its own clock is
+// after e's. A binary search, so that a sender reusing one number for
+// every frame costs no more than a clean one.
 func (g *graph) latest(cands []ref, e *event) ref {
-	best := cands[0]
-	for _, c := range cands[1:] {
-		s := g.ev(c)
-		if !before(e, s) && before(g.ev(best), s) {
-			best = c
-		}
+	if len(cands) == 1 || before(e, g.ev(cands[0])) {
+		return cands[0]
 	}
-	return best
+	sorted := g.byClock[&cands[0]]
+	// The first whose clock is after e's; the one before it is the latest
+	// not after (cands[0] is not after, so k > 0).
+	k, _ := slices.BinarySearchFunc(sorted, e, func(x ref, e *event) int {
+		if before(e, g.ev(x)) {
+			return 1
+		}
+		return -1
+	})
+	return sorted[k-1]
+}
+
+// sortByClock sorts a copy of cands by clock, stably, keeping only the
+// first of each clock.
+func (g *graph) sortByClock(cands []ref) []ref {
+	sorted := slices.Clone(cands)
+	slices.SortStableFunc(sorted, func(a, b ref) int {
+		switch {
+		case before(g.ev(a), g.ev(b)):
+			return -1
+		case before(g.ev(b), g.ev(a)):
+			return 1
+		}
+		return 0
+	})
+	return slices.CompactFunc(sorted, func(a, b ref) bool {
+		return !before(g.ev(a), g.ev(b)) && !before(g.ev(b), g.ev(a))
+	})
 }
 
 // ev returns the event at x.
@@ -176,6 +239,7 @@ type headItem struct {
 	l  uint32
 	id protocol.NodeID
 	p  int32
+	i  int32 // the event's index (parked heads only)
 }
 
 type headHeap []headItem
@@ -214,6 +278,9 @@ func (g *graph) order(fn func(x ref)) orderStats {
 	next := make([]int32, len(procs))
 	waiting := map[ref][]ref{} // send -> receives at their process's head
 	h := &headHeap{}
+	// parked holds the heads parked on their send by clock, for
+	// breakCycle; entries whose process moved on are stale and skipped.
+	parked := &headHeap{}
 	// offer puts process p's head on the heap when it is ready, else
 	// parks it until its send is emitted.
 	offer := func(p int32) {
@@ -223,10 +290,12 @@ func (g *graph) order(fn func(x ref)) orderStats {
 		}
 		if s := g.pred[p][i]; s != noRef && next[s.p] <= s.i {
 			waiting[s] = append(waiting[s], ref{p, i})
+			w, l := clock(&procs[p].evs[i])
+			heap.Push(parked, headItem{w, l, procs[p].id, p, i})
 			return
 		}
 		w, l := clock(&procs[p].evs[i])
-		heap.Push(h, headItem{w, l, procs[p].id, p})
+		heap.Push(h, headItem{w, l, procs[p].id, p, 0})
 	}
 	for p := range procs {
 		offer(int32(p))
@@ -237,7 +306,7 @@ func (g *graph) order(fn func(x ref)) orderStats {
 	}
 	for left > 0 {
 		if h.Len() == 0 {
-			g.breakCycle(next, h, &st)
+			g.breakCycle(next, h, parked, &st)
 		}
 		it := heap.Pop(h).(headItem)
 		x := ref{it.p, next[it.p]}
@@ -255,7 +324,7 @@ func (g *graph) order(fn func(x ref)) orderStats {
 				if next[w.p] == w.i { // still parked on this send
 					ev := g.ev(w)
 					ww, wl := clock(ev)
-					heap.Push(h, headItem{ww, wl, procs[w.p].id, w.p})
+					heap.Push(h, headItem{ww, wl, procs[w.p].id, w.p, 0})
 				}
 			}
 		}
@@ -265,16 +334,16 @@ func (g *graph) order(fn func(x ref)) orderStats {
 
 // breakCycle handles a stall: every remaining head waits for a send that
 // cannot come first, which only a damaged trace produces. The head with
-// the smallest clock is released without its edge, and reported.
-func (g *graph) breakCycle(next []int32, h *headHeap, st *orderStats) {
+// the smallest clock (then node ID) is released without its edge, and
+// reported. It is found on the heap of parked heads, so that a trace full
+// of cycles costs a logarithm per cycle, not a pass over every process.
+func (g *graph) breakCycle(next []int32, h, parked *headHeap, st *orderStats) {
 	best := noRef
-	for p := range g.r.procs {
-		i := next[p]
-		if int(i) >= len(g.r.procs[p].evs) {
-			continue
-		}
-		if best == noRef || before(g.ev(ref{int32(p), i}), g.ev(best)) {
-			best = ref{int32(p), i}
+	for parked.Len() > 0 {
+		it := heap.Pop(parked).(headItem)
+		if next[it.p] == it.i { // still this process's head, hence parked
+			best = ref{it.p, it.i}
+			break
 		}
 	}
 	st.Broken++
@@ -286,5 +355,5 @@ func (g *graph) breakCycle(next []int32, h *headHeap, st *orderStats) {
 	}
 	g.pred[best.p][best.i] = noRef
 	w, l := clock(e)
-	heap.Push(h, headItem{w, l, g.r.procs[best.p].id, best.p})
+	heap.Push(h, headItem{w, l, g.r.procs[best.p].id, best.p, 0})
 }

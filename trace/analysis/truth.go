@@ -68,6 +68,7 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	if tr.end <= 0 {
 		tr.end = int64(sc.Duration.D())
 	}
+	tr.step = gridStep(r, tr.end, tr.step) // bounded on any input: screen.go
 	for i, m := range tr.members {
 		tr.index[m.ID] = i
 	}
@@ -270,12 +271,14 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 	changed := make([]int64, n) // per node: when sig last changed
 	fi, vi := 0, 0
 	first := true
+	prog := newProgress("ground truth", tr.end, runTimeUnit) // progress.go
 	for k := int64(0); ; k++ {
 		t := k * tr.step
 		final := t >= tr.end
 		if final {
 			t = tr.end
 		}
+		prog.set(t)
 		dirty := first || !tr.static
 		for fi < len(tr.faults) && tr.faults[fi].t <= t {
 			f := tr.faults[fi]

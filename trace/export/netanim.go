@@ -43,6 +43,10 @@ func followerColour(l protocol.NodeID) [3]uint8 {
 	return palette[int(l)%len(palette)]
 }
 
+// MaxFrames bounds how many times NetAnim positions are sampled: a
+// longer export is sampled more coarsely than Options.Step.
+const MaxFrames = 100_000
+
 // NetAnim writes the run in dirs as ns-3 NetAnim XML: the nodes (NetAnim
 // id i is the i-th selected node in ascending manetlab ID, described as
 // "node N"), their positions every Step, their colours by role after
@@ -113,6 +117,12 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		to = min(to, int64(opt.To))
 	}
 	to = max(to, from)
+	// However long the traces say the run was, at most MaxFrames samples.
+	if frames := (to - from) / int64(opt.Step); frames > MaxFrames {
+		coarse := time.Duration((to-from)/MaxFrames+1).Round(time.Millisecond) + time.Millisecond
+		problem("the export spans %v: positions sampled every %v instead of %v (at most %d samples)", time.Duration(to-from), coarse, opt.Step, MaxFrames)
+		opt.Step = coarse
+	}
 
 	// Positions: the latest position event at or before t, else the model.
 	posEvents := map[protocol.NodeID][]ev{}

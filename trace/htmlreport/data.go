@@ -211,12 +211,16 @@ func Build(dir string, opt Options) (*Data, error) {
 		members []scenario.Member
 		mob     mobility.Model
 		prop    radio.Propagation
+		// screen refuses hostile input (trace.Screen), a fresh one per
+		// pass over the files.
+		screen = func(*trace.Event) *trace.Screen { return trace.NewScreen(0, nil) }
 	)
 	if sc, err := scenario.Parse([]byte(hdr.Scenario), trace.RunFile(dir), nil); err != nil {
 		d.Notes = append(d.Notes, fmt.Sprintf("the scenario in the run header cannot be read (%v): no mobility model, no radio links", err))
 	} else {
 		d.Scenario = sc.Name
 		members = sc.Members()
+		screen = func(*trace.Event) *trace.Screen { return trace.NewScreen(sc.Duration.D(), sc.MemberIDs()) }
 		if m, err := sc.MobilityModel(); err != nil {
 			d.Notes = append(d.Notes, fmt.Sprintf("no mobility model (%v): positions from position events only", err))
 		} else {
@@ -233,9 +237,9 @@ func Build(dir string, opt Options) (*Data, error) {
 	// First pass: the run file, and the first election-start (cheap: other
 	// lines are not decoded).
 	firstElection, firstRequest := int64(-1), int64(-1)
-	run, err := trace.WalkDir(dir, func(ev string) bool {
+	run, err := trace.WalkDirScreen(dir, func(ev string) bool {
 		return ev == string(protocol.NoteElectionStart) || ev == string(protocol.NoteCSRequest)
-	}, func(_ protocol.NodeID, e *trace.Event) {
+	}, screen, func(_ protocol.NodeID, e *trace.Event) {
 		first := &firstElection
 		if e.Ev == string(protocol.NoteCSRequest) {
 			first = &firstRequest
@@ -351,7 +355,7 @@ func Build(dir string, opt Options) (*Data, error) {
 		}
 		s.parents = append(s.parents, [2]float64{secs(t), float64(p)})
 	}
-	run, err = trace.WalkDir(dir, keep, func(id protocol.NodeID, e *trace.Event) {
+	run, err = trace.WalkDirScreen(dir, keep, screen, func(id protocol.NodeID, e *trace.Event) {
 		s := state(id)
 		end = max(end, e.T)
 		switch e.Ev {

@@ -1,0 +1,53 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Progress, when not nil, receives a progress line every ProgressEvery
+// while an analysis reads a run's files and samples its ground truth, so
+// that a command that takes long on a large run (10,000 nodes) says how
+// far it is. Commands that end sooner print nothing. The command line
+// sets it; tests leave it nil.
+var Progress io.Writer
+
+// ProgressName begins every progress line ("trace check").
+var ProgressName = "trace"
+
+// ProgressEvery is the period of progress lines.
+const ProgressEvery = 2 * time.Second
+
+// progress reports one phase of an analysis: done of total units.
+type progress struct {
+	phase string
+	unit  func(int64) string
+	total int64
+	done  int64
+	next  time.Time
+}
+
+func newProgress(phase string, total int64, unit func(int64) string) *progress {
+	return &progress{phase: phase, unit: unit, total: total, next: time.Now().Add(ProgressEvery)}
+}
+
+// set records how far the phase is, printing a line when one is due.
+func (p *progress) set(done int64) {
+	p.done = done
+	if Progress == nil || p.total <= 0 {
+		return
+	}
+	if now := time.Now(); now.After(p.next) {
+		p.next = now.Add(ProgressEvery)
+		fmt.Fprintf(Progress, "%s: %s %d%% (%s of %s)\n", ProgressName, p.phase, 100*min(p.done, p.total)/p.total, p.unit(p.done), p.unit(p.total))
+	}
+}
+
+func (p *progress) add(n int64) { p.set(p.done + n) }
+
+// bytesUnit writes a byte count as MB.
+func bytesUnit(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+// runTimeUnit writes a time of the run.
+func runTimeUnit(t int64) string { return fmt.Sprintf("%.1f s", float64(t)/1e9) }

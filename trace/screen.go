@@ -1,0 +1,163 @@
+package trace
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"manetlab/protocol"
+)
+
+// Screen decides, event by event, what of a damaged or hostile trace the
+// analysis may use, so that no value in a file can make it loop or
+// overflow: a time far beyond the run (one line at 1000 hours would make
+// every time grid of the run that long), a position that is not a finite
+// number of metres, a node that is not in the run. Every decision is a
+// Problem naming file:line; what it names is either skipped or used as
+// the Problem says. docs/analysis.md ("Input, and bad input") lists the
+// rules. A Screen is not safe for concurrent use.
+type Screen struct {
+	// horizon is the scenario's duration (0: unknown); limit the latest
+	// acceptable time and floor the earliest.
+	horizon, limit, floor int64
+	members               map[protocol.NodeID]bool // nil: unknown, every node accepted
+	files                 map[string]*screenFile
+}
+
+// screenFile is the Screen's state for one file.
+type screenFile struct {
+	last       int64 // time of the latest event used
+	any        bool
+	back, neg  int // events that went back in time, events before 0
+	backListed int
+	negListed  int
+}
+
+// ScreenSlack is how far beyond the scenario's duration (at least) an
+// event may lie and still be used: real nodes stop a little after the
+// run's end, and the clocks of several machines disagree. The slack is
+// the duration itself when that is longer.
+const ScreenSlack = time.Minute
+
+// MaxCoordinate bounds a position's coordinates in metres (a million
+// kilometres): beyond it, or not a finite number, a position is skipped.
+const MaxCoordinate = 1e9
+
+// MaxBytes bounds an event's byte count; a larger or negative one is
+// counted as 0.
+const MaxBytes = 1 << 30
+
+// screenListed is how many problems of one kind a file gets before the
+// rest are only counted.
+const screenListed = 3
+
+// NewScreen returns a screen for a run of the given duration (0: unknown;
+// then only times beyond a year are refused) whose nodes are members
+// (nil: unknown, any node).
+func NewScreen(duration time.Duration, members []protocol.NodeID) *Screen {
+	s := &Screen{horizon: int64(duration), files: map[string]*screenFile{}}
+	slack := max(int64(ScreenSlack), s.horizon)
+	if s.horizon <= 0 {
+		slack = int64(366 * 24 * time.Hour)
+	}
+	s.limit, s.floor = s.horizon+slack, -slack
+	if members != nil {
+		s.members = make(map[protocol.NodeID]bool, len(members))
+		for _, id := range members {
+			s.members[id] = true
+		}
+	}
+	return s
+}
+
+// Limit is the latest time an event may have and be used.
+func (s *Screen) Limit() time.Duration { return time.Duration(s.limit) }
+
+// Member reports whether id is a node of the run (always, when the
+// members are unknown).
+func (s *Screen) Member(id protocol.NodeID) bool {
+	return s == nil || s.members == nil || s.members[id]
+}
+
+// Event judges the event e at path:line (not a header). It returns false
+// when e must be skipped; problems, if any, are appended to *probs. It may
+// correct e in place (a byte count out of range becomes 0), saying so.
+func (s *Screen) Event(path string, line int, e *Event, probs *[]Problem) bool {
+	if s == nil {
+		return true
+	}
+	f := s.files[path]
+	if f == nil {
+		f = &screenFile{}
+		s.files[path] = f
+	}
+	add := func(msg string, args ...any) {
+		*probs = append(*probs, Problem{File: path, Line: line, Msg: fmt.Sprintf(msg, args...)})
+	}
+	switch {
+	case e.T > s.limit:
+		if s.horizon > 0 {
+			add("time %v is far beyond the run (scenario duration %v; at most %v accepted); skipped", time.Duration(e.T), time.Duration(s.horizon), time.Duration(s.limit))
+		} else {
+			add("time %v is far beyond any run (at most %v accepted); skipped", time.Duration(e.T), time.Duration(s.limit))
+		}
+		return false
+	case e.T < s.floor:
+		add("time %v is far before the run's start (at least %v accepted); skipped", time.Duration(e.T), time.Duration(s.floor))
+		return false
+	}
+	if e.Node != protocol.None && !s.Member(e.Node) {
+		add("node %d is not in the run's scenario; skipped", e.Node)
+		return false
+	}
+	if e.Pos != nil {
+		for _, c := range e.Pos {
+			if math.IsNaN(c) || math.Abs(c) > MaxCoordinate {
+				add("position %v is not a coordinate in metres (at most %g); skipped", *e.Pos, float64(MaxCoordinate))
+				return false
+			}
+		}
+	}
+	if e.Value != nil && (math.IsNaN(*e.Value) || math.IsInf(*e.Value, 0)) {
+		add("value %v is not a number; skipped", *e.Value)
+		return false
+	}
+	if e.Bytes < 0 || e.Bytes > MaxBytes {
+		add("byte count %d out of range (0 to %d); counted as 0", e.Bytes, MaxBytes)
+		e.Bytes = 0
+	}
+	if e.T < 0 {
+		f.neg++
+		if f.negListed < screenListed {
+			f.negListed++
+			add("time %v is before the run's start (a clock set before it?); used", time.Duration(e.T))
+		}
+	}
+	if f.any && e.T < f.last {
+		f.back++
+		if f.backListed < screenListed {
+			f.backListed++
+			add("time %v goes back %v from the file's previous event; used in file order", time.Duration(e.T), time.Duration(f.last-e.T))
+		}
+	}
+	f.any = true
+	f.last = max(f.last, e.T)
+	return true
+}
+
+// Finish reports, per file, the events of each kind beyond those listed.
+func (s *Screen) Finish(path string, probs *[]Problem) {
+	if s == nil {
+		return
+	}
+	f := s.files[path]
+	if f == nil {
+		return
+	}
+	if n := f.back - f.backListed; n > 0 {
+		*probs = append(*probs, Problem{File: path, Msg: fmt.Sprintf("%d more events go back in time; used in file order", n)})
+	}
+	if n := f.neg - f.negListed; n > 0 {
+		*probs = append(*probs, Problem{File: path, Msg: fmt.Sprintf("%d more events before the run's start; used", n)})
+	}
+}
