@@ -264,7 +264,8 @@ func Summarize(dir string) (*Summary, error) {
 	leaderNotes := false
 	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed, Nodes: len(members),
 		Messages: Messages{ByKind: map[string]uint64{}}}
-	run, err := trace.WalkDir(dir, summaryEvents, func(id protocol.NodeID, e *trace.Event) {
+	screen := func(*trace.Event) *trace.Screen { return trace.NewScreen(sc.Duration.D(), sc.MemberIDs()) } // hostile input, as check and report
+	run, err := trace.WalkDirScreen(dir, summaryEvents, screen, func(id protocol.NodeID, e *trace.Event) {
 		st := states[id]
 		if st == nil {
 			return
