@@ -237,9 +237,7 @@ func TestIdleStreamResumes(t *testing.T) {
 	if s.Connections() < 2 {
 		t.Errorf("%d connections, want a reconnection after the idle close", s.Connections())
 	}
-	if st := c.Stats(); st.Files != 0 {
-		t.Errorf("%d files still open after the streams ended", st.Files)
-	}
+	waitFor(t, "the file closed once the stream ended", func() bool { return c.Stats().Files == 0 })
 }
 
 // A second stream for a node that has a live one is refused for now; the

@@ -488,9 +488,11 @@ func (c *Collector) handle(cs *connState) {
 		c.refuse(conn, who, err.Error(), false)
 		return
 	}
-	c.mu.Lock()
-	c.stats.Files++
-	c.mu.Unlock()
+	if ns.f != nil {
+		c.mu.Lock()
+		c.stats.Files++
+		c.mu.Unlock()
+	}
 	r := reply{Offset: ns.size}
 	if len(key) > 0 {
 		r.MAC = mac(key, "offset", run, h.Node, g.Nonce, h.Nonce, ns.size)
@@ -600,6 +602,11 @@ func (c *Collector) receive(conn net.Conn, r io.Reader, ns *nodeState, run strin
 						return &ruleError{msg}
 					}
 				}
+				if ns.f == nil {
+					if err := c.create(ns); err != nil {
+						return err
+					}
+				}
 				if _, werr := ns.f.Write(lines); werr != nil {
 					return fmt.Errorf("writing %s: %w", ns.path, werr)
 				}
@@ -643,11 +650,30 @@ func checkHeader(lines []byte, run string, id protocol.NodeID) string {
 	return ""
 }
 
-// open opens (or creates) the node's file. A last line without its
-// newline, left by a collector killed mid-write, is cut off: the client
-// sends it again. A file of another run or node is refused.
+// create creates the node's file, once its stream has brought a valid
+// header.
+func (c *Collector) create(ns *nodeState) error {
+	f, err := os.OpenFile(ns.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("collector: %w", err)
+	}
+	c.mu.Lock()
+	ns.f = f
+	c.stats.Files++
+	c.mu.Unlock()
+	return nil
+}
+
+// open opens the node's file if it exists (else create makes it once the
+// header has come). A last line without its newline, left by a collector
+// killed mid-write, is cut off: the client sends it again. A file of
+// another run or node is refused.
 func (ns *nodeState) open(run string, id protocol.NodeID) error {
-	f, err := os.OpenFile(ns.path, os.O_RDWR|os.O_CREATE, 0o644)
+	ns.f, ns.size = nil, 0
+	f, err := os.OpenFile(ns.path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("collector: %w", err)
 	}
