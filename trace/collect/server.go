@@ -124,6 +124,35 @@ type nodeState struct {
 // Listen prepares Dir (copying RunFile, settling the run id) and listens
 // on addr (host:port; port 0 picks one).
 func Listen(addr string, opt Options) (*Collector, error) {
+	c, err := newCollector(opt)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("collect: %w", err)
+	}
+	c.ln = ln
+	who := fmt.Sprintf("%d nodes", len(c.opt.Members))
+	if c.run != "" {
+		c.logf("collecting run %q (%s) into %s on %s", c.run, who, c.opt.Dir, ln.Addr())
+	} else {
+		c.logf("collecting into %s on %s (%s); the first authenticated node names the run", c.opt.Dir, ln.Addr(), who)
+	}
+	switch {
+	case len(c.opt.Key) > 0:
+		c.logf("nodes must prove they hold the run's key")
+	case !isLoopback(ln.Addr()):
+		c.logf("warning: listening on %s without a key: only loopback peers are accepted; give the run's key to accept other machines", ln.Addr())
+	default:
+		c.logf("no key: accepting loopback peers only")
+	}
+	return c, nil
+}
+
+// newCollector checks the options, fills in the defaults and prepares
+// Dir; it does not listen.
+func newCollector(opt Options) (*Collector, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("collect: no output directory")
 	}
@@ -160,25 +189,6 @@ func Listen(addr string, opt Options) (*Collector, error) {
 	}
 	if c.run == "" && len(opt.Key) == 0 {
 		return nil, errors.New("collect: without a key the collector must be told the run (--run, --run-file, or a directory holding its traces)")
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("collect: %w", err)
-	}
-	c.ln = ln
-	who := fmt.Sprintf("%d nodes", len(opt.Members))
-	if c.run != "" {
-		c.logf("collecting run %q (%s) into %s on %s", c.run, who, opt.Dir, ln.Addr())
-	} else {
-		c.logf("collecting into %s on %s (%s); the first authenticated node names the run", opt.Dir, ln.Addr(), who)
-	}
-	switch {
-	case len(opt.Key) > 0:
-		c.logf("nodes must prove they hold the run's key")
-	case !isLoopback(ln.Addr()):
-		c.logf("warning: listening on %s without a key: only loopback peers are accepted; give the run's key to accept other machines", ln.Addr())
-	default:
-		c.logf("no key: accepting loopback peers only")
 	}
 	return c, nil
 }
