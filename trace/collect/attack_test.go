@@ -189,6 +189,7 @@ func runAttacks(t *testing.T, keyed bool) {
 		if keyed {
 			want = "a hello longer than 4096 bytes"
 		}
+		t.Logf("bytes the collector took before cutting each connection: %v", sent)
 		for i, a := range answers {
 			if !strings.Contains(a, want) {
 				t.Errorf("connection %d (%d bytes sent): answer %q, want %q", i, sent[i], a, want)
