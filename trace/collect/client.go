@@ -171,15 +171,17 @@ func (s *Streamer) run() {
 			failing = true
 		}
 		wait := time.NewTimer(backoff)
+		finish := s.finish
 		if fin, dl := s.finishing(); fin {
 			if time.Until(dl) < backoff {
 				wait.Stop()
 				return
 			}
+			finish = nil // already finishing: wait the backoff out
 		}
 		select {
 		case <-wait.C:
-		case <-s.finish:
+		case <-finish:
 			wait.Stop()
 			if fin, dl := s.finishing(); fin && !time.Now().Before(dl) {
 				return
