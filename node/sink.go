@@ -62,7 +62,7 @@ func (h *Host) attachSinks() {
 	sk := &sinks{log: h.opt.Log}
 	for _, n := range h.nodes {
 		s := collect.Stream(collect.StreamOptions{Addr: h.opt.TraceSink, Path: trace.NodeFile(h.opt.Out, n.id),
-			Run: h.opt.Run, Node: n.id, Host: host, Log: h.opt.Log})
+			Run: h.opt.Run, Node: n.id, Host: host, Key: h.opt.Key, Log: h.opt.Log})
 		n.out = &sinkWriter{eventWriter: n.out, s: s, sink: sk}
 	}
 }

@@ -10,21 +10,23 @@ import (
 	"manetlab/trace/collect"
 )
 
-// TestTraceSink runs three real nodes streaming to a collector: each
-// collected file is byte-identical to the node's local one.
+// TestTraceSink runs three real nodes, signing with a key, streaming to a
+// collector that holds it: each collected file is byte-identical to the
+// node's local one.
 func TestTraceSink(t *testing.T) {
 	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
 		return
 	}
 	s := parse(t, staticYAML, "duration=2s")
 	local, out := t.TempDir(), t.TempDir()
-	c, err := collect.Listen("127.0.0.1:0", collect.Options{Dir: out, Run: "sink", Log: testLog{t}})
+	key := []byte("sink test key")
+	c, err := collect.Listen("127.0.0.1:0", collect.Options{Dir: out, Run: "sink", Members: s.MemberIDs(), Key: key, Log: testLog{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go c.Serve()
 	defer c.Close()
-	runHost(t, Options{Scenario: s, IDs: ids(3), Out: local, Run: "sink", TraceSink: c.Addr().String()})
+	runHost(t, Options{Scenario: s, IDs: ids(3), Out: local, Run: "sink", Key: key, TraceSink: c.Addr().String()})
 	for _, id := range ids(3) {
 		a, err := os.ReadFile(trace.NodeFile(local, id))
 		if err != nil {

@@ -23,3 +23,10 @@ go vet ./...
 go test -count=1 ./...
 # The packages with goroutines, again under the race detector.
 go test -count=1 -race ./sim ./node ./node/launch ./trace/collect ./node/link ./trace/report
+# Every fuzz target for a few seconds ($FUZZTIME, default 4s; about a minute
+# in all). A crash fails the run and leaves its input in the package's
+# testdata/fuzz/FuzzXxx/: commit it with the fix, as a seed.
+for target in trace/collect:FuzzConn trace/collect:FuzzStream trace:FuzzScan scenario:FuzzParse \
+  mobility:FuzzParseNS2 node/wire:FuzzDecodeFrame node/wire:FuzzDecodeBody node:FuzzDecodeStore; do
+  go test -run='^$' -fuzz="^${target#*:}\$" -fuzztime="${FUZZTIME:-4s}" "./${target%%:*}"
+done

@@ -69,9 +69,15 @@ func ScanEvents(path string, keep func(ev string) bool, fn func(e *Event, line i
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer f.Close()
+	return scanLines(f, path, maxLine, keep, fn)
+}
+
+// scanLines is ScanEvents over r, named path in problems and errors, with
+// lines of at most max bytes.
+func scanLines(r io.Reader, path string, max int, keep func(ev string) bool, fn func(e *Event, line int) error) ([]Problem, error) {
 	var (
 		probs []Problem
-		ls    = lineScanner{r: bufio.NewReaderSize(f, 64<<10)}
+		ls    = lineScanner{r: bufio.NewReaderSize(r, 64<<10), max: max}
 	)
 	for n := 1; ; n++ {
 		line, newline, err := ls.next()
@@ -79,7 +85,7 @@ func ScanEvents(path string, keep func(ev string) bool, fn func(e *Event, line i
 			return probs, fmt.Errorf("trace %s:%d: %w", path, n, err)
 		}
 		if ls.tooLong {
-			probs = append(probs, Problem{path, n, fmt.Sprintf("line longer than %d bytes skipped", maxLine)})
+			probs = append(probs, Problem{path, n, fmt.Sprintf("line longer than %d bytes skipped", max)})
 			continue
 		}
 		if line == nil && !newline {
@@ -107,16 +113,20 @@ func ScanEvents(path string, keep func(ev string) bool, fn func(e *Event, line i
 			probs = append(probs, Problem{path, n, `no "ev" field`})
 			continue
 		}
+		if keep != nil && !keep(e.Ev) {
+			continue // its "ev" was escaped, repeated or on a last line
+		}
 		if err := fn(&e, n); err != nil {
 			return probs, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 	}
 }
 
-// lineScanner splits a file into lines of any length up to MaxLine,
+// lineScanner splits a file into lines of any length up to max bytes,
 // reusing one buffer for the lines longer than the reader's.
 type lineScanner struct {
 	r       *bufio.Reader
+	max     int
 	long    []byte
 	tooLong bool
 }
@@ -139,20 +149,24 @@ func (s *lineScanner) next() (line []byte, newline bool, err error) {
 			s.keep(frag)
 			frag = s.long
 		}
-		if n := len(frag); n > 0 && frag[n-1] == '\n' {
-			return frag[:n-1], true, nil
+		newline := len(frag) > 0 && frag[len(frag)-1] == '\n'
+		if newline {
+			frag = frag[:len(frag)-1]
 		}
-		if len(frag) == 0 && !s.tooLong {
+		if len(frag) > s.max {
+			s.tooLong = true
+		}
+		if len(frag) == 0 && !newline && !s.tooLong {
 			return nil, false, nil
 		}
-		return frag, false, nil
+		return frag, newline, nil
 	}
 }
 
 // keep adds a fragment of a long line, dropping it once the line passes
-// MaxLine.
+// max.
 func (s *lineScanner) keep(frag []byte) {
-	if s.tooLong || len(s.long)+len(frag) > maxLine+1 {
+	if s.tooLong || len(s.long)+len(frag) > s.max+1 {
 		s.tooLong = true
 		s.long = s.long[:0]
 		return

@@ -190,7 +190,7 @@ func optionalFlags(words []string) []string {
 // sim, sweep and run get --set duration=2s appended (quick, and it drops
 // quickstart's later faults with a warning, as a user's shorter run
 // would); optional flags in brackets are given; trace collect listens on
-// 127.0.0.1:0 instead of :47100 (other tests may hold that port) and is
+// 127.0.0.1:0 instead of port 47100 (other tests may hold that port) and is
 // stopped after a second of listening; trace check may exit 1 with its
 // report (a violation is its documented answer). run needs multicast on
 // lo or root for a private network namespace, and is skipped otherwise.
@@ -253,7 +253,7 @@ func runCommandLine(t *testing.T, bin, dir, text string, args []string) {
 	server := len(args) > 1 && args[0] == "trace" && args[1] == "collect"
 	if server {
 		for i := range args {
-			if args[i] == ":47100" {
+			if strings.HasSuffix(args[i], ":47100") {
 				args[i] = "127.0.0.1:0"
 			}
 		}

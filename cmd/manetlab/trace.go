@@ -26,7 +26,7 @@ func traceCommand() *cli.Command {
    manetlab trace check DIR [--stabilisation 15s] [--json]
    manetlab trace report DIR [--json] [--html FILE [--window FROM:TO]]
    manetlab trace export --format shiviz|netanim DIR... [-o FILE] [--nodes 1-10] [--from 10s --to 40s]
-   manetlab trace collect --listen ADDR:PORT --out DIR [--run NAME]`,
+   manetlab trace collect --out DIR --scenario S [--run NAME] [--listen ADDR:PORT] [--key-file F]`,
 		Subcommands: []*cli.Command{traceMergeCommand(), traceCheckCommand(), traceReportCommand(),
 			traceCollectCommand(), traceExportCommand()},
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"manetlab/protocol"
 	"manetlab/trace"
 	"manetlab/trace/collect"
 )
@@ -43,7 +44,7 @@ func TestTraceCollectCommand(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	out := t.TempDir()
-	col, err := collect.Listen(addr, collect.Options{Dir: out, Run: "c1"})
+	col, err := collect.Listen(addr, collect.Options{Dir: out, Run: "c1", Members: []protocol.NodeID{1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,9 @@ type StreamOptions struct {
 	Node protocol.NodeID
 	// Host names this machine (informative).
 	Host string
+	// Key, when not empty, is the run's HMAC key: the Streamer proves it
+	// holds it and streams only to a collector that proves it too.
+	Key []byte
 	// Log receives a line when the stream is refused, lost or resumed;
 	// nil discards.
 	Log io.Writer
@@ -156,26 +159,57 @@ func (s *Streamer) run() {
 			s.logf("%v; not streaming (the local trace is complete)", err)
 			return
 		}
+		if errors.Is(err, errIdle) {
+			// The collector closed a quiet stream: reconnect once there
+			// is more to send.
+			backoff, failing = s.opt.MinBackoff, false
+			s.waitForMore()
+			continue
+		}
 		if !failing {
 			s.logf("%v; retrying", err)
 			failing = true
 		}
 		wait := time.NewTimer(backoff)
+		finish := s.finish
 		if fin, dl := s.finishing(); fin {
 			if time.Until(dl) < backoff {
 				wait.Stop()
 				return
 			}
+			finish = nil // already finishing: wait the backoff out
 		}
 		select {
 		case <-wait.C:
-		case <-s.finish:
+		case <-finish:
 			wait.Stop()
 			if fin, dl := s.finishing(); fin && !time.Now().Before(dl) {
 				return
 			}
 		}
 		backoff = min(2*backoff, s.opt.MaxBackoff)
+	}
+}
+
+// waitForMore returns when the file has grown past what was sent, or
+// when Finish is called.
+func (s *Streamer) waitForMore() {
+	tick := time.NewTicker(s.opt.Poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.notify:
+			return
+		case <-s.finish:
+			return
+		case <-tick.C:
+			s.mu.Lock()
+			sent := s.sent
+			s.mu.Unlock()
+			if st, err := os.Stat(s.opt.Path); err == nil && st.Size() > sent {
+				return
+			}
+		}
 	}
 }
 
@@ -201,21 +235,11 @@ func (s *Streamer) session(connected func()) error {
 	if st, err := os.Stat(s.opt.Path); err == nil {
 		size = st.Size()
 	}
-	b, _ := json.Marshal(hello{Proto: Proto, Run: s.opt.Run, Node: uint32(s.opt.Node), Host: s.opt.Host, Size: size})
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := conn.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	br := bufio.NewReader(conn)
-	rep, err := readReply(br)
+	br := bufio.NewReaderSize(conn, maxHello)
+	rep, cn, err := s.handshake(conn, br, size)
 	if err != nil {
-		return fmt.Errorf("no answer from the collector: %w", err)
-	}
-	if rep.Error != "" {
-		s.mu.Lock()
-		s.refused = rep.Error
-		s.mu.Unlock()
-		return fmt.Errorf("%w: %s", ErrRefused, rep.Error)
+		return err
 	}
 	conn.SetDeadline(time.Time{})
 	f, err := os.Open(s.opt.Path)
@@ -241,6 +265,12 @@ func (s *Streamer) session(connected func()) error {
 		r, err := readReply(br)
 		if err == nil && r.Error != "" {
 			err = errors.New(r.Error)
+		}
+		if err == nil && len(s.opt.Key) > 0 && !macOK(r.MAC, mac(s.opt.Key, "final", s.opt.Run, uint32(s.opt.Node), cn.server, cn.client, r.Offset)) {
+			err = errors.New("the collector's final answer is not signed with the run's key")
+		}
+		if err == nil && r.Idle {
+			err = errIdle
 		}
 		if err == nil {
 			s.mu.Lock()
@@ -279,6 +309,9 @@ func (s *Streamer) session(connected func()) error {
 			_, dl := s.finishing()
 			conn.SetReadDeadline(dl)
 			if err := <-final; err != nil {
+				if errors.Is(err, errIdle) {
+					return fmt.Errorf("closed before the confirmation: %w", err)
+				}
 				return fmt.Errorf("no confirmation: %w", err)
 			}
 			s.mu.Lock()
@@ -295,12 +328,76 @@ func (s *Streamer) session(connected func()) error {
 		case <-s.finish:
 			finishing = true
 		case err := <-final:
+			if errors.Is(err, errIdle) {
+				return errIdle
+			}
 			if err == nil {
 				err = errors.New("the collector ended the stream")
 			}
 			return fmt.Errorf("connection lost at byte %d: %w", off, err)
 		}
 	}
+}
+
+// nonces are a handshake's two nonces.
+type nonces struct{ server, client string }
+
+// handshake reads the collector's greeting, answers with the hello
+// (signed when the Streamer has a key) and reads the collector's answer:
+// the offset to resume from, or a refusal (ErrRefused, or a temporary
+// one to retry).
+func (s *Streamer) handshake(conn net.Conn, br *bufio.Reader, size int64) (reply, nonces, error) {
+	var (
+		g  greeting
+		cn nonces
+	)
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return reply{}, cn, fmt.Errorf("no greeting from the collector: %w", err)
+	}
+	if err := json.Unmarshal(line, &g); err != nil || g.Proto != Proto {
+		return reply{}, cn, s.refusedf("%s does not speak %s", s.opt.Addr, Proto)
+	}
+	key := s.opt.Key
+	switch {
+	case len(key) > 0 && g.Auth != AuthHMAC:
+		return reply{}, cn, s.refusedf("the collector at %s has no key (start it with the run's --key-file)", s.opt.Addr)
+	case len(key) == 0 && g.Auth != "":
+		return reply{}, cn, s.refusedf("the collector at %s needs the run's key (start the node with --key-file)", s.opt.Addr)
+	}
+	h := hello{Proto: Proto, Run: s.opt.Run, Node: uint32(s.opt.Node), Host: s.opt.Host, Size: size}
+	cn = nonces{server: g.Nonce, client: newNonce()}
+	if len(key) > 0 {
+		h.Nonce = cn.client
+		h.MAC = mac(key, "hello", h.Run, h.Node, cn.server, cn.client, 0)
+	}
+	b, _ := json.Marshal(h)
+	if _, err := conn.Write(append(b, '\n')); err != nil {
+		return reply{}, cn, err
+	}
+	rep, err := readReply(br)
+	if err != nil {
+		return reply{}, cn, fmt.Errorf("no answer from the collector: %w", err)
+	}
+	if rep.Error != "" {
+		if rep.Retry {
+			return reply{}, cn, fmt.Errorf("the collector says: %s", rep.Error)
+		}
+		return reply{}, cn, s.refusedf("%s", rep.Error)
+	}
+	if len(key) > 0 && !macOK(rep.MAC, mac(key, "offset", h.Run, h.Node, cn.server, cn.client, rep.Offset)) {
+		return reply{}, cn, s.refusedf("the collector's answer is not signed with the run's key")
+	}
+	return rep, cn, nil
+}
+
+// refusedf records a refusal (the Streamer stops) and returns it.
+func (s *Streamer) refusedf(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	s.mu.Lock()
+	s.refused = msg
+	s.mu.Unlock()
+	return fmt.Errorf("%w: %s", ErrRefused, msg)
 }
 
 func readReply(br *bufio.Reader) (reply, error) {

@@ -161,8 +161,14 @@ func (f *fakeNode) events(t *testing.T, n int, s *Streamer) {
 	}
 }
 
+// testMembers is the membership of the tests' runs: nodes 1 to 8.
+var testMembers = []protocol.NodeID{1, 2, 3, 4, 5, 6, 7, 8}
+
 func startCollector(t *testing.T, addr string, opt Options) *Collector {
 	t.Helper()
+	if opt.Members == nil {
+		opt.Members = testMembers
+	}
 	c, err := Listen(addr, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +214,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestCutMidLineResumes(t *testing.T) {
 	local, out := t.TempDir(), t.TempDir()
 	log := &syncBuf{}
-	c := startCollector(t, "127.0.0.1:0", Options{Dir: out, Log: log})
+	c := startCollector(t, "127.0.0.1:0", Options{Dir: out, Run: "r1", Log: log})
 	px := newProxy(t, c.Addr().String())
 	node := newFakeNode(t, local, "r1", 3)
 	node.events(t, 40, nil)
@@ -297,7 +303,7 @@ func TestOtherRunRefused(t *testing.T) {
 func TestCollectorRestart(t *testing.T) {
 	local, out := t.TempDir(), t.TempDir()
 	log := &syncBuf{}
-	c1, err := Listen("127.0.0.1:0", Options{Dir: out, Log: log})
+	c1, err := Listen("127.0.0.1:0", Options{Dir: out, Run: "r3", Members: testMembers, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,24 +8,46 @@
 //
 // The protocol (docs/collect.md), one TCP connection per node file:
 //
-//	client: {"proto":"manetlab-trace/1","run":"q1","node":3,"host":"h","size":1234}\n
-//	server: {"offset":1000}\n             (or {"error":"why"}\n and close)
+//	server: {"proto":"manetlab-trace/2","nonce":"<hex>","auth":"hmac-sha256"}\n   (no auth: no key)
+//	client: {"proto":"manetlab-trace/2","run":"q1","node":3,"host":"h","size":1234,"nonce":"<hex>","mac":"<hex>"}\n
+//	server: {"offset":1000,"mac":"<hex>"}\n   (or {"error":"why","retry":true|false}\n and close)
 //	client: the bytes of its local file from offset 1000 on, as they are written
 //	client: half-closes when it has sent everything it wants to
-//	server: {"offset":N}\n once it has written everything it received, and closes
+//	server: {"offset":N,"mac":"<hex>"}\n once it has written everything it received, and closes
+//	        ({"offset":N,"idle":true,...} when it closes an idle stream: the client reconnects when it has more)
+//
+// With a key (the run's, as for the frames) both macs are HMAC-SHA256 over
+// the run, the node, both nonces (and the offset, for the server's):
+// the collector accepts only nodes that hold the key, a recorded
+// handshake cannot be replayed, and the node knows the offset comes from
+// a collector that holds it too. Without a key the collector accepts
+// loopback peers only. docs/security.md gives the threat model.
 //
 // The collector appends only complete lines (a line cut by a dropped
 // connection is discarded and resent), so its file is always a prefix of
-// the node's file, ending at a line boundary.
+// the node's file, ending at a line boundary. It holds one stream per
+// node of the run's membership, refuses others, caps the connections,
+// the line length and the time without a complete line, and closes a
+// node's file when its stream ends.
 //
 // It imports only trace and protocol; the node driver imports it to stream
 // its trace.
 package collect
 
-// Proto names the protocol version in the hello line.
-const Proto = "manetlab-trace/1"
+// Proto names the protocol version in the greeting and the hello.
+const Proto = "manetlab-trace/2"
 
-// hello is the client's first line.
+// AuthHMAC is the greeting's auth value when the collector has a key.
+const AuthHMAC = "hmac-sha256"
+
+// greeting is the collector's first line: its challenge.
+type greeting struct {
+	Proto string `json:"proto"`
+	Nonce string `json:"nonce"`
+	Auth  string `json:"auth,omitempty"`
+}
+
+// hello is the client's answer to the greeting.
 type hello struct {
 	Proto string `json:"proto"`
 	Run   string `json:"run"`
@@ -33,12 +55,18 @@ type hello struct {
 	Host  string `json:"host,omitempty"`
 	// Size is the length of the client's local file when it connects;
 	// informative (the collector logs it).
-	Size int64 `json:"size"`
+	Size  int64  `json:"size"`
+	Nonce string `json:"nonce,omitempty"`
+	MAC   string `json:"mac,omitempty"`
 }
 
 // reply is the collector's answer: the offset to resume from, or why the
-// client is refused.
+// client is refused (Retry: the refusal is temporary, such as another
+// live stream for the node or no free connection).
 type reply struct {
 	Offset int64  `json:"offset"`
 	Error  string `json:"error,omitempty"`
+	Retry  bool   `json:"retry,omitempty"`
+	Idle   bool   `json:"idle,omitempty"`
+	MAC    string `json:"mac,omitempty"`
 }
