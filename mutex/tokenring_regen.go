@@ -73,7 +73,7 @@ func (n *tokenRing) election(m tokenMsg) {
 // forward sends an election to the next live successor; alone on the
 // ring, this node's own has come back, and another's ends here.
 func (n *tokenRing) forward(m tokenMsg) {
-	if next := n.successor(); next != n.id {
+	if next := n.downstream(); next != n.id {
 		n.send(next, m)
 		return
 	}
