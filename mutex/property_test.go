@@ -3,6 +3,7 @@ package mutex_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"manetlab/sim"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
-	"os"
 )
 
 // The property tests run every algorithm in the simulator on many small
@@ -39,28 +39,30 @@ import (
 // The algorithms that tolerate crashes also lose clients: the centralized
 // algorithm one or two nodes that are never the coordinator (the highest
 // ID, which the default bully election elects), crashing inside the
-// generator's window and, in half the runs, recovering 3 s later; the token
-// ring with regenerate: true any one or two nodes (the token may be lost
-// with them and is regenerated). Ricart-Agrawala, Lamport and
+// generator's window and, in half the cases, recovering 2 s later; the
+// token ring with regenerate: true any one or two nodes (the token may be
+// lost with them and is regenerated). Ricart-Agrawala, Lamport and
 // Suzuki-Kasami assume no failures (Spec.Complexity.Assumes) and get none.
 //
-// The bound. Every algorithm sends over the reliable channel with its
-// defaults: a message lost is sent again after 200 ms, doubling, 5 times,
-// so a message that gets through does so within 12.6 s, and one that does
-// not (every attempt or its acknowledgement lost: 0.36^6 = 0.2 % at 20 %
-// loss) makes the channel give up on the peer and send it again in a new
-// session (peers) or skip the node (token ring), after 12.6 s. A request
-// needs a chain of at most two such deliveries behind at most one such
-// give-up (25.2 s), plus the queue ahead of it (a few sections of at
-// most 50 ms mean, and for the token ring a round of the ring), plus, for
-// the algorithms with crashes, the recovery: the centralized coordinator
-// checks a remote holder every 2 s (`check`) and reclaims its section when
-// the channel gives up on it (12.6 s); the token ring suspects a lost
-// token after token_timeout (4 n (pass_delay + rto) = 6.72 s for 8 nodes)
-// and regenerates it by an election round (one pass per node). Hence
-// propBound = 40 s for every algorithm, and the run lasts propSettle =
-// propBound past propStop, so that a request made at the generator's
-// last instant has had its full bound.
+// The bound. Every algorithm sends over the reliable channel with rto
+// 50ms (5 retries, the default): a message lost is sent again after 50 ms,
+// doubling, 5 times, so a message that gets through does so within
+// 3.15 s, and one that does not (every attempt or its acknowledgement
+// lost: 0.36^6 = 0.2 % at 20 % loss on a single path) makes the channel
+// give up on the peer after 3.15 s and the algorithm send it again in a
+// new session (peers) or to the next node (token ring). A request needs a
+// chain of at most two deliveries (request and reply or grant), each
+// within one give-up (6.3 s), plus the queue ahead of it (a few sections
+// of at most 50 ms mean; for the token ring a round of the ring, 50 ms a
+// node), plus for the algorithms with crashes the recovery: the
+// centralized coordinator checks a remote holder every 2 s (`check`) and
+// reclaims a crashed holder's section when the channel gives up on it
+// (3.15 s); the token ring skips a crashed successor after a give-up
+// (3.15 s each, two crashes) and regenerates a token lost with it after
+// token_timeout (4n(pass_delay + rto), 3.2 s for 8 nodes) and an election
+// round. Hence propBound = 15 s for every algorithm, and the run lasts
+// propSettle = propBound past propStop, so that a request made at the
+// generator's last instant has had its full bound.
 const (
 	propStop   = 5 * time.Second
 	propBound  = 15 * time.Second
