@@ -211,22 +211,41 @@ func TestCheckerCatchesRAEarlyReplies(t *testing.T) {
 	}
 }
 
-// TestSimPeerConfigs runs the shipped configs and requires the counts their
-// comments give and a valid check.
+// TestSimPeerConfigs runs the shipped configs (the request generator at a
+// light load, seed 1) and requires the counts their comments give: 11
+// entries at 2(n-1), 3(n-1) and n (or 0 for the token's holder) messages,
+// and a valid check.
 func TestSimPeerConfigs(t *testing.T) {
-	for alg, want := range map[string]uint64{"ricart-agrawala": 154, "lamport": 231, "suzuki-kasami": 80} {
+	for alg, want := range map[string]struct {
+		total uint64
+		kinds map[string]uint64
+	}{
+		"ricart-agrawala": {154, map[string]uint64{"request": 77, "reply": 77}},
+		"lamport":         {231, map[string]uint64{"request": 77, "reply": 77, "release": 77}},
+		"suzuki-kasami":   {80, map[string]uint64{"request": 70, "token": 10}},
+	} {
 		s, err := scenario.Load("../configs/mutex-"+alg+".yaml", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !s.Workload.Generating() {
+			t.Fatalf("%s: the config does not use the request generator", alg)
+		}
 		dir, sum := simtest.Run(t, s)
-		checkPeerCounts(t, alg, sum, want, nil)
+		checkPeerCounts(t, alg, sum, want.total, want.kinds)
 		chk, err := analysis.Check(dir, analysis.CheckOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := peerMutexProperty(t, dir); chk.Invalid() || p.Verdict != analysis.Valid || p.Checked != 52 {
+		if p := peerMutexProperty(t, dir); chk.Invalid() || p.Verdict != analysis.Valid || p.Checked != 51 {
 			t.Fatalf("%s: check %+v", alg, chk.Properties)
+		}
+		m, err := analysis.ComputeMetrics(dir, analysis.MetricsOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mx := m.Mutex; mx == nil || mx.Entries != 11 || mx.Requests != 11 || mx.WaitingAtEnd != 0 {
+			t.Fatalf("%s: mutex metrics %+v, want 11 requests, all entered", alg, mx)
 		}
 	}
 }

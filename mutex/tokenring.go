@@ -117,6 +117,7 @@ type tokenRing struct {
 	candidate bool // regeneration: this node's election is going round
 	missed    bool // regeneration off: the loss was noted
 	dead      map[protocol.NodeID]bool
+	down      protocol.NodeID // where the token and elections went last
 }
 
 // NewTokenRing builds a node of mutex/token-ring.
@@ -250,7 +251,7 @@ func (n *tokenRing) passOn() {
 	if !n.has || n.c.holds() {
 		return
 	}
-	next := n.successor()
+	next := n.downstream()
 	if next == n.id {
 		n.cancelPass() // alone: keep it, and enter when asked
 		return
@@ -314,7 +315,7 @@ func (n *tokenRing) unreachable(f reliable.Failure[tokenMsg]) {
 			n.send(n.predecessor(), m)
 			continue
 		}
-		if next := n.successor(); next != n.id {
+		if next := n.downstream(); next != n.id {
 			n.send(next, m)
 			continue
 		}
@@ -330,6 +331,22 @@ func (n *tokenRing) unreachable(f reliable.Failure[tokenMsg]) {
 	}
 }
 
+// downstream is where the token and elections go: the next live
+// successor, except that they keep going to the node they went to last
+// while it has not acknowledged them all. A skipped node that rejoins
+// between this node and that one would otherwise get later messages while
+// earlier ones still wait for the farther node: an election would overtake
+// the token, come back to its candidate and make a second token (the
+// property test found it, token ring seed 133). Kept in one queue, the
+// messages reach the farther node, or on a give-up go on in order to the
+// successor.
+func (n *tokenRing) downstream() protocol.NodeID {
+	if d := n.down; d != protocol.None && d != n.id && !n.dead[d] && n.ch.Unacked(d) > 0 {
+		return d
+	}
+	return n.successor()
+}
+
 func (n *tokenRing) successor() protocol.NodeID {
 	return n.set.ring.Next(n.id, false, func(x protocol.NodeID) bool { return n.dead[x] })
 }
@@ -341,6 +358,9 @@ func (n *tokenRing) predecessor() protocol.NodeID {
 func (n *tokenRing) send(to protocol.NodeID, m tokenMsg) {
 	if to == protocol.None || to == n.id {
 		return
+	}
+	if m.Type != tokenRejoin {
+		n.down = to
 	}
 	n.ch.Send(to, m)
 }

@@ -24,12 +24,19 @@ package mutex
 
 import "time"
 
-// watchFired handles token_timeout without the token.
+// watchFired handles token_timeout without the token: a rejoin to the
+// predecessor, then the loss noted or an election.
 func (n *tokenRing) watchFired() {
 	n.armWatch(n.set.timeout)
 	if n.has {
 		return
 	}
+	// The token may be going round without this node: its predecessor
+	// skips it after giving up on it (a burst of loss, or a crash whose
+	// recovery's rejoin arrived before the give-up). Telling the
+	// predecessor again puts it back on the ring; one that does not skip
+	// it ignores the rejoin.
+	n.send(n.predecessor(), tokenMsg{Type: tokenRejoin})
 	if !n.set.regenerate {
 		if !n.missed {
 			n.missed = true
@@ -66,7 +73,7 @@ func (n *tokenRing) election(m tokenMsg) {
 // forward sends an election to the next live successor; alone on the
 // ring, this node's own has come back, and another's ends here.
 func (n *tokenRing) forward(m tokenMsg) {
-	if next := n.successor(); next != n.id {
+	if next := n.downstream(); next != n.id {
 		n.send(next, m)
 		return
 	}

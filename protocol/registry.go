@@ -78,8 +78,9 @@ type MutexCost struct {
 	// Problems is the table's "problems" column ("coordinator crash").
 	Problems string
 	// Kinds, when set, lists the message kinds that are the algorithm's
-	// own; the others (an embedded election's) are counted apart from the
-	// messages per entry. Empty: every kind that is not transport.
+	// cost per entry; the others (an embedded election's, a new
+	// coordinator's takeover) are counted apart from the messages per
+	// entry. Empty: every kind that is not transport.
 	Kinds []string
 }
 

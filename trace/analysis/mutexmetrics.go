@@ -39,9 +39,10 @@ type MutexMetrics struct {
 	ByKind map[string]uint64 `json:"by_kind"`
 	// Transport counts the reliable channel's sends, apart.
 	Transport uint64 `json:"transport,omitempty"`
-	// Other counts the sends of kinds the protocol does not list as its own
-	// (protocol.MutexCost.Kinds: the centralized algorithm's embedded
-	// election), apart from Messages; OtherByKind splits them.
+	// Other counts the sends of kinds the protocol does not list as its
+	// cost per entry (protocol.MutexCost.Kinds: the centralized
+	// algorithm's embedded election and coordinator takeover), apart from
+	// Messages; OtherByKind splits them.
 	Other       uint64            `json:"other,omitempty"`
 	OtherByKind map[string]uint64 `json:"other_by_kind,omitempty"`
 	// MessagesPerEntry is Messages / Entries; PerEntryByKind the same by
