@@ -20,7 +20,6 @@ func init() {
 		Goal:     protocol.GoalMutex,
 		Commands: []protocol.CommandName{protocol.Request, protocol.Release},
 		Complexity: &protocol.Complexity{
-			Bound:   peerBound("3(n-1) each"),
 			Assumes: "no failures",
 		},
 		Mutex: &protocol.MutexCost{

@@ -176,12 +176,3 @@ func (n *peerNode[T]) giveUp(f reliable.Failure[T]) {
 		n.ch.Send(f.Peer, m.resent())
 	}
 }
-
-// peerBound is the Complexity.Bound of the all-to-all algorithms: theory
-// counts their messages per entry (Spec.Mutex), not per run, so a run's
-// total has no bound to set beside it and the report says why.
-func peerBound(formula string) func([]protocol.NodeID, protocol.Params, uint64) (protocol.Bound, error) {
-	return func([]protocol.NodeID, protocol.Params, uint64) (protocol.Bound, error) {
-		return protocol.Bound{}, fmt.Errorf("counted per entry to the critical section (%s), not per run", formula)
-	}
-}

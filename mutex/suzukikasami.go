@@ -20,7 +20,6 @@ func init() {
 		Goal:     protocol.GoalMutex,
 		Commands: []protocol.CommandName{protocol.Request, protocol.Release},
 		Complexity: &protocol.Complexity{
-			Bound:   peerBound("n each, 0 when the requester holds the token"),
 			Assumes: "no failures",
 		},
 		Mutex: &protocol.MutexCost{

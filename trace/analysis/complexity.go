@@ -68,7 +68,9 @@ func computeComplexity(r *run, tr *truth) (*Complexity, string) {
 	if info, ok := rounds.Lookup(spec.Name); ok && spec.Complexity == nil {
 		return computeRoundsComplexity(r, tr, info)
 	}
-	if spec.Complexity == nil {
+	if spec.Complexity == nil || spec.Goal == protocol.GoalMutex {
+		// Mutual exclusion is measured per entry (MutexMetrics); its
+		// Complexity only names the failure model (Assumes).
 		return nil, ""
 	}
 	kinds := map[int32]int{} // 1 announce, 2 control; transport by prefix
@@ -118,6 +120,9 @@ func computeComplexity(r *run, tr *truth) (*Complexity, string) {
 	ids := make([]protocol.NodeID, len(tr.members))
 	for i, m := range tr.members {
 		ids[i] = m.ID
+	}
+	if spec.Complexity.Bound == nil {
+		return c, "complexity bound unknown: the protocol declares none"
 	}
 	b, err := spec.Complexity.Bound(ids, tr.sc.Protocol.Params, tr.sc.Seed)
 	if err != nil {

@@ -387,9 +387,12 @@ func Summarize(dir string) (*Summary, error) {
 	}
 	if mx := m.m.Mutex; mx != nil {
 		sum.Mutex = mx
-		if mx.Violations > 0 {
+		switch {
+		case mx.Violations > 0:
 			sum.Verdict = Invalid
 			sum.Reason = fmt.Sprintf("mutual exclusion violated: %d pairs of critical sections at different nodes not ordered by happened-before (trace check shows witnesses)", mx.Violations)
+		case noLeaders && sum.Verdict == Valid:
+			sum.Reason = fmt.Sprintf("%s, no two concurrent; no leaders to judge", count(mx.Entries, "critical section", "critical sections"))
 		}
 	}
 	if c := sum.Complexity; c != nil && c.Stalled != "" {
