@@ -17,17 +17,7 @@ func (m *Medium) Components(t time.Duration, alive []bool) [][]int {
 	if alive != nil && len(alive) != m.n {
 		panic(fmt.Sprintf("radio: Components: alive has %d entries for %d nodes", len(alive), m.n))
 	}
-	var pos []geo.Vec
-	if m.static {
-		m.sync(0)
-		pos = m.pos
-	} else {
-		m.cpos = grow(m.cpos, m.n)
-		pos = m.cpos
-		for i := range pos {
-			pos[i] = m.mob.Position(i, t)
-		}
-	}
+	pos := m.positionsAt(t)
 	// The slack keeps pairs exactly at the range inside the searched cells
 	// despite rounding; InRange then decides exactly.
 	r := m.prop.Range()*(1+1e-9) + 1e-9
@@ -115,4 +105,19 @@ func (m *Medium) groups(alive []bool) [][]int {
 		comps[g] = append(comps[g], i)
 	}
 	return comps
+}
+
+// positionsAt returns every node's position at t: the static positions,
+// or the mobility model's at t in a buffer the medium reuses (valid until
+// the next call).
+func (m *Medium) positionsAt(t time.Duration) []geo.Vec {
+	if m.static {
+		m.sync(0)
+		return m.pos
+	}
+	m.cpos = grow(m.cpos, m.n)
+	for i := range m.cpos {
+		m.cpos[i] = m.mob.Position(i, t)
+	}
+	return m.cpos
 }

@@ -85,17 +85,7 @@ func (m *Medium) LinkReach(minProb float64) float64 {
 // ascending order of i. It uses the spatial grid, so it costs about the
 // number of such pairs.
 func (m *Medium) Links(t time.Duration, alive []bool, minProb float64, fn func(i, j int, p float64)) {
-	var pos []geo.Vec
-	if m.static {
-		m.sync(0)
-		pos = m.pos
-	} else {
-		m.cpos = grow(m.cpos, m.n)
-		pos = m.cpos
-		for i := range pos {
-			pos[i] = m.mob.Position(i, t)
-		}
-	}
+	pos := m.positionsAt(t)
 	r := m.LinkReach(minProb)*(1+1e-9) + 1e-9
 	m.cgrid.build(pos, alive, r)
 	for i := range pos {
