@@ -3,7 +3,6 @@ package synchronous
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"manetlab/internal/simtest"
@@ -73,14 +72,8 @@ func simulate(t *testing.T, fam rounds.Family[Msg], sync string, n int, placemen
 		}
 		r.nbrs[id] = []protocol.NodeID{}
 		for _, e := range evs {
-			if v, ok := strings.CutPrefix(e.Text, sync+" nbrs="); ok && e.Ev == string(protocol.NoteSync) {
-				for _, f := range strings.Split(v, ",") {
-					var j protocol.NodeID
-					fmt.Sscan(f, &j)
-					if j != 0 {
-						r.nbrs[id] = append(r.nbrs[id], j)
-					}
-				}
+			if name, nbrs, ok := rounds.ParseSyncNote(e.Text); ok && name == sync && e.Ev == string(protocol.NoteSync) {
+				r.nbrs[id] = append(r.nbrs[id], nbrs...)
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"manetlab/protocol"
@@ -241,7 +240,7 @@ func (p *proc[T]) settle() {
 		}
 		p.alg = alg
 	}
-	p.env.Note(protocol.Note{Kind: protocol.NoteSync, Text: p.set.sync + " nbrs=" + joinIDs(p.nbrs)})
+	p.env.Note(protocol.Note{Kind: protocol.NoteSync, Text: SyncNoteText(p.set.sync, p.nbrs)})
 	switch p.set.sync {
 	case Beta:
 		p.treeStart()
@@ -257,14 +256,6 @@ func (p *proc[T]) settle() {
 	for _, d := range early {
 		p.receive(d.from, d.w)
 	}
-}
-
-func joinIDs(ids []protocol.NodeID) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.FormatUint(uint64(id), 10)
-	}
-	return strings.Join(s, ",")
 }
 
 // receive handles one synchronizer message delivered by the channel.

@@ -49,14 +49,8 @@ func simulate(t *testing.T, graph, sync string, n int, placement, params, extra 
 			t.Fatal(err)
 		}
 		for _, e := range evs {
-			if v, ok := strings.CutPrefix(e.Text, sync+" nbrs="); ok && e.Ev == string(protocol.NoteSync) {
-				for _, f := range strings.Split(v, ",") {
-					var j protocol.NodeID
-					fmt.Sscan(f, &j)
-					if j != 0 {
-						r.nbrs[id] = append(r.nbrs[id], j)
-					}
-				}
+			if name, nbrs, ok := rounds.ParseSyncNote(e.Text); ok && name == sync && e.Ev == string(protocol.NoteSync) {
+				r.nbrs[id] = append(r.nbrs[id], nbrs...)
 			}
 		}
 	}

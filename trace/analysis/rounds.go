@@ -76,12 +76,12 @@ func loadRounds(dirs []string) (*roundsRun, error) {
 			text := r.strs[e.text]
 			switch e.typ {
 			case tSync:
-				name, rest, _ := strings.Cut(text, " ")
-				if v, ok := strings.CutPrefix(rest, "nbrs="); ok {
-					n.sync, n.nbrs = name, parseIDs(v)
+				_, rest, _ := strings.Cut(text, " ")
+				if name, nbrs, ok := rounds.ParseSyncNote(text); ok {
+					n.sync, n.nbrs = name, nbrs
 					rr.sync = name
 				} else if v, ok := strings.CutPrefix(rest, "tree parent="); ok {
-					ids := parseIDs(v)
+					ids := rounds.ParseIDs(v)
 					n.inTree = true
 					if len(ids) == 1 {
 						n.parent = ids[0]
@@ -144,17 +144,6 @@ func loadRounds(dirs []string) (*roundsRun, error) {
 		}
 	}
 	return rr, nil
-}
-
-func parseIDs(s string) []protocol.NodeID {
-	var ids []protocol.NodeID
-	for _, f := range strings.Split(s, ",") {
-		var id uint32
-		if _, err := fmt.Sscanf(f, "%d", &id); err == nil {
-			ids = append(ids, protocol.NodeID(id))
-		}
-	}
-	return ids
 }
 
 // stall describes where the rounds stopped, or "" when every live node
