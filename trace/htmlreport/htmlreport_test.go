@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -332,6 +333,27 @@ func TestPageRendersInChromium(t *testing.T) {
 	}
 	if n := count(`<table class="figs" id="(metrics|verdict)-table"`); n != 2 {
 		t.Errorf("%d of the metrics and verdict tables", n)
+	}
+	// The timeline's legend has a swatch per leader followed, and the
+	// notes at one node and instant share one label.
+	leaders := map[float64]bool{}
+	for _, segs := range d.Leaders {
+		for _, s := range segs {
+			leaders[s[2]] = true
+		}
+	}
+	if n := count(`<span class="tl-legend-item tl-leader">`); n != min(len(leaders), 40) || n == 0 {
+		t.Errorf("%d leaders in the timeline's legend, want %d", n, len(leaders))
+	}
+	if n := count(`<span class="tl-legend-item">`); n != 4 {
+		t.Errorf("%d other legend items, want 4 (crashed, crash, window, no leader)", n)
+	}
+	instants := map[string]bool{}
+	for _, m := range d.Seq.Marks {
+		instants[fmt.Sprint(m.Node, "@", m.T)] = true
+	}
+	if n := count(`<text class="mark-text"`); n != len(instants) {
+		t.Errorf("%d note labels in the sequence, want one per node and instant: %d", n, len(instants))
 	}
 }
 

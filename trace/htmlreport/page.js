@@ -273,6 +273,7 @@
     }
     var ws = el("rect", { x: x(D.seq.from), y: top - 4, width: Math.max(1, x(Math.min(D.seq.to, end)) - x(D.seq.from)), height: H - top, fill: "#1565c0", "fill-opacity": 0.07 }, svg);
     el("title", {}, ws, "the message sequence window");
+    drawTimelineLegend();
     tl.cursor = el("line", { "class": "cursor", x1: left, x2: left, y1: top - 4, y2: H - 4 }, svg);
     svg.addEventListener("click", function (ev) {
       var pt = svg.getBoundingClientRect();
@@ -282,6 +283,27 @@
       for (var k = 0; k < D.frames.length; k++) if (Math.abs(D.frames[k].t - t) < Math.abs(D.frames[best].t - t)) best = k;
       map.stop(); showFrame(best);
     });
+  }
+  // The timeline's legend: a swatch per leader that some node followed
+  // (its colour on the map too), then the other marks.
+  function drawTimelineLegend() {
+    var box = document.getElementById("timeline-legend"), seen = {}, ids = [];
+    for (var i = 0; i < N; i++) (D.leaders[i] || []).forEach(function (s) {
+      if (!seen[s[2]]) { seen[s[2]] = 1; ids.push(s[2]); }
+    });
+    ids.sort(function (a, b) { return a - b; });
+    var item = function (style, text, cls) {
+      var it = h("span", { "class": "tl-legend-item" + (cls ? " " + cls : "") }, box);
+      h("span", { "class": "sw", style: style }, it);
+      it.appendChild(document.createTextNode(text));
+    };
+    var shown = ids.slice(0, 40);
+    shown.forEach(function (id) { item("background:" + colour(id), "leader " + id, "tl-leader"); });
+    if (ids.length > shown.length) h("span", {}, box, "… and " + (ids.length - shown.length) + " more leaders");
+    item("background:repeating-linear-gradient(45deg,#f3f3f3 0 3px,#999 3px 4px)", "crashed");
+    item("background:#d00;width:3px", "crash");
+    item("background:rgba(21,101,192,.07)", "message sequence window");
+    item("background:#fff", "no leader");
   }
   function niceStep(s) {
     var p = Math.pow(10, Math.floor(Math.log10(Math.max(s, 1e-6)))), m = s / p;
@@ -334,6 +356,7 @@
   }
 
   // ---- sequence diagram ----
+  function clip(s, n) { n = Math.max(4, n); return s.length <= n ? s : s.slice(0, n - 1) + "…"; }
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
     var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
@@ -397,12 +420,25 @@
         var a = el("line", { "class": "arrow" + (r.drop ? " drop" : ""), x1: x1, y1: y1, x2: x2, y2: y2, "marker-end": r.drop ? "url(#arrowhead-drop)" : "url(#arrowhead)", "data-kind": m.kind }, svg);
         el("title", {}, a, label + " from " + m.from + " at " + m.t.toFixed(6) + " s → " + r.node + " at " + r.t.toFixed(6) + " s" + (r.drop ? " dropped: " + r.drop : ""));
       });
-      el("text", { "class": "kind", x: x1 + 4, y: y1 - 3 }, svg, label);
+      // A label longer than about two columns is cut (full text in the
+      // tooltip), so that it does not run over the next lifelines' labels.
+      var kt = el("text", { "class": "kind", x: x1 + 4, y: y1 - 3 }, svg, clip(label, Math.floor(colW * 1.8 / 6)));
+      el("title", {}, kt, label);
     });
+    // Notes at one node and instant share one dot and one label, cut to
+    // the column's width (the tooltip has them all).
+    var marks = {}, order = [];
     S.marks.forEach(function (m) {
-      var cx = col[m.node];
-      el("circle", { "class": "mark", cx: cx, cy: y(m.t), r: 4 }, svg);
-      el("text", { "class": "mark-text", x: cx - 6, y: y(m.t) + 11, "text-anchor": "end" }, svg, m.text);
+      var k = m.node + "@" + m.t;
+      if (!marks[k]) { marks[k] = { node: m.node, t: m.t, texts: [] }; order.push(k); }
+      marks[k].texts.push(m.text);
+    });
+    order.forEach(function (k) {
+      var m = marks[k], cx = col[m.node], all = m.texts.join(", ");
+      var c = el("circle", { "class": "mark", cx: cx, cy: y(m.t), r: 4 }, svg);
+      el("title", {}, c, all);
+      var mt = el("text", { "class": "mark-text", x: cx - 6, y: y(m.t) + 11, "text-anchor": "end", "data-node": m.node }, svg, clip(all, Math.floor((colW - 8) / 6)));
+      el("title", {}, mt, all);
     });
   }
 
