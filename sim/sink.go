@@ -29,6 +29,8 @@ type sink struct {
 	chunks chan chunk
 	free   chan []byte
 	done   chan error
+	rec    *trace.Recording // nil: nothing kept
+	recs   []*trace.RecordedFile
 }
 
 type chunk struct {
@@ -36,7 +38,7 @@ type chunk struct {
 	b []byte
 }
 
-func newSink(dir string, nodes int) (*sink, error) {
+func newSink(dir string, nodes int, record func(ev string) bool) (*sink, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("sim: no output directory")
 	}
@@ -52,6 +54,11 @@ func newSink(dir string, nodes int) (*sink, error) {
 	s := &sink{paths: make([]string, nodes+1), bufs: make([][]byte, nodes+1),
 		chunks: make(chan chunk, 64), free: make(chan []byte, 80), done: make(chan error, 1)}
 	s.paths[nodes] = trace.RunFile(dir)
+	if record != nil {
+		s.rec = trace.NewRecording(dir, record)
+		s.recs = make([]*trace.RecordedFile, nodes+1)
+		s.recs[nodes] = s.rec.File(s.paths[nodes])
+	}
 	// Opening a file for every flush costs more than the write itself;
 	// keep them open unless that could exhaust the descriptors.
 	var lim syscall.Rlimit
@@ -61,7 +68,12 @@ func newSink(dir string, nodes int) (*sink, error) {
 }
 
 // setNode names the file of node index i (set before its first event).
-func (s *sink) setNode(i int, path string) { s.paths[i] = path }
+func (s *sink) setNode(i int, path string) {
+	s.paths[i] = path
+	if s.rec != nil {
+		s.recs[i] = s.rec.File(path)
+	}
+}
 
 func (s *sink) node(i int, e *trace.Event) { s.add(i, e) }
 
@@ -76,7 +88,12 @@ func (s *sink) add(i int, e *trace.Event) {
 			b = make([]byte, 0, flushAt+4<<10)
 		}
 	}
-	b = append(trace.AppendJSON(b, e), '\n')
+	n := len(b)
+	b = trace.AppendJSON(b, e)
+	if s.recs != nil {
+		s.recs[i].Add(e, b[n:])
+	}
+	b = append(b, '\n')
 	if len(b) >= flushAt {
 		s.chunks <- chunk{i, b}
 		b = nil
