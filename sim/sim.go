@@ -192,12 +192,13 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	} else if warn != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("%s: %s", s.Path, warn.Text))
 	}
-	out, err := newSink(opt.Out, len(w.nodes), opt.Record)
+	paths := make([]string, len(w.nodes))
+	for _, n := range w.nodes {
+		paths[n.index] = trace.NodeFile(opt.Out, n.id)
+	}
+	out, err := newSink(opt.Out, paths, opt.Record)
 	if err != nil {
 		return nil, err
-	}
-	for _, n := range w.nodes {
-		out.setNode(n.index, trace.NodeFile(opt.Out, n.id))
 	}
 	w.out = out
 	return w, nil
