@@ -233,15 +233,21 @@ func (r *Recording) ScanEvents(path string, keep func(ev string) bool, fn func(e
 	if f == nil {
 		return nil, fmt.Errorf("trace: %w", &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist})
 	}
+	// Asking for events the recording dropped is an error, once the scan
+	// goes past the first line (reading a header alone needs nothing else).
+	var lacks error
 	if !f.all {
 		for ev := range r.dropped {
 			if keep == nil || keep(ev) {
-				return nil, fmt.Errorf("trace %s: the recording did not keep %q events", path, ev)
+				lacks = fmt.Errorf("trace %s: the recording did not keep %q events", path, ev)
 			}
 		}
 	}
 	var probs []Problem
 	for i := range f.evs {
+		if i > 0 && lacks != nil {
+			return probs, lacks
+		}
 		p := &f.evs[i]
 		var e Event
 		switch p.how {
@@ -285,5 +291,5 @@ func (r *Recording) ScanEvents(path string, keep func(ev string) bool, fn func(e
 			return probs, fmt.Errorf("%s:%d: %w", path, p.line, err)
 		}
 	}
-	return probs, nil
+	return probs, lacks
 }
