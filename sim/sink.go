@@ -13,10 +13,13 @@ import (
 // because every node holds one. Buffers start at firstBuf and double as a
 // node writes; flushing before 4 KB keeps most of them at 4 KB, so a
 // 10,000-node run holds at most about 40 MB of trace in memory (with
-// 16 KB buffers allocated up front it held 200 MB).
+// 16 KB buffers allocated up front it held 200 MB). When the files cannot
+// all stay open, every flush opens its file again, and flushClosed bounds
+// how many times.
 const (
-	flushAt  = 3584
-	firstBuf = 512
+	flushAt     = 3584
+	flushClosed = 15 << 10
+	firstBuf    = 512
 )
 
 // spareFiles is how many descriptors the sink leaves to the rest of the
@@ -44,6 +47,7 @@ type sink struct {
 	done   chan error
 	rec    *trace.Recording // nil: nothing kept
 	recs   []*trace.RecordedFile
+	flush  int // flushAt, or flushClosed
 }
 
 type chunk struct {
@@ -73,10 +77,30 @@ func newSink(dir string, paths []string, record func(ev string) bool) (*sink, er
 	}
 	// Opening a file for every flush costs more than the write itself;
 	// keep them open unless that could exhaust the descriptors.
-	var lim syscall.Rlimit
-	keep := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur >= uint64(nodes+1+spareFiles)
+	keep := descriptors(uint64(nodes + 1 + spareFiles))
+	s.flush = flushAt
+	if !keep {
+		s.flush = flushClosed
+	}
 	go s.write(keep)
 	return s, nil
+}
+
+// descriptors reports whether the process may hold n open files, raising
+// its limit when it can (to the hard limit, or beyond it with the
+// privilege to).
+func descriptors(n uint64) bool {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
+		return false
+	}
+	if lim.Cur >= n {
+		return true
+	}
+	want := lim
+	want.Cur = n
+	want.Max = max(lim.Max, n)
+	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &want) == nil
 }
 
 // removeStale removes the node files of dir that this run does not write
@@ -116,7 +140,7 @@ func (s *sink) add(i int, e *trace.Event) {
 		s.recs[i].Add(e, b[n:])
 	}
 	b = append(b, '\n')
-	if len(b) >= flushAt {
+	if len(b) >= s.flush {
 		s.chunks <- chunk{i, b}
 		b = nil
 	}
@@ -134,7 +158,7 @@ func (s *sink) write(keep bool) {
 		if first == nil {
 			first = s.writeChunk(c, files, started, keep)
 		}
-		if cap(c.b) <= 2*flushAt {
+		if cap(c.b) <= 2*s.flush {
 			select {
 			case s.free <- c.b[:0]:
 			default:
