@@ -133,7 +133,9 @@ func (f *RecordedFile) Add(e *Event, line []byte) {
 	f.size += int64(len(line)) + 1
 	r := f.rec
 	if !f.all && r.keep != nil && e.Ev != EvHeader && !r.keep(e.Ev) {
-		r.dropped[e.Ev] = true
+		if !r.dropped[e.Ev] {
+			r.dropped[e.Ev] = true
+		}
 		return
 	}
 	p := packed{line: int32(f.lines)}
