@@ -245,10 +245,11 @@ func runOne(path string, j job) (*sample, error) {
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return nil, err
 	}
-	if _, err := sim.Run(j.s, sim.Options{Out: j.dir}); err != nil {
+	res, err := sim.Run(j.s, sim.Options{Out: j.dir, Record: report.Keep})
+	if err != nil {
 		return nil, fmt.Errorf("%s %v: %w", path, j.sets, err)
 	}
-	sum, err := report.Summarize(j.dir)
+	sum, err := report.SummarizeFrom(res.Recording, j.dir)
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,7 @@ func (w *world) run() (*Result, error) {
 	if err := w.out.close(); err != nil {
 		return nil, err
 	}
+	w.res.Recording = w.out.rec
 	w.res.Virtual = w.end
 	w.res.Wall = time.Since(start)
 	if w.opt.Progress != nil && w.res.Wall >= 2*time.Second {

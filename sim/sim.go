@@ -39,6 +39,11 @@ type Options struct {
 	// Retries is how many times a unicast frame is retransmitted before
 	// the link gives up (default 7, as 802.11's short retry limit).
 	Retries int
+	// Record, when not nil, keeps the run in memory as it is written
+	// (Result.Recording): the node files' events of the types it accepts
+	// and the whole run file, so that the run can be summarised without
+	// reading its traces back (report.SummarizeFrom with report.Keep).
+	Record func(ev string) bool
 }
 
 // Result describes a finished run.
@@ -54,6 +59,8 @@ type Result struct {
 	// parameters (protocol.Warning), with the figures; the run went on.
 	Warnings []string
 	Messages map[string]uint64
+	// Recording is the run as Options.Record kept it; nil without.
+	Recording *trace.Recording
 }
 
 // EventsPerSecond is the simulator's throughput in queue items per second
@@ -185,12 +192,13 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	} else if warn != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("%s: %s", s.Path, warn.Text))
 	}
-	out, err := newSink(opt.Out, len(w.nodes))
+	paths := make([]string, len(w.nodes))
+	for _, n := range w.nodes {
+		paths[n.index] = trace.NodeFile(opt.Out, n.id)
+	}
+	out, err := newSink(opt.Out, paths, opt.Record)
 	if err != nil {
 		return nil, err
-	}
-	for _, n := range w.nodes {
-		out.setNode(n.index, trace.NodeFile(opt.Out, n.id))
 	}
 	w.out = out
 	return w, nil

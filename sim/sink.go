@@ -9,9 +9,18 @@ import (
 	"manetlab/trace"
 )
 
-// flushAt is the per-file buffer size: small, because a 10,000-node run
-// holds 10,000 of them.
-const flushAt = 16 << 10
+// flushAt is the size at which a file's buffer goes to the writer: small,
+// because every node holds one. Buffers start at firstBuf and double as a
+// node writes; flushing before 4 KB keeps most of them at 4 KB, so a
+// 10,000-node run holds at most about 40 MB of trace in memory (with
+// 16 KB buffers allocated up front it held 200 MB). When the files cannot
+// all stay open, every flush opens its file again, and flushClosed bounds
+// how many times.
+const (
+	flushAt     = 3584
+	flushClosed = 15 << 10
+	firstBuf    = 512
+)
 
 // spareFiles is how many descriptors the sink leaves to the rest of the
 // process when it decides whether to keep every trace file open.
@@ -20,15 +29,25 @@ const spareFiles = 256
 // sink writes the trace files of a run: one per node (by index) and the
 // run file (index len(nodes)). Full buffers go to a writer goroutine, so
 // that file creation and writes (a third of a large run's time on some
-// file systems) overlap the simulation. The simulation itself stays on one
-// goroutine, and each file's chunks are written in order, so the bytes do
-// not depend on timing.
+// file systems) overlap the simulation: the writer creates every file
+// first, while the simulation runs, then writes chunks as they come. The
+// simulation itself stays on one goroutine, and each file's chunks are
+// written in order, so the bytes do not depend on timing.
+//
+// A directory used before is re-used file by file: a node file of this
+// run is truncated and rewritten in place (on ext4 that costs less than
+// allocating a new inode, so a re-used directory is no slower than a
+// fresh one), and node files of other IDs are removed, so that a reader
+// never mixes two runs.
 type sink struct {
 	paths  []string
 	bufs   [][]byte
 	chunks chan chunk
 	free   chan []byte
 	done   chan error
+	rec    *trace.Recording // nil: nothing kept
+	recs   []*trace.RecordedFile
+	flush  int // flushAt, or flushClosed
 }
 
 type chunk struct {
@@ -36,32 +55,71 @@ type chunk struct {
 	b []byte
 }
 
-func newSink(dir string, nodes int) (*sink, error) {
+// newSink writes the node files at paths (by node index) and the run file
+// into dir; record, when not nil, keeps a trace.Recording of them.
+func newSink(dir string, paths []string, record func(ev string) bool) (*sink, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("sim: no output directory")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("trace directory: %w", err)
 	}
-	// Remove traces of an earlier run in the same place, so that a reader
-	// never mixes two runs.
-	old, _ := filepath.Glob(filepath.Join(dir, "node-*.jsonl"))
-	for _, f := range old {
-		os.Remove(f)
-	}
-	s := &sink{paths: make([]string, nodes+1), bufs: make([][]byte, nodes+1),
+	nodes := len(paths)
+	s := &sink{paths: append(append([]string(nil), paths...), trace.RunFile(dir)), bufs: make([][]byte, nodes+1),
 		chunks: make(chan chunk, 64), free: make(chan []byte, 80), done: make(chan error, 1)}
-	s.paths[nodes] = trace.RunFile(dir)
+	removeStale(dir, s.paths)
+	if record != nil {
+		s.rec = trace.NewRecording(dir, record)
+		s.recs = make([]*trace.RecordedFile, nodes+1)
+		for i, p := range s.paths {
+			s.recs[i] = s.rec.File(p)
+		}
+	}
 	// Opening a file for every flush costs more than the write itself;
 	// keep them open unless that could exhaust the descriptors.
-	var lim syscall.Rlimit
-	keep := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur >= uint64(nodes+1+spareFiles)
+	keep := descriptors(uint64(nodes + 1 + spareFiles))
+	s.flush = flushAt
+	if !keep {
+		s.flush = flushClosed
+	}
 	go s.write(keep)
 	return s, nil
 }
 
-// setNode names the file of node index i (set before its first event).
-func (s *sink) setNode(i int, path string) { s.paths[i] = path }
+// descriptors reports whether the process may hold n open files, raising
+// its limit when it can (to the hard limit, or beyond it with the
+// privilege to).
+func descriptors(n uint64) bool {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
+		return false
+	}
+	if lim.Cur >= n {
+		return true
+	}
+	want := lim
+	want.Cur = n
+	want.Max = max(lim.Max, n)
+	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &want) == nil
+}
+
+// removeStale removes the node files of dir that this run does not write
+// (left by an earlier run with other node IDs).
+func removeStale(dir string, paths []string) {
+	old, _ := filepath.Glob(filepath.Join(dir, "node-*.jsonl"))
+	if len(old) == 0 {
+		return
+	}
+	mine := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		mine[filepath.Clean(p)] = true
+	}
+	for _, f := range old {
+		if !mine[filepath.Clean(f)] {
+			os.Remove(f)
+		}
+	}
+}
 
 func (s *sink) node(i int, e *trace.Event) { s.add(i, e) }
 
@@ -73,30 +131,61 @@ func (s *sink) add(i int, e *trace.Event) {
 		select {
 		case b = <-s.free:
 		default:
-			b = make([]byte, 0, flushAt+4<<10)
+			b = make([]byte, 0, firstBuf)
 		}
 	}
-	b = append(trace.AppendJSON(b, e), '\n')
-	if len(b) >= flushAt {
+	n := len(b)
+	b = trace.AppendJSON(b, e)
+	if s.recs != nil {
+		s.recs[i].Add(e, b[n:])
+	}
+	b = append(b, '\n')
+	if len(b) >= s.flush {
 		s.chunks <- chunk{i, b}
 		b = nil
 	}
 	s.bufs[i] = b
 }
 
-// write is the writer goroutine: it writes chunks in arrival order and
-// reports the first error when the channel closes.
+// write is the writer goroutine: it creates (or truncates) every file,
+// writing the chunks that come meanwhile, then writes chunks in arrival
+// order and reports the first error when the channel closes.
 func (s *sink) write(keep bool) {
 	files := make([]*os.File, len(s.paths))
 	started := make([]bool, len(s.paths))
 	var first error
-	for c := range s.chunks {
+	handle := func(c chunk) {
 		if first == nil {
 			first = s.writeChunk(c, files, started, keep)
 		}
+		if cap(c.b) <= 2*s.flush {
+			select {
+			case s.free <- c.b[:0]:
+			default:
+			}
+		}
+	}
+	open := true
+	for i := range s.paths {
+		if first != nil || !open {
+			break
+		}
+		if !started[i] {
+			first = s.create(i, files, started, keep)
+		}
 		select {
-		case s.free <- c.b[:0]:
+		case c, ok := <-s.chunks:
+			if !ok {
+				open = false
+				break
+			}
+			handle(c)
 		default:
+		}
+	}
+	if open {
+		for c := range s.chunks {
+			handle(c)
 		}
 	}
 	for i, f := range files {
@@ -110,24 +199,44 @@ func (s *sink) write(keep bool) {
 	s.done <- first
 }
 
+// create creates or truncates file i, keeping it open if keep.
+func (s *sink) create(i int, files []*os.File, started []bool, keep bool) error {
+	f, err := os.OpenFile(s.paths[i], os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing trace: %w", err)
+	}
+	started[i] = true
+	if keep {
+		files[i] = f
+		return nil
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing trace %s: %w", s.paths[i], err)
+	}
+	return nil
+}
+
 func (s *sink) writeChunk(c chunk, files []*os.File, started []bool, keep bool) error {
+	if !started[c.i] {
+		if err := s.create(c.i, files, started, true); err != nil {
+			return err
+		}
+	}
 	f := files[c.i]
 	var err error
 	if f == nil {
-		flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
-		if !started[c.i] {
-			flag |= os.O_TRUNC
-			started[c.i] = true
-		}
-		if f, err = os.OpenFile(s.paths[c.i], flag, 0o644); err != nil {
+		if f, err = os.OpenFile(s.paths[c.i], os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 			return fmt.Errorf("writing trace: %w", err)
 		}
 	}
 	_, err = f.Write(c.b)
 	if keep {
 		files[c.i] = f
-	} else if cerr := f.Close(); err == nil {
-		err = cerr
+	} else {
+		files[c.i] = nil
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("writing trace %s: %w", s.paths[c.i], err)

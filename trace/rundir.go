@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -41,6 +40,7 @@ type Run struct {
 	Problems []Problem
 
 	usable map[protocol.NodeID]bool // nodes whose file was accepted
+	src    Source                   // where the files are read (nil: Disk)
 	screen *Screen                  // nil: nothing screened
 }
 
@@ -92,14 +92,19 @@ func WalkDir(dir string, keep func(ev string) bool, fn func(id protocol.NodeID, 
 // refuses are not handed to fn nor kept in RunEvents, and its problems are
 // in Problems.
 func WalkDirScreen(dir string, keep func(ev string) bool, screen func(h *Event) *Screen, fn func(id protocol.NodeID, e *Event)) (*Run, error) {
+	return WalkSource(Disk, dir, keep, screen, fn)
+}
+
+// WalkSource is WalkDirScreen over the files of src.
+func WalkSource(src Source, dir string, keep func(ev string) bool, screen func(h *Event) *Screen, fn func(id protocol.NodeID, e *Event)) (*Run, error) {
 	if err := StatDir(dir); err != nil {
 		return nil, err
 	}
-	run := &Run{Dir: dir, usable: map[protocol.NodeID]bool{}}
+	run := &Run{Dir: dir, usable: map[protocol.NodeID]bool{}, src: src}
 	runPath := RunFile(dir)
 	var evs []Event
 	var lines []int
-	probs, err := Scan(runPath, func(e *Event, line int) error {
+	probs, err := src.ScanEvents(runPath, nil, func(e *Event, line int) error {
 		evs, lines = append(evs, *e), append(lines, line)
 		return nil
 	})
@@ -141,13 +146,16 @@ func WalkDirScreen(dir string, keep func(ev string) bool, screen func(h *Event) 
 // nodeFiles lists the node IDs that have a file, sorted, reporting files
 // named node-*.jsonl whose ID does not parse.
 func nodeFiles(dir string, run *Run) ([]protocol.NodeID, error) {
-	entries, err := os.ReadDir(dir)
+	src := run.src
+	if src == nil {
+		src = Disk
+	}
+	names, err := src.Names(dir)
 	if err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	var ids []protocol.NodeID
-	for _, de := range entries {
-		name := de.Name()
+	for _, name := range names {
 		num, ok := strings.CutPrefix(name, "node-")
 		if !ok {
 			continue
@@ -176,7 +184,11 @@ func (r *Run) walkNode(id protocol.NodeID, keep func(string) bool, fn func(proto
 		withHeader = func(ev string) bool { return ev == EvHeader || keep(ev) }
 	}
 	var screened []Problem
-	probs, err := ScanEvents(path, withHeader, func(e *Event, line int) error {
+	src := r.src
+	if src == nil {
+		src = Disk
+	}
+	probs, err := src.ScanEvents(path, withHeader, func(e *Event, line int) error {
 		if first {
 			first = false
 			why = r.headerProblem(e, id)
@@ -275,6 +287,11 @@ func ReadHeader(path string) (Event, error) {
 		h, found = *e, true
 		return errHeaderRead
 	})
+	return checkHeader(path, h, found, err)
+}
+
+// checkHeader checks what a header scan found.
+func checkHeader(path string, h Event, found bool, err error) (Event, error) {
 	if err != nil && !errors.Is(err, errHeaderRead) {
 		return h, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"manetlab/node/launch"
+	"manetlab/trace"
 	"manetlab/trace/report"
 )
 
@@ -145,7 +146,7 @@ func runAction(c *cli.Context) error {
 		if err := launch.WriteRunFile(out, name, s); err != nil {
 			return err
 		}
-		return printSummary(c, out, nil)
+		return printSummary(c, trace.Disk, out, nil)
 	}
 
 	if runNodeCommand == nil && len(opt.Wrap) == 0 {
@@ -197,7 +198,7 @@ func runAction(c *cli.Context) error {
 	if werr := writeProcStats(res); werr != nil {
 		causes = append(causes, fmt.Sprintf("log/processes.json: %v", werr))
 	}
-	if serr := printSummary(c, out, res); serr != nil {
+	if serr := printSummary(c, trace.Disk, out, res); serr != nil {
 		causes = append(causes, fmt.Sprintf("summary: %v", serr))
 	}
 	switch {
@@ -223,8 +224,8 @@ func (i interruption) Error() string { return "interrupted by " + signalName(i.s
 
 // printSummary prints the summary of the run in out (text or --json),
 // and with res the processes' figures.
-func printSummary(c *cli.Context, out string, res *launch.Result) error {
-	sum, err := report.Summarize(out)
+func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Result) error {
+	sum, err := report.SummarizeFrom(src, out)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"manetlab/scenario"
 	"manetlab/sim"
+	"manetlab/trace/report"
 )
 
 func simCommand() *cli.Command {
@@ -54,7 +55,8 @@ byte-identical traces.`,
 			if out == "" {
 				out = filepath.Join("runs", fmt.Sprintf("%s-seed%d", s.Name, s.Seed))
 			}
-			opt := sim.Options{Out: out}
+			// The summary reads the run from memory, not back from disk.
+			opt := sim.Options{Out: out, Record: report.Keep}
 			if !c.Bool("quiet") {
 				opt.Progress = os.Stderr
 			}
@@ -63,7 +65,7 @@ byte-identical traces.`,
 				return err
 			}
 			printWarnings(c, res.Warnings)
-			if err := printSummary(c, out, nil); err != nil || c.Bool("json") {
+			if err := printSummary(c, res.Recording, out, nil); err != nil || c.Bool("json") {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "simulated %s in %s: %d events (%.0f/s), %d frames (%d hellos); traces in %s\n",

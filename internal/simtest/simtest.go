@@ -1,10 +1,13 @@
 // Package simtest runs scenarios in the simulator for the protocol
-// families' tests: parse, simulate into a fresh directory, summarise.
+// families' tests: parse, simulate into a fresh directory, summarise (from
+// memory, as sim does, checked against the traces read back).
 //
 // It imports scenario, sim and trace/report; only tests use it.
 package simtest
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"manetlab/scenario"
@@ -17,12 +20,26 @@ import (
 func Run(t testing.TB, s *scenario.Scenario) (string, *report.Summary) {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+	res, err := sim.Run(s, sim.Options{Out: dir, Record: report.Keep})
+	if err != nil {
 		t.Fatalf("%s: %v", s.Name, err)
 	}
-	sum, err := report.Summarize(dir)
+	sum, err := report.SummarizeFrom(res.Recording, dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The summary from memory (what `sim` prints) must be the one read
+	// back from the traces (what `trace report` computes).
+	disk, err := report.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][2]any{{sum, disk}, {sum.Measurements(), disk.Measurements()}} {
+		a, aerr := json.Marshal(p[0])
+		b, berr := json.Marshal(p[1])
+		if aerr != nil || berr != nil || !bytes.Equal(a, b) {
+			t.Fatalf("%s: the summary from memory differs from the traces read back (%v, %v):\n%s\n%s", s.Name, aerr, berr, a, b)
+		}
 	}
 	return dir, sum
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -104,6 +103,7 @@ type run struct {
 	duplicates int
 	seen       map[uint64]uint64 // line hash -> file<<32|line of the first copy
 	screen     *trace.Screen     // what of hostile input is used (screen.go)
+	fsrc       trace.Source      // where the files are read
 	progress   *progress         // progress.go
 }
 
@@ -115,6 +115,8 @@ type loadOptions struct {
 	lines bool
 	// multi allows several directories and node files without a run file.
 	multi bool
+	// src holds the files (nil: trace.Disk).
+	src trace.Source
 }
 
 // str interns s.
@@ -140,13 +142,13 @@ func (r *run) where(e *event) trace.Problem {
 
 // nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones.
 func (r *run) nodeFiles(dir string) ([]protocol.NodeID, error) {
-	entries, err := os.ReadDir(dir)
+	names, err := r.fsrc.Names(dir)
 	if err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	var ids []protocol.NodeID
-	for _, de := range entries {
-		num, ok := strings.CutPrefix(de.Name(), "node-")
+	for _, name := range names {
+		num, ok := strings.CutPrefix(name, "node-")
 		if !ok {
 			continue
 		}
@@ -155,7 +157,7 @@ func (r *run) nodeFiles(dir string) ([]protocol.NodeID, error) {
 		}
 		id, err := strconv.ParseUint(num, 10, 32)
 		if err != nil || id == 0 || strconv.FormatUint(id, 10) != num {
-			r.problems = append(r.problems, trace.Problem{File: filepath.Join(dir, de.Name()), Msg: "not a node ID in the file name; skipped"})
+			r.problems = append(r.problems, trace.Problem{File: filepath.Join(dir, name), Msg: "not a node ID in the file name; skipped"})
 			continue
 		}
 		ids = append(ids, protocol.NodeID(id))
@@ -173,7 +175,10 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 		return nil, errors.New("no trace directory given")
 	}
 	r := &run{dirs: dirs, byID: map[protocol.NodeID]*proc{}, strIdx: map[string]int32{},
-		seen: map[uint64]uint64{}, hosts: map[protocol.NodeID]string{}}
+		seen: map[uint64]uint64{}, hosts: map[protocol.NodeID]string{}, fsrc: opt.src}
+	if r.fsrc == nil {
+		r.fsrc = trace.Disk
+	}
 	r.str("")
 	runProc := &proc{}
 	r.procs = append(r.procs, runProc)
@@ -186,7 +191,7 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 			return nil, err
 		}
 		p := trace.RunFile(d)
-		if _, err := os.Stat(p); err == nil {
+		if _, err := r.fsrc.Size(p); err == nil {
 			runFiles = append(runFiles, p)
 		} else if !opt.multi {
 			return nil, fmt.Errorf("run directory %s: %w", d, trace.ErrNoRunFile)
@@ -195,7 +200,7 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	type fileRun struct{ file, run string }
 	var ids []fileRun
 	for _, p := range runFiles {
-		h, err := trace.ReadHeader(p)
+		h, err := trace.ReadHeaderFrom(r.fsrc, p)
 		if err != nil {
 			return nil, err
 		}
@@ -216,12 +221,12 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 		}
 		// Without a run file in this directory nothing says which run its
 		// node files belong to, so they must all agree.
-		if _, err := os.Stat(trace.RunFile(d)); err == nil {
+		if _, err := r.fsrc.Size(trace.RunFile(d)); err == nil {
 			continue
 		}
 		for _, id := range ns {
 			p := trace.NodeFile(d, id)
-			h, err := trace.ReadHeader(p)
+			h, err := trace.ReadHeaderFrom(r.fsrc, p)
 			if err != nil {
 				continue // reported when the file is read
 			}
@@ -248,8 +253,8 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	var total int64
 	for i, d := range dirs {
 		for _, id := range perDir[i] {
-			if fi, err := os.Stat(trace.NodeFile(d, id)); err == nil {
-				total += fi.Size()
+			if size, err := r.fsrc.Size(trace.NodeFile(d, id)); err == nil {
+				total += size
 			}
 		}
 	}
@@ -268,8 +273,8 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 			if err := r.readFile(trace.NodeFile(d, id), id, pr, opt); err != nil {
 				return nil, err
 			}
-			if fi, err := os.Stat(trace.NodeFile(d, id)); err == nil {
-				r.progress.add(fi.Size())
+			if size, err := r.fsrc.Size(trace.NodeFile(d, id)); err == nil {
+				r.progress.add(size)
 			}
 			if r.byID[id] == nil && pr.evs != nil {
 				r.byID[id] = pr
@@ -311,7 +316,7 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 	var buf []byte
 	var kept []event
 	before := len(r.problems)
-	probs, err := trace.ScanEvents(path, keep, func(e *trace.Event, line int) error {
+	probs, err := r.fsrc.ScanEvents(path, keep, func(e *trace.Event, line int) error {
 		if first {
 			first = false
 			why = r.headerProblem(e, id)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"manetlab/protocol"
+	"manetlab/trace"
 )
 
 // DefaultBeaconKinds are the periodic message kinds left out of M: they
@@ -125,15 +126,24 @@ func metricEvents(ev string) bool {
 	return true
 }
 
+// MetricEvents are the event types ComputeMetrics reads from node files.
+func MetricEvents(ev string) bool { return metricEvents(ev) }
+
 // ComputeMetrics reads the run in dir and measures it.
 func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
+	return ComputeMetricsFrom(trace.Disk, dir, opt)
+}
+
+// ComputeMetricsFrom is ComputeMetrics over the files of src (a
+// trace.Recording keeping at least MetricEvents).
+func ComputeMetricsFrom(src trace.Source, dir string, opt MetricsOptions) (*MetricsReport, error) {
 	if opt.BeaconKinds == nil {
 		opt.BeaconKinds = DefaultBeaconKinds
 	}
 	if opt.Step <= 0 {
 		opt.Step = DefaultStep
 	}
-	r, err := load([]string{dir}, loadOptions{keep: metricEvents})
+	r, err := load([]string{dir}, loadOptions{keep: metricEvents, src: src})
 	if err != nil {
 		return nil, err
 	}

@@ -230,9 +230,18 @@ func summaryEvents(ev string) bool {
 	return false
 }
 
+// Keep are the event types the summary reads from node files: a
+// trace.Recording given to SummarizeFrom must keep them.
+func Keep(ev string) bool { return summaryEvents(ev) || analysis.MetricEvents(ev) }
+
 // Summarize reads the run in dir and computes its summary, streaming the
 // node files so that large runs need not fit in memory.
-func Summarize(dir string) (*Summary, error) {
+func Summarize(dir string) (*Summary, error) { return SummarizeFrom(trace.Disk, dir) }
+
+// SummarizeFrom is Summarize over the files of src: the run's own
+// trace.Recording (keeping Keep) when its writer summarises it, which
+// then reads nothing back from disk.
+func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 	// The metrics are a second pass over the traces (they need every
 	// node's notes and sends in time order, not the summary's state): run
 	// it on another core meanwhile.
@@ -242,11 +251,11 @@ func Summarize(dir string) (*Summary, error) {
 	}
 	metrics := make(chan result, 1)
 	go func() {
-		m, err := analysis.ComputeMetrics(dir, analysis.MetricsOptions{})
+		m, err := analysis.ComputeMetricsFrom(src, dir, analysis.MetricsOptions{})
 		metrics <- result{m, err}
 	}()
 	runFile := trace.RunFile(dir)
-	hdr, err := trace.ReadHeader(runFile)
+	hdr, err := trace.ReadHeaderFrom(src, runFile)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +274,7 @@ func Summarize(dir string) (*Summary, error) {
 	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed, Nodes: len(members),
 		Messages: Messages{ByKind: map[string]uint64{}}}
 	screen := func(*trace.Event) *trace.Screen { return trace.NewScreen(sc.Duration.D(), sc.MemberIDs()) } // hostile input, as check and report
-	run, err := trace.WalkDirScreen(dir, summaryEvents, screen, func(id protocol.NodeID, e *trace.Event) {
+	run, err := trace.WalkSource(src, dir, summaryEvents, screen, func(id protocol.NodeID, e *trace.Event) {
 		st := states[id]
 		if st == nil {
 			return

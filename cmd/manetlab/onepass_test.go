@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manetlab/scenario"
+	"manetlab/sim"
+	"manetlab/trace/report"
+)
+
+// TestOnePassMatchesReadBack runs every scenario in configs/ once and
+// summarises it both ways: from the run's in-memory recording, as `sim`
+// does, and by reading the traces back, as `trace report` does. The
+// summaries and the full metrics reports must be the same JSON, byte for
+// byte.
+func TestOnePassMatchesReadBack(t *testing.T) {
+	files, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("configs: %v, %d files", err, len(files))
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		if name == "static-10k" && testing.Short() {
+			continue // 10,000 nodes
+		}
+		t.Run(name, func(t *testing.T) {
+			s, err := scenario.Load(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			res, err := sim.Run(s, sim.Options{Out: dir, Record: report.Keep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mem, err := report.SummarizeFrom(res.Recording, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			disk, err := report.Summarize(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameJSON(t, "summary", mem, disk)
+			sameJSON(t, "metrics report", mem.Measurements(), disk.Measurements())
+		})
+	}
+}
+
+// sameJSON fails the test when a and b do not encode to the same JSON.
+func sameJSON(t *testing.T, what string, a, b any) {
+	t.Helper()
+	ja, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ja, jb) {
+		i := 0
+		for i < len(ja) && i < len(jb) && ja[i] == jb[i] {
+			i++
+		}
+		lo := max(0, i-200)
+		t.Errorf("%s from memory differs from the traces read back at byte %d:\nmemory: ...%s\ndisk:   ...%s",
+			what, i, ja[lo:min(len(ja), i+200)], jb[lo:min(len(jb), i+200)])
+	}
+	if len(ja) < 100 {
+		t.Errorf("%s: suspiciously short JSON: %s", what, ja)
+	}
+}
