@@ -31,11 +31,11 @@ const (
 	// grow) is half a gigabyte. Tiny areas with fast nodes and no pause
 	// produce legs without end.
 	MaxLegs = 5_000_000
-	// SimBytesPerNode is what one node costs the simulator, measured:
-	// issue 15's runs of static floodmax took 395 MiB for 10,000 nodes
-	// and 4.0 GiB for 100,000 (about 42 KB each, most of it the trace
-	// writer's 16 KB buffer).
-	SimBytesPerNode = 42_000
+	// SimBytesPerNode is what one node costs the simulator, measured with
+	// a margin: static floodmax took 52 KB per node at 50,000 nodes once
+	// the summary read an in-memory recording (2.6 GB; docs/performance.md;
+	// 40 KB before, most of it the trace writer's 16 KB buffers), so 60 KB.
+	SimBytesPerNode = 60_000
 	// NodeProcessBytes is what one `manetlab node` process holds at rest
 	// (10.6 MB resident, measured in issue 10); `run` starts one per node
 	// or per --ids-per-process nodes, plus the mobility player.
