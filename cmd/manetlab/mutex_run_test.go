@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"manetlab/internal/netnstest"
 	"manetlab/trace/analysis"
 )
 
@@ -16,13 +15,9 @@ import (
 // retransmissions, if any, are transport). Skipped without root (for a
 // network namespace with multicast on lo).
 func TestMutexRealProcessesRicartAgrawala(t *testing.T) {
-	if findCommand(newApp().Commands, "node") == nil {
-		t.Skip("no node command in this build")
-	}
-	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+	if !realProcesses(t) {
 		return
 	}
-	useHelper(t, "main")
 	dir := t.TempDir()
 	out, err := runCLI(t, "run", "../../configs/mutex-ricart-agrawala.yaml", "--out", dir, "--quiet",
 		"--set", "duration=8s", "--set", "workload.rate=0.5", "--set", "workload.stop=6s")

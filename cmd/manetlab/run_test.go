@@ -135,13 +135,9 @@ func TestRunRejectsBadFlags(t *testing.T) {
 // per node, inside a network namespace with multicast on lo, with a crash
 // and a recovery.
 func TestRunRealNodesInNamespace(t *testing.T) {
-	if findCommand(newApp().Commands, "node") == nil {
-		t.Skip("no node command in this build")
-	}
-	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+	if !realProcesses(t) {
 		return
 	}
-	useHelper(t, "main")
 	dir := t.TempDir()
 	path := writeRunScenario(t, 10, "12s", "radio: {range: 500}\nfaults: [{at: 3s, crash: [3]}, {at: 5s, recover: [3]}]\n")
 	out, err := runCLI(t, "run", path, "--json", "--out", dir, "--quiet")
@@ -194,4 +190,21 @@ func TestRunCollected(t *testing.T) {
 	if !strings.HasPrefix(first, again) || !strings.Contains(again, "verdict: valid") {
 		t.Errorf("launched:\n%s\ncollected:\n%s", first, again)
 	}
+}
+
+// realProcesses prepares a test that runs real node processes: it skips
+// when this build has no node command, runs the rest of the test in a
+// network namespace with multicast on lo (netnstest.Run: false in the
+// parent, which must return) and lets the test binary stand in for the
+// manetlab binary.
+func realProcesses(t *testing.T) bool {
+	t.Helper()
+	if findCommand(newApp().Commands, "node") == nil {
+		t.Skip("no node command in this build")
+	}
+	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+		return false
+	}
+	useHelper(t, "main")
+	return true
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	_ "manetlab/internal/bootcount" // registers test/boots
-	"manetlab/internal/netnstest"
 	"manetlab/protocol"
 	"manetlab/trace"
 )
@@ -14,13 +13,9 @@ import (
 // launcher kills and restarts twice: the restarted processes read the
 // store the killed ones wrote, as the simulator's nodes do.
 func TestRunStoreSurvivesKill(t *testing.T) {
-	if findCommand(newApp().Commands, "node") == nil {
-		t.Skip("no node command in this build")
-	}
-	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+	if !realProcesses(t) {
 		return
 	}
-	useHelper(t, "main")
 	dir := t.TempDir()
 	path := writeRunScenario(t, 3, "6s", "protocol: {name: test/boots}\n"+
 		"faults: [{at: 1500ms, crash: [2]}, {at: 2500ms, recover: [2]}, {at: 3500ms, crash: [2]}, {at: 4500ms, recover: [2]}]\n")
