@@ -2,6 +2,9 @@ package node
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,7 +22,31 @@ import (
 // step). It reports both rates in frames/s and their ratio. The sender
 // and the receiver share the machine's cores, so the figures are for
 // comparison only.
-func BenchmarkReceive(b *testing.B) {
+func BenchmarkReceive(b *testing.B) { benchReceive(b, false) }
+
+// BenchmarkReceiveSeparateSender is BenchmarkReceive with the sender in a
+// separate process (this test binary re-run as TestBlastProcess), so that
+// this process's CPU time is the receiver's alone: it also reports the
+// CPU microseconds per frame received, bare and through a Host.
+func BenchmarkReceiveSeparateSender(b *testing.B) { benchReceive(b, true) }
+
+// TestBlastProcess is the separate sender of BenchmarkReceiveSeparateSender:
+// it runs only when that benchmark starts it, and blasts until killed.
+func TestBlastProcess(t *testing.T) {
+	if os.Getenv("MANETLAB_BENCH_BLAST") == "" {
+		t.Skip("the sender process of BenchmarkReceiveSeparateSender")
+	}
+	blast(context.Background(), t, []byte(os.Getenv("MANETLAB_BENCH_BLAST")))
+}
+
+// cpuTime is this process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func benchReceive(b *testing.B, separate bool) {
 	if !netnstest.Run(b, netnstest.LoopbackMulticast) {
 		return
 	}
@@ -28,7 +55,18 @@ func BenchmarkReceive(b *testing.B) {
 	const window = time.Second
 	for b.Loop() {
 		ctx, stop := context.WithCancel(context.Background())
-		go blast(ctx, b, key)
+		var child *exec.Cmd
+		if separate {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestBlastProcess$")
+			cmd.Env = append(os.Environ(), "MANETLAB_BENCH_BLAST="+string(key))
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			child = cmd
+			time.Sleep(200 * time.Millisecond) // the child starts sending
+		} else {
+			go blast(ctx, b, key)
+		}
 
 		bare, err := link.Open(link.Config{Group: DefaultGroup})
 		if err != nil {
@@ -36,6 +74,7 @@ func BenchmarkReceive(b *testing.B) {
 		}
 		buf := make([]byte, 2048)
 		n := 0
+		cpu0 := cpuTime()
 		deadline := time.Now().Add(window)
 		bare.SetReadDeadline(deadline)
 		for {
@@ -44,6 +83,7 @@ func BenchmarkReceive(b *testing.B) {
 			}
 			n++
 		}
+		bareCPU := cpuTime() - cpu0
 		bare.Close()
 		bareRate := float64(n) / window.Seconds()
 
@@ -53,22 +93,32 @@ func BenchmarkReceive(b *testing.B) {
 		}
 		time.Sleep(100 * time.Millisecond)
 		before := h.Stats()
+		cpu1 := cpuTime()
 		time.Sleep(window)
 		after := h.Stats()
+		nodeCPU := cpuTime() - cpu1
 		stop()
 		h.Wait()
+		if child != nil {
+			child.Process.Kill()
+			child.Wait()
+		}
 		nodeRate := float64(after.Received-before.Received) / window.Seconds()
 		delivered := float64(after.Delivered-before.Delivered) / window.Seconds()
 		b.ReportMetric(bareRate, "bare-frames/s")
 		b.ReportMetric(nodeRate, "node-frames/s")
 		b.ReportMetric(delivered, "node-delivered/s")
 		b.ReportMetric(nodeRate/bareRate, "ratio")
+		if separate {
+			b.ReportMetric(float64(bareCPU.Microseconds())/float64(n), "bare-cpu-µs/frame")
+			b.ReportMetric(float64(nodeCPU.Microseconds())/float64(after.Received-before.Received), "node-cpu-µs/frame")
+		}
 	}
 }
 
 // blast multicasts signed floodmax announcements from node 4 until ctx
 // ends, with rising sequence numbers so that none is a duplicate.
-func blast(ctx context.Context, b *testing.B, key []byte) {
+func blast(ctx context.Context, b testing.TB, key []byte) {
 	tx, err := link.Open(link.Config{Group: DefaultGroup})
 	if err != nil {
 		b.Error(err)

@@ -18,6 +18,7 @@ func (f *fullDisk) Write(*trace.Event) error {
 	f.writes++
 	return &pathError{syscall.ENOSPC}
 }
+func (f *fullDisk) Flush() error { return nil }
 func (f *fullDisk) Close() error { return nil }
 
 type pathError struct{ err error }
@@ -66,4 +67,5 @@ func TestTraceWriteFailureIsReported(t *testing.T) {
 type eventSink struct{}
 
 func (eventSink) Write(*trace.Event) error { return nil }
+func (eventSink) Flush() error             { return nil }
 func (eventSink) Close() error             { return nil }

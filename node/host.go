@@ -302,12 +302,29 @@ func (h *Host) loop(ctx context.Context) {
 			next = h.sched.peek()
 		}
 		h.timer.Reset(next - h.now())
+		// What the last batch traced reaches the files before the loop
+		// waits: a crash loses at most the batch being processed.
+		h.flushTraces()
 		select {
 		case <-ctx.Done():
 			return
 		case rf := <-h.frames:
 			h.receive(rf)
+			h.receiveMore(frameBatch - 1)
 		case <-h.timer.C:
+		}
+	}
+}
+
+// receiveMore handles up to max frames that are already waiting, so that
+// a burst is traced in batches rather than with one write per frame.
+func (h *Host) receiveMore(max int) {
+	for range max {
+		select {
+		case rf := <-h.frames:
+			h.receive(rf)
+		default:
+			return
 		}
 	}
 }

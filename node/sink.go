@@ -18,15 +18,16 @@ const SinkDrain = 5 * time.Second
 
 // sinkWriter is a trace writer whose lines are also streamed to a
 // collector: the local file is written first, then the streamer, which
-// reads that file, is told it grew.
+// reads that file, is told it grew (on every Flush: a line Write keeps in
+// the buffer is not in the file yet).
 type sinkWriter struct {
 	eventWriter
 	s    *collect.Streamer
 	sink *sinks
 }
 
-func (w *sinkWriter) Write(e *trace.Event) error {
-	err := w.eventWriter.Write(e)
+func (w *sinkWriter) Flush() error {
+	err := w.eventWriter.Flush()
 	w.s.Notify()
 	return err
 }

@@ -10,10 +10,11 @@ import (
 	"manetlab/trace"
 )
 
-// eventWriter is a node's trace file: a trace.Writer for a new file, an
-// appender for a restarted node's existing one.
+// eventWriter is a node's trace file (a batchWriter): Write may hold a
+// line until Flush or Close.
 type eventWriter interface {
 	Write(e *trace.Event) error
+	Flush() error
 	Close() error
 }
 
@@ -35,13 +36,17 @@ func (h *Host) openTrace(n *hosted) error {
 		n.out, n.inc, n.recovered = w, uint32(starts+1), true
 		return nil
 	}
-	w, err := trace.Create(path, false)
+	w, err := createBatch(path)
 	if err != nil {
 		return fmt.Errorf("node %d: %w", n.id, err)
 	}
 	hdr := trace.Event{Ev: trace.EvHeader, Schema: trace.Schema, Run: h.opt.Run, Driver: "node",
 		Protocol: h.s.Protocol.Name, Node: n.id, Seed: h.s.Seed}
-	if err := w.Write(&hdr); err != nil {
+	err = w.Write(&hdr)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
 		w.Close()
 		return fmt.Errorf("node %d: %w", n.id, err)
 	}
@@ -49,17 +54,10 @@ func (h *Host) openTrace(n *hosted) error {
 	return nil
 }
 
-// appender writes events to the end of an existing trace, one write(2)
-// per line, as trace.Writer does unbuffered.
-type appender struct {
-	f    *os.File
-	line []byte
-}
-
 // openAppend opens path for appending. If the last line was cut short by
 // a kill, a newline ends it first, so that the damage stays on that one
 // line and the new events read cleanly.
-func openAppend(path string) (*appender, error) {
+func openAppend(path string) (*batchWriter, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
@@ -77,18 +75,8 @@ func openAppend(path string) (*appender, error) {
 			}
 		}
 	}
-	return &appender{f: f, line: make([]byte, 0, 512)}, nil
+	return newBatchWriter(f), nil
 }
-
-func (a *appender) Write(e *trace.Event) error {
-	a.line = append(trace.AppendJSON(a.line[:0], e), '\n')
-	if _, err := a.f.Write(a.line); err != nil {
-		return fmt.Errorf("trace %s: %w", a.f.Name(), err)
-	}
-	return nil
-}
-
-func (a *appender) Close() error { return a.f.Close() }
 
 // emit stamps e with node n's times and writes it. stamp is the event's
 // hybrid logical clock reading.

@@ -15,9 +15,10 @@ const bufferSize = 1 << 20
 
 // Writer writes events to one trace file, one JSON line per event.
 //
-// Unbuffered (the real node's mode), every line including its newline goes
-// to the file in a single write, so a process killed at any moment loses at
-// most the line being written. Buffered (the simulator's mode), lines are
+// Unbuffered, every line including its newline goes to the file in a
+// single write, so a process killed at any moment loses at most the line
+// being written. (The real node batches lines with its own writer,
+// node/batch.go, which writes the same bytes.) Buffered (the simulator's mode), lines are
 // collected in a large buffer and reach the file on Flush, Close or when
 // the buffer fills.
 //
