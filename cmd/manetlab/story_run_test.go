@@ -65,9 +65,10 @@ func TestBullyRealProcessesTimeline(t *testing.T) {
 
 // TestInvitationRealProcessesTimeline runs the partition of
 // configs/invitation.yaml: one group under 8, two groups (under 8 and 7)
-// while the squares are apart, one group under 8 again after they meet.
+// while the squares are apart, one group under 8 again after they meet
+// (at 28 s; the run ends at 40 s, room for the merge on a loaded machine).
 func TestInvitationRealProcessesTimeline(t *testing.T) {
-	checkStory(t, "../../configs/invitation.yaml", []string{"duration=34s", "faults=[]"}, []func(m report.Moment) bool{
+	checkStory(t, "../../configs/invitation.yaml", []string{"duration=40s", "faults=[]"}, []func(m report.Moment) bool{
 		func(m report.Moment) bool { return m.Leaders["8"] == 8 },
 		func(m report.Moment) bool { return m.Leaders["8"] >= 3 && m.Leaders["7"] >= 3 }, // a straggler may still be between groups
 		func(m report.Moment) bool { return m.Leaders["8"] == 8 },
