@@ -27,6 +27,7 @@ func init() {
 			Control:  []string{KindAreYouCoordinator, KindCoordinatorReply, KindAreYouThere, KindThereReply},
 			Bound:    Bound,
 		},
+		Outside: Outside,
 	})
 }
 

@@ -51,6 +51,12 @@ type Spec struct {
 	// a protocol that needs a kind of network (an acyclic one for IEEE 1394
 	// tree identify) fails with a clear error instead of stalling.
 	Topology func(members []NodeID, links [][2]NodeID) error
+	// Outside, when set, says why a run on this radio topology (the links
+	// between members at time 0) lies outside the algorithm's assumptions,
+	// or "" when it does not, so that the checker reports a failure there
+	// as unknown rather than as a protocol bug (as Complexity.Assumes does
+	// for crashes).
+	Outside func(members []NodeID, links [][2]NodeID, params Params) string
 	// Commands lists the workload commands the protocol implements beyond
 	// Elect and SetValue, which every protocol may ignore. A scenario that
 	// gives Request or Release (or a request generator) to a protocol that

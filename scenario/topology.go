@@ -15,13 +15,42 @@ func (s *Scenario) CheckTopology() error {
 	if err != nil || spec.Topology == nil {
 		return nil // an unknown name is reported where the protocol is built
 	}
-	mob, err := s.MobilityModel()
+	links, err := s.linksAtStart()
 	if err != nil {
 		return err
 	}
+	if err := spec.Topology(s.MemberIDs(), links); err != nil {
+		return fmt.Errorf("%s: protocol %s: %w", s.Path, s.Protocol.Name, err)
+	}
+	return nil
+}
+
+// OutsideAssumptions is the protocol's Spec.Outside on the radio links
+// between the members at time 0: why this run lies outside the
+// algorithm's assumptions, or "" (also when the protocol declares no such
+// assumption or is unknown).
+func (s *Scenario) OutsideAssumptions() string {
+	spec, err := protocol.Lookup(s.Protocol.Name)
+	if err != nil || spec.Outside == nil {
+		return ""
+	}
+	links, err := s.linksAtStart()
+	if err != nil {
+		return ""
+	}
+	return spec.Outside(s.MemberIDs(), links, s.Protocol.Params)
+}
+
+// linksAtStart lists the pairs of members linked at time 0 under the
+// scenario's radio model, in member order.
+func (s *Scenario) linksAtStart() ([][2]protocol.NodeID, error) {
+	mob, err := s.MobilityModel()
+	if err != nil {
+		return nil, err
+	}
 	med, err := radio.NewMedium(s.Radio, mob, s.Seed)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ms := s.Members()
 	var links [][2]protocol.NodeID
@@ -32,8 +61,5 @@ func (s *Scenario) CheckTopology() error {
 			}
 		}
 	}
-	if err := spec.Topology(s.MemberIDs(), links); err != nil {
-		return fmt.Errorf("%s: protocol %s: %w", s.Path, s.Protocol.Name, err)
-	}
-	return nil
+	return links, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"manetlab/protocol"
+	"manetlab/scenario"
 )
 
 // OutsideAssumptions says why a run lies outside the failure model its
@@ -20,12 +21,17 @@ func OutsideAssumptions(name string, crashed protocol.NodeID, t int64) string {
 		name, s.Complexity.Assumes, crashed, seconds(t))
 }
 
-// outsideAssumptions applies OutsideAssumptions to r's first crash.
+// outsideAssumptions applies OutsideAssumptions to r's first crash, and
+// otherwise the protocol's topology assumptions (Spec.Outside) to the
+// scenario recorded in the header.
 func (r *run) outsideAssumptions() string {
 	for _, e := range r.procs[0].evs {
 		if e.typ == tCrash {
 			return OutsideAssumptions(r.header.Protocol, e.node, e.t)
 		}
+	}
+	if sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil); err == nil {
+		return sc.OutsideAssumptions()
 	}
 	return ""
 }

@@ -382,8 +382,14 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 		sum.Components = append(sum.Components, comp)
 	}
 	sum.Verdict, sum.Reason = verdict(sum.Components, sum.Stabilisation)
-	if len(faults) > 0 && faults[0].Ev == trace.EvCrash {
-		if why := analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T); why != "" && sum.Verdict == Invalid {
+	if sum.Verdict == Invalid {
+		// As trace check does: the first crash against Complexity.Assumes,
+		// else the topology against Spec.Outside.
+		why := sc.OutsideAssumptions()
+		if len(faults) > 0 && faults[0].Ev == trace.EvCrash {
+			why = analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T)
+		}
+		if why != "" {
 			sum.Verdict, sum.Reason = "unknown", why
 		}
 	}
