@@ -133,6 +133,7 @@ func TestSetErrors(t *testing.T) {
 		{"radio.range.x=1", []string{"--set radio.range.x=1: radio.range: is a number, it has no field \"x\""}},
 		{"radio.range", []string{"want path=value"}},
 		{"trace.hello=maybe", []string{"trace.hello: \"maybe\" is not true or false"}},
+		{"trace.layout=sideways", []string{"trace.layout: \"sideways\" is unknown (allowed: auto, per-node, combined)"}},
 	}
 	for _, c := range cases {
 		wantContains(t, parseErr(t, "", c.set), c.want...)

@@ -106,4 +106,34 @@ type TraceOptions struct {
 	// Hello records neighbour-discovery frames too (default false: they
 	// dominate the trace and say little).
 	Hello bool `yaml:"hello"`
+	// Layout is how the simulator lays out the node traces:
+	// LayoutPerNode (a node-<id>.jsonl per node), LayoutCombined (every
+	// node in one nodes.jsonl, in the order the simulator produced the
+	// events) or "" / LayoutAuto (combined from CombinedFrom nodes up).
+	// Real nodes always write one file each (docs/trace.md).
+	Layout string `yaml:"layout,omitempty"`
+}
+
+// Trace layouts (trace.layout).
+const (
+	LayoutAuto     = "auto"
+	LayoutPerNode  = "per-node"
+	LayoutCombined = "combined"
+)
+
+// CombinedFrom is the node count from which trace.layout auto combines
+// the node traces into one file: below it a file per node is easier to
+// read by hand; above it creating thousands of files dominates the run.
+const CombinedFrom = 1000
+
+// Combined reports whether a simulated run of n nodes writes the combined
+// layout.
+func (t TraceOptions) Combined(n int) bool {
+	switch t.Layout {
+	case LayoutCombined:
+		return true
+	case LayoutPerNode:
+		return false
+	}
+	return n >= CombinedFrom
 }

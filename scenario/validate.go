@@ -19,6 +19,7 @@ var (
 	ValuesWords    = []string{"random", "id"}
 	PlacementWords = []string{"uniform", "grid", "ring"}
 	CommandWords   = []string{"elect", "request", "release", "set-value"}
+	LayoutWords    = []string{LayoutAuto, LayoutPerNode, LayoutCombined}
 )
 
 // Validate checks a filled scenario; errors start with the field path. It
@@ -42,6 +43,11 @@ func (s *Scenario) Validate() error {
 	}
 	if err := s.validateLimits(); err != nil {
 		return err
+	}
+	if s.Trace.Layout != "" {
+		if err := oneOf("trace.layout", s.Trace.Layout, LayoutWords); err != nil {
+			return err
+		}
 	}
 	if strings.TrimSpace(s.Protocol.Name) == "" {
 		return fmt.Errorf("protocol.name: empty (name a registered protocol, e.g. %s)", DefaultProtocol)

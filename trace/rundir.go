@@ -25,6 +25,15 @@ func NodeFile(dir string, id protocol.NodeID) string {
 	return filepath.Join(dir, "node-"+strconv.FormatUint(uint64(id), 10)+".jsonl")
 }
 
+// NodesFileName is the combined node file of the simulator's combined
+// layout (docs/trace.md): every node's header, in ascending node order,
+// then every node's events in the order the simulator produced them. A
+// run directory holds either it or node-<id>.jsonl files, never both.
+const NodesFileName = "nodes.jsonl"
+
+// NodesFile is the path of the combined node file in the run directory dir.
+func NodesFile(dir string) string { return filepath.Join(dir, NodesFileName) }
+
 // Run is a run directory as read by ReadDir.
 type Run struct {
 	Dir string
