@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"manetlab/protocol"
@@ -197,7 +199,11 @@ func (w *world) writeHeaders() error {
 	runHdr := hdr
 	runHdr.Scenario = string(y)
 	w.out.run(&runHdr)
-	for _, n := range w.nodes {
+	// In ascending node order, the order of the combined layout's headers
+	// (nodes.list may give the nodes in any order).
+	byID := slices.Clone(w.nodes)
+	slices.SortFunc(byID, func(a, b *node) int { return cmp.Compare(a.id, b.id) })
+	for _, n := range byID {
 		h := hdr
 		h.Node = n.id
 		w.out.node(n.index, &h)

@@ -196,7 +196,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	for _, n := range w.nodes {
 		paths[n.index] = trace.NodeFile(opt.Out, n.id)
 	}
-	out, err := newSink(opt.Out, paths, opt.Record)
+	out, err := newSink(opt.Out, paths, s.Trace.Combined(len(w.nodes)), opt.Record)
 	if err != nil {
 		return nil, err
 	}

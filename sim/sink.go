@@ -22,12 +22,19 @@ const (
 	firstBuf    = 512
 )
 
+// flushCombined is the size of the writes of the combined layout, whose
+// two files each hold one buffer: large, so that a run of 100,000 nodes
+// writes its 2 GB in a few thousand system calls.
+const flushCombined = 1 << 20
+
 // spareFiles is how many descriptors the sink leaves to the rest of the
 // process when it decides whether to keep every trace file open.
 const spareFiles = 256
 
 // sink writes the trace files of a run: one per node (by index) and the
-// run file (index len(nodes)). Full buffers go to a writer goroutine, so
+// run file (index len(nodes)), or in the combined layout nodes.jsonl
+// (index 0, every node's lines in the order they come) and the run file
+// (index 1). Full buffers go to a writer goroutine, so
 // that file creation and writes (a third of a large run's time on some
 // file systems) overlap the simulation: the writer creates every file
 // first, while the simulation runs, then writes chunks as they come. The
@@ -38,16 +45,19 @@ const spareFiles = 256
 // run is truncated and rewritten in place (on ext4 that costs less than
 // allocating a new inode, so a re-used directory is no slower than a
 // fresh one), and node files of other IDs are removed, so that a reader
-// never mixes two runs.
+// never mixes two runs. The combined layout removes every node file, the
+// per-node one a combined nodes.jsonl.
 type sink struct {
-	paths  []string
-	bufs   [][]byte
-	chunks chan chunk
-	free   chan []byte
-	done   chan error
-	rec    *trace.Recording // nil: nothing kept
-	recs   []*trace.RecordedFile
-	flush  int // flushAt, or flushClosed
+	combined bool
+	paths    []string
+	bufs     [][]byte
+	chunks   chan chunk
+	free     chan []byte
+	done     chan error
+	rec      *trace.Recording // nil: nothing kept
+	recs     []*trace.RecordedFile
+	flush    int // flushAt, flushClosed or flushCombined
+	first    int // capacity of a new buffer
 }
 
 type chunk struct {
@@ -56,30 +66,42 @@ type chunk struct {
 }
 
 // newSink writes the node files at paths (by node index) and the run file
-// into dir; record, when not nil, keeps a trace.Recording of them.
-func newSink(dir string, paths []string, record func(ev string) bool) (*sink, error) {
+// into dir, or with combined nodes.jsonl instead of the node files; record,
+// when not nil, keeps a trace.Recording of them.
+func newSink(dir string, paths []string, combined bool, record func(ev string) bool) (*sink, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("sim: no output directory")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("trace directory: %w", err)
 	}
-	nodes := len(paths)
-	s := &sink{paths: append(append([]string(nil), paths...), trace.RunFile(dir)), bufs: make([][]byte, nodes+1),
+	files := append([]string(nil), paths...)
+	if combined {
+		files = []string{trace.NodesFile(dir)}
+	}
+	files = append(files, trace.RunFile(dir))
+	s := &sink{combined: combined, paths: files, bufs: make([][]byte, len(files)),
 		chunks: make(chan chunk, 64), free: make(chan []byte, 80), done: make(chan error, 1)}
-	removeStale(dir, s.paths)
+	if combined {
+		s.chunks, s.free = make(chan chunk, 8), make(chan []byte, 10)
+	}
+	removeStale(dir, s.paths, combined)
 	if record != nil {
 		s.rec = trace.NewRecording(dir, record)
-		s.recs = make([]*trace.RecordedFile, nodes+1)
+		s.recs = make([]*trace.RecordedFile, len(files))
 		for i, p := range s.paths {
 			s.recs[i] = s.rec.File(p)
 		}
 	}
 	// Opening a file for every flush costs more than the write itself;
 	// keep them open unless that could exhaust the descriptors.
-	keep := descriptors(uint64(nodes + 1 + spareFiles))
+	keep := descriptors(uint64(len(files) + spareFiles))
 	s.flush = flushAt
-	if !keep {
+	s.first = firstBuf
+	switch {
+	case combined:
+		s.flush, s.first = flushCombined, flushCombined+64<<10
+	case !keep:
 		s.flush = flushClosed
 	}
 	go s.write(keep)
@@ -104,8 +126,12 @@ func descriptors(n uint64) bool {
 }
 
 // removeStale removes the node files of dir that this run does not write
-// (left by an earlier run with other node IDs).
-func removeStale(dir string, paths []string) {
+// (left by an earlier run with other node IDs or the other layout): with
+// combined, every node-*.jsonl; without, a combined nodes.jsonl.
+func removeStale(dir string, paths []string, combined bool) {
+	if !combined {
+		os.Remove(trace.NodesFile(dir))
+	}
 	old, _ := filepath.Glob(filepath.Join(dir, "node-*.jsonl"))
 	if len(old) == 0 {
 		return
@@ -121,7 +147,12 @@ func removeStale(dir string, paths []string) {
 	}
 }
 
-func (s *sink) node(i int, e *trace.Event) { s.add(i, e) }
+func (s *sink) node(i int, e *trace.Event) {
+	if s.combined {
+		i = 0
+	}
+	s.add(i, e)
+}
 
 func (s *sink) run(e *trace.Event) { s.add(len(s.paths)-1, e) }
 
@@ -131,7 +162,7 @@ func (s *sink) add(i int, e *trace.Event) {
 		select {
 		case b = <-s.free:
 		default:
-			b = make([]byte, 0, firstBuf)
+			b = make([]byte, 0, s.first)
 		}
 	}
 	n := len(b)

@@ -30,7 +30,7 @@ func TestSinkRewritesDirectory(t *testing.T) {
 		paths := []string{trace.NodeFile(dir, 1), trace.NodeFile(dir, 2)}
 		s := &sink{paths: append(paths, trace.RunFile(dir)), bufs: make([][]byte, 3),
 			chunks: make(chan chunk, 2), free: make(chan []byte, 2), done: make(chan error, 1), flush: 200}
-		removeStale(dir, s.paths)
+		removeStale(dir, s.paths, false)
 		go s.write(keep)
 		want := make([][]byte, 3)
 		for i := 0; i < 100; i++ {
