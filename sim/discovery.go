@@ -1,7 +1,9 @@
 package sim
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"time"
 
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -10,17 +12,19 @@ import (
 // helloTick broadcasts n's hello and declares down the neighbours it has
 // not heard for longer than the timeout.
 func (w *world) helloTick(n *node) {
-	w.send(n, &frame{kind: frameHello, to: -1})
+	w.send(n, w.newFrame(frame{kind: frameHello, to: -1}))
+	// Down in ascending index order, which protocols see.
 	var gone []int32
-	for j, last := range n.nbrs {
-		if w.now-last > w.timeout {
-			gone = append(gone, j)
+	kept := n.nbrs[:0]
+	for _, nb := range n.nbrs {
+		if w.now-nb.last > w.timeout {
+			gone = append(gone, nb.index)
+		} else {
+			kept = append(kept, nb)
 		}
 	}
-	// Map order is random; protocols must see a reproducible order.
-	sort.Slice(gone, func(a, b int) bool { return gone[a] < gone[b] })
+	n.nbrs = kept
 	for _, j := range gone {
-		delete(n.nbrs, j)
 		w.neighborEvent(n, j, false)
 		if !n.alive {
 			return
@@ -30,11 +34,19 @@ func (w *world) helloTick(n *node) {
 }
 
 func (w *world) heardHello(r *node, from int32) {
-	_, known := r.nbrs[from]
-	r.nbrs[from] = w.now
-	if !known {
-		w.neighborEvent(r, from, true)
+	i, known := slices.BinarySearchFunc(r.nbrs, from, func(nb neighbor, j int32) int { return cmp.Compare(nb.index, j) })
+	if known {
+		r.nbrs[i].last = w.now
+		return
 	}
+	r.nbrs = slices.Insert(r.nbrs, i, neighbor{index: from, last: w.now})
+	w.neighborEvent(r, from, true)
+}
+
+// neighbor is a node heard from, in a node's neighbour list.
+type neighbor struct {
+	index int32
+	last  time.Duration // when last heard
 }
 
 func (w *world) neighborEvent(n *node, peer int32, up bool) {

@@ -26,7 +26,7 @@ func (e *env) Send(to protocol.NodeID, m protocol.Message) {
 
 func (e *env) Broadcast(m protocol.Message) {
 	if e.n.alive {
-		e.w.send(e.n, &frame{msg: m, to: -1})
+		e.w.send(e.n, e.w.newFrame(frame{msg: m, to: -1}))
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 func (w *world) originate(n *node, dest protocol.NodeID, m protocol.Message) {
 	n.oseq++
 	n.seen[floodKey{int32(n.index), n.oseq}] = struct{}{}
-	w.send(n, &frame{kind: frameFlood, msg: m, to: -1, origin: int32(n.index), oseq: n.oseq, dest: dest, hops: 1})
+	w.send(n, w.newFrame(frame{kind: frameFlood, msg: m, to: -1, origin: int32(n.index), oseq: n.oseq, dest: dest, hops: 1}))
 }
 
 func (w *world) floodArrive(r *node, f *frame) {
@@ -29,7 +29,7 @@ func (w *world) floodArrive(r *node, f *frame) {
 	if f.dest == r.id || f.hops >= w.opt.HopLimit {
 		return
 	}
-	relay := &frame{kind: frameFlood, msg: f.msg, bytes: f.bytes, to: -1, origin: f.origin, oseq: f.oseq, dest: f.dest, hops: f.hops + 1}
+	relay := w.newFrame(frame{kind: frameFlood, msg: f.msg, bytes: f.bytes, to: -1, origin: f.origin, oseq: f.oseq, dest: f.dest, hops: f.hops + 1})
 	// A short random wait before relaying, as flooding implementations do
 	// to avoid every neighbour retransmitting at the same instant.
 	jitter := time.Duration(w.rng.Int64N(int64(time.Millisecond)))

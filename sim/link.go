@@ -36,12 +36,52 @@ type frame struct {
 	hops   int
 }
 
-func msgSize(m protocol.Message) int {
-	b, err := msgpack.Marshal(m)
-	if err != nil {
+// msgSize is the size of m encoded as msgpack.Marshal encodes it,
+// counted rather than kept.
+func (w *world) msgSize(m protocol.Message) int {
+	if w.enc == nil {
+		w.enc = msgpack.NewEncoder(&w.size)
+	}
+	w.size = 0
+	if err := w.enc.Encode(m); err != nil {
+		w.enc = nil // start afresh after a failed encoding
 		return 0
 	}
-	return len(b)
+	return int(w.size)
+}
+
+// byteCount is an io.Writer that counts what it is given.
+type byteCount int
+
+func (c *byteCount) Write(b []byte) (int, error) {
+	*c += byteCount(len(b))
+	return len(b), nil
+}
+
+func (c *byteCount) WriteByte(byte) error {
+	*c++
+	return nil
+}
+
+// newFrame is a frame like f, re-using one that is done with.
+func (w *world) newFrame(f frame) *frame {
+	n := len(w.frames)
+	if n == 0 {
+		return &f
+	}
+	p := w.frames[n-1]
+	w.frames = w.frames[:n-1]
+	f.rx = p.rx[:0]
+	*p = f
+	return p
+}
+
+// freeFrame keeps f for re-use: nothing refers to it any more.
+func (w *world) freeFrame(f *frame) {
+	f.msg = nil
+	if len(w.frames) < 1024 {
+		w.frames = append(w.frames, f)
+	}
 }
 
 // send transmits a broadcast, flood or hello frame from n: the radio model
@@ -53,7 +93,7 @@ func (w *world) send(n *node, f *frame) {
 	if f.kind == frameHello {
 		w.res.Hellos++
 	} else if f.bytes == 0 {
-		f.bytes = msgSize(f.msg)
+		f.bytes = w.msgSize(f.msg)
 	}
 	if w.traced(f) {
 		ev := trace.Event{T: int64(w.now), Node: n.id, Ev: trace.EvSend, Kind: w.kindOf(f), Seq: f.seq, Bytes: f.bytes}
@@ -68,8 +108,7 @@ func (w *world) send(n *node, f *frame) {
 		}
 		w.out.node(n.index, &ev)
 	}
-	w.rx = w.medium.Transmit(n.index, w.now, w.rx[:0])
-	f.rx = append([]radio.Reception(nil), w.rx...)
+	f.rx = w.medium.Transmit(n.index, w.now, f.rx[:0])
 	w.q.push(item{at: w.now + w.delay, kind: itemArrive, node: int32(n.index), f: f, to: -1})
 }
 
@@ -87,7 +126,7 @@ func (w *world) kindOf(f *frame) string {
 // in FIFO order per link.
 func (w *world) unicast(n *node, to int32, m protocol.Message) {
 	n.seq++
-	f := &frame{kind: frameUnicast, from: int32(n.index), seq: n.seq, msg: m, bytes: msgSize(m), to: to}
+	f := w.newFrame(frame{kind: frameUnicast, from: int32(n.index), seq: n.seq, msg: m, bytes: w.msgSize(m), to: to})
 	w.res.Frames++
 	w.res.Messages[m.Kind()]++
 	dst := w.nodes[to]
@@ -120,6 +159,7 @@ func heard(rx []radio.Reception, to int32) bool {
 // arrive hands a frame to the nodes that heard it.
 func (w *world) arrive(it item) {
 	f := it.f
+	defer w.freeFrame(f)
 	if it.to >= 0 {
 		if r := w.nodes[it.to]; r.alive {
 			w.deliver(r, f, w.nodes[f.from].id, 1)

@@ -112,7 +112,7 @@ func (w *world) boot(n *node) {
 	n.alive = true
 	n.gen++
 	n.timers = map[uint64]pendingTimer{}
-	n.nbrs = map[int32]time.Duration{}
+	n.nbrs = nil
 	n.seen = map[floodKey]struct{}{}
 	n.fifo = map[int32]time.Duration{}
 	n.env = &env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}

@@ -16,6 +16,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/vmihailenco/msgpack/v5"
+
 	"manetlab/mobility"
 	"manetlab/protocol"
 	"manetlab/radio"
@@ -93,7 +95,7 @@ type node struct {
 	seq    uint64                  // last frame sequence number used
 	oseq   uint64                  // last multi-hop origin sequence used
 	timers map[uint64]pendingTimer // pending protocol timers
-	nbrs   map[int32]time.Duration // neighbour index -> last heard
+	nbrs   []neighbor              // by ascending index
 	seen   map[floodKey]struct{}   // multi-hop frames already handled
 	fifo   map[int32]time.Duration // per-link time of the last unicast delivery
 	// store is the node's stable storage: it outlives crashes, and every
@@ -130,6 +132,9 @@ type world struct {
 	out      *sink
 	res      Result
 	rx       []radio.Reception // scratch for Transmit
+	frames   []*frame          // frames done with, for re-use
+	enc      *msgpack.Encoder  // msgSize's, writing to size
+	size     byteCount
 	timerID  uint64
 	hello    time.Duration
 	timeout  time.Duration

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"math"
@@ -70,19 +71,25 @@ func ReadHeaderFrom(src Source, path string) (Event, error) {
 // events a scan of the file on disk would hand it, with the same line
 // numbers and problems, as long as the scan keeps no event type the
 // recording did not keep (asking for one is an error). It holds the
-// events it keeps in a compact form (about 100 bytes each); events of
-// other types are only counted.
+// events it keeps in a compact form (varints, strings interned: about 15
+// bytes for a send); events of other types are only counted.
 //
 // One goroutine adds (the writer's); once it is done, any number of
 // readers may scan concurrently.
 type Recording struct {
 	dir     string
 	keep    func(ev string) bool
+	kept    []keptType // keep's answers so far, a short list
 	files   map[string]*RecordedFile
 	names   []string
 	strs    []string
 	strIdx  map[string]uint32
 	dropped map[string]bool // event types seen and not kept
+}
+
+type keptType struct {
+	ev   string
+	keep bool
 }
 
 // NewRecording records the files of the run directory dir, keeping the
@@ -108,23 +115,50 @@ type RecordedFile struct {
 	all   bool
 	lines int
 	size  int64
-	evs   []packed
-	raw   [][]byte // lines replayed through the reader (odd events)
-	full  []Event  // events with fields packed does not hold
+	// blocks hold the kept events, encoded one after the other (below);
+	// an event never spans two blocks.
+	blocks [][]byte
+	n      int      // events in blocks
+	line   int      // line of the last event in blocks
+	t      int64    // time of the last packed event
+	raw    [][]byte // lines replayed through the reader (odd events)
+	full   []Event  // events with fields the packed form does not hold
 }
 
-// packed is an event in compact form: strings interned in the recording.
-type packed struct {
-	t, wall, value                       int64 // value: math.Float64bits
-	seq, oseq                            uint64
-	node, from, to, origin, leader, peer protocol.NodeID
-	hops, bytes                          int32
-	ev, kind, reason, epoch, text        uint32
-	line                                 int32
-	// how: 0 packed, 1 packed with a value, 2 full[ref], 3 raw[ref].
-	how uint8
-	ref int32
-}
+// The encoding of an event in a block: the uvarint line number less the
+// previous event's, then the uvarint mask of the fields present (the
+// fields below; maskFull and maskRaw: an index into full or raw follows,
+// as a uvarint, and nothing else), then the time as a zigzag varint less
+// the previous packed event's, then each field of the mask in bit order:
+// node IDs, sequence numbers, hops and bytes (zigzag) and interned
+// strings as varints, the value as 8 bytes (its float64 bits).
+const (
+	maskNode = 1 << iota
+	maskEv
+	maskKind
+	maskSeq
+	maskBytes
+	maskFrom
+	maskLeader
+	maskValue
+	maskTo
+	maskOrigin
+	maskOSeq
+	maskHops
+	maskPeer
+	maskReason
+	maskEpoch
+	maskText
+	maskWall
+	maskFull
+	maskRaw
+)
+
+// blockSize is the size of a block; maxPacked bounds an event's encoding.
+const (
+	blockSize = 64 << 10
+	maxPacked = 192
+)
 
 // Add records e, whose line (without the newline) the writer wrote as
 // line, as the file's next line.
@@ -132,21 +166,23 @@ func (f *RecordedFile) Add(e *Event, line []byte) {
 	f.lines++
 	f.size += int64(len(line)) + 1
 	r := f.rec
-	if !f.all && r.keep != nil && e.Ev != EvHeader && !r.keep(e.Ev) {
-		if !r.dropped[e.Ev] {
-			r.dropped[e.Ev] = true
-		}
+	if !f.all && r.keep != nil && e.Ev != EvHeader && !r.keeps(e.Ev) {
 		return
 	}
-	p := packed{line: int32(f.lines)}
+	b := f.block()
+	b = binary.AppendUvarint(b, uint64(f.lines-f.line))
+	f.line = f.lines
+	f.n++
 	switch {
 	case !plain(e, len(line)):
-		p.how, p.ref = 3, int32(len(f.raw))
+		b = binary.AppendUvarint(b, maskRaw)
+		b = binary.AppendUvarint(b, uint64(len(f.raw)))
 		f.raw = append(f.raw, append(bytes.Clone(line), '\n'))
 	case e.HLC != nil || e.Pos != nil || e.Schema != 0 || e.Run != "" || e.Driver != "" || e.Protocol != "" ||
 		e.Scenario != "" || e.Seed != 0 || e.Host != "" || e.Src != "" || int64(int32(e.Hops)) != int64(e.Hops) ||
 		int64(int32(e.Bytes)) != int64(e.Bytes):
-		p.how, p.ref = 2, int32(len(f.full))
+		b = binary.AppendUvarint(b, maskFull)
+		b = binary.AppendUvarint(b, uint64(len(f.full)))
 		c := *e
 		if c.HLC != nil {
 			h := *c.HLC
@@ -162,15 +198,100 @@ func (f *RecordedFile) Add(e *Event, line []byte) {
 		}
 		f.full = append(f.full, c)
 	default:
-		p.t, p.wall, p.seq, p.oseq = e.T, e.Wall, e.Seq, e.OSeq
-		p.node, p.from, p.to, p.origin, p.leader, p.peer = e.Node, e.From, e.To, e.Origin, e.Leader, e.Peer
-		p.hops, p.bytes = int32(e.Hops), int32(e.Bytes)
-		p.ev, p.kind, p.reason, p.epoch, p.text = r.str(e.Ev), r.str(e.Kind), r.str(e.Reason), r.str(e.Epoch), r.str(e.Text)
-		if e.Value != nil {
-			p.how, p.value = 1, int64(math.Float64bits(*e.Value))
+		var m uint64
+		set := func(bit uint64, present bool) {
+			if present {
+				m |= bit
+			}
+		}
+		set(maskNode, e.Node != 0)
+		set(maskEv, e.Ev != "")
+		set(maskKind, e.Kind != "")
+		set(maskSeq, e.Seq != 0)
+		set(maskBytes, e.Bytes != 0)
+		set(maskFrom, e.From != 0)
+		set(maskLeader, e.Leader != 0)
+		set(maskValue, e.Value != nil)
+		set(maskTo, e.To != 0)
+		set(maskOrigin, e.Origin != 0)
+		set(maskOSeq, e.OSeq != 0)
+		set(maskHops, e.Hops != 0)
+		set(maskPeer, e.Peer != 0)
+		set(maskReason, e.Reason != "")
+		set(maskEpoch, e.Epoch != "")
+		set(maskText, e.Text != "")
+		set(maskWall, e.Wall != 0)
+		b = binary.AppendUvarint(b, m)
+		b = binary.AppendVarint(b, e.T-f.t)
+		f.t = e.T
+		u := func(bit, v uint64) {
+			if m&bit != 0 {
+				b = binary.AppendUvarint(b, v)
+			}
+		}
+		u(maskNode, uint64(e.Node))
+		if m&maskEv != 0 {
+			b = binary.AppendUvarint(b, uint64(r.str(e.Ev)))
+		}
+		if m&maskKind != 0 {
+			b = binary.AppendUvarint(b, uint64(r.str(e.Kind)))
+		}
+		u(maskSeq, e.Seq)
+		if m&maskBytes != 0 {
+			b = binary.AppendVarint(b, int64(e.Bytes))
+		}
+		u(maskFrom, uint64(e.From))
+		u(maskLeader, uint64(e.Leader))
+		if m&maskValue != 0 {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(*e.Value))
+		}
+		u(maskTo, uint64(e.To))
+		u(maskOrigin, uint64(e.Origin))
+		u(maskOSeq, e.OSeq)
+		if m&maskHops != 0 {
+			b = binary.AppendVarint(b, int64(e.Hops))
+		}
+		u(maskPeer, uint64(e.Peer))
+		if m&maskReason != 0 {
+			b = binary.AppendUvarint(b, uint64(r.str(e.Reason)))
+		}
+		if m&maskEpoch != 0 {
+			b = binary.AppendUvarint(b, uint64(r.str(e.Epoch)))
+		}
+		if m&maskText != 0 {
+			b = binary.AppendUvarint(b, uint64(r.str(e.Text)))
+		}
+		if m&maskWall != 0 {
+			b = binary.AppendVarint(b, e.Wall)
 		}
 	}
-	f.evs = append(f.evs, p)
+	f.blocks[len(f.blocks)-1] = b
+}
+
+// keeps is r.keep(ev), remembered for the few event types there are.
+func (r *Recording) keeps(ev string) bool {
+	for _, k := range r.kept {
+		if k.ev == ev {
+			return k.keep
+		}
+	}
+	keep := r.keep(ev)
+	if len(r.kept) < 32 {
+		r.kept = append(r.kept, keptType{ev, keep})
+	}
+	if !keep {
+		r.dropped[ev] = true
+	}
+	return keep
+}
+
+// block is the last block, with room for one more event.
+func (f *RecordedFile) block() []byte {
+	if n := len(f.blocks); n > 0 && cap(f.blocks[n-1])-len(f.blocks[n-1]) >= maxPacked {
+		return f.blocks[n-1]
+	}
+	f.blocks = append(f.blocks, make([]byte, 0, blockSize))
+	return f.blocks[len(f.blocks)-1]
 }
 
 // plain reports whether decoding e's line gives e back and a scan would
@@ -246,25 +367,25 @@ func (r *Recording) ScanEvents(path string, keep func(ev string) bool, fn func(e
 		}
 	}
 	var probs []Problem
-	for i := range f.evs {
+	d := decoder{f: f}
+	for i := 0; i < f.n; i++ {
 		if i > 0 && lacks != nil {
 			return probs, lacks
 		}
-		p := &f.evs[i]
-		var e Event
-		switch p.how {
-		case 3:
-			ps, err := scanLines(bytes.NewReader(f.raw[p.ref]), path, maxLine, keep, func(e *Event, _ int) error { return fn(e, int(p.line)) })
+		e, line, how, ref := d.next()
+		switch how {
+		case maskRaw:
+			ps, err := scanLines(bytes.NewReader(f.raw[ref]), path, maxLine, keep, func(e *Event, _ int) error { return fn(e, line) })
 			for _, q := range ps {
-				q.Line = int(p.line)
+				q.Line = line
 				probs = append(probs, q)
 			}
 			if err != nil {
 				return probs, err
 			}
 			continue
-		case 2:
-			e = f.full[p.ref]
+		case maskFull:
+			e = f.full[ref]
 			if e.HLC != nil {
 				h := *e.HLC
 				e.HLC = &h
@@ -277,21 +398,95 @@ func (r *Recording) ScanEvents(path string, keep func(ev string) bool, fn func(e
 				v := *e.Value
 				e.Value = &v
 			}
-		default:
-			e = Event{T: p.t, Wall: p.wall, Node: p.node, Ev: r.strs[p.ev], Kind: r.strs[p.kind], From: p.from, To: p.to,
-				Seq: p.seq, Origin: p.origin, OSeq: p.oseq, Hops: int(p.hops), Bytes: int(p.bytes), Reason: r.strs[p.reason],
-				Leader: p.leader, Epoch: r.strs[p.epoch], Peer: p.peer, Text: r.strs[p.text]}
-			if p.how == 1 {
-				v := math.Float64frombits(uint64(p.value))
-				e.Value = &v
-			}
 		}
 		if keep != nil && !keep(e.Ev) {
 			continue
 		}
-		if err := fn(&e, int(p.line)); err != nil {
-			return probs, fmt.Errorf("%s:%d: %w", path, p.line, err)
+		if err := fn(&e, line); err != nil {
+			return probs, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 	}
 	return probs, lacks
+}
+
+// decoder reads the events of a RecordedFile back in order.
+type decoder struct {
+	f     *RecordedFile
+	block int
+	b     []byte
+	line  int
+	t     int64
+}
+
+// next decodes the next event: its line, and for an event kept whole or
+// raw its mask bit and index (e is then empty).
+func (d *decoder) next() (e Event, line int, how uint64, ref int) {
+	if len(d.b) == 0 {
+		d.b = d.f.blocks[d.block]
+		d.block++
+	}
+	d.line += int(d.uvarint())
+	m := d.uvarint()
+	if m&(maskFull|maskRaw) != 0 {
+		return Event{}, d.line, m & (maskFull | maskRaw), int(d.uvarint())
+	}
+	strs := d.f.rec.strs
+	d.t += d.varint()
+	e.T = d.t
+	id := func(bit uint64) protocol.NodeID {
+		if m&bit == 0 {
+			return 0
+		}
+		return protocol.NodeID(d.uvarint())
+	}
+	str := func(bit uint64) string {
+		if m&bit == 0 {
+			return ""
+		}
+		return strs[d.uvarint()]
+	}
+	e.Node = id(maskNode)
+	e.Ev = str(maskEv)
+	e.Kind = str(maskKind)
+	if m&maskSeq != 0 {
+		e.Seq = d.uvarint()
+	}
+	if m&maskBytes != 0 {
+		e.Bytes = int(d.varint())
+	}
+	e.From = id(maskFrom)
+	e.Leader = id(maskLeader)
+	if m&maskValue != 0 {
+		v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+		d.b = d.b[8:]
+		e.Value = &v
+	}
+	e.To = id(maskTo)
+	e.Origin = id(maskOrigin)
+	if m&maskOSeq != 0 {
+		e.OSeq = d.uvarint()
+	}
+	if m&maskHops != 0 {
+		e.Hops = int(d.varint())
+	}
+	e.Peer = id(maskPeer)
+	e.Reason = str(maskReason)
+	e.Epoch = str(maskEpoch)
+	e.Text = str(maskText)
+	if m&maskWall != 0 {
+		e.Wall = d.varint()
+	}
+	return e, d.line, 0, 0
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	d.b = d.b[n:]
+	return v
 }

@@ -1,12 +1,16 @@
 package trace
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"manetlab/protocol"
 )
 
 // TestRecordingScansAsDisk writes events, ordinary and odd (NaN, invalid
@@ -80,5 +84,69 @@ func TestRecordingScansAsDisk(t *testing.T) {
 	}
 	if h, err := ReadHeaderFrom(rec, path); err != nil || h.Run != "r" {
 		t.Errorf("header %+v, %v", h, err)
+	}
+}
+
+// TestRecordingCompactRoundTrip adds many events with every field the
+// compact form holds, present or not, extreme values and times going
+// back, and checks that a scan hands them back as a scan of the file
+// does, across many blocks.
+func TestRecordingCompactRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := NodeFile(dir, 1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	rec := NewRecording(dir, func(ev string) bool { return ev != EvRecv })
+	f := rec.File(path)
+	var file []byte
+	pick := func(v uint64) uint64 {
+		switch rng.IntN(4) {
+		case 0:
+			return 0
+		case 1:
+			return v
+		case 2:
+			return rng.Uint64N(300)
+		}
+		return rng.Uint64()
+	}
+	strs := []string{"", "a", "announce", "range", "e.1", "some text"}
+	evs := []string{EvSend, EvRecv, "leader", EvStart, EvCommand, "x"}
+	for i := 0; i < 30000; i++ {
+		e := Event{T: int64(pick(uint64(i))) - int64(rng.IntN(3)*1000), Node: protocol.NodeID(pick(math.MaxUint32)),
+			Ev: evs[rng.IntN(len(evs))], Kind: strs[rng.IntN(len(strs))], From: protocol.NodeID(pick(7)),
+			To: protocol.NodeID(pick(math.MaxUint32)), Seq: pick(math.MaxUint64), Origin: protocol.NodeID(pick(3)),
+			OSeq: pick(math.MaxUint64), Hops: int(int32(pick(math.MaxUint32))), Bytes: -int(int32(pick(5))),
+			Reason: strs[rng.IntN(len(strs))], Leader: protocol.NodeID(pick(9)), Epoch: strs[rng.IntN(len(strs))],
+			Peer: protocol.NodeID(pick(1)), Text: strs[rng.IntN(len(strs))], Wall: int64(pick(1 << 62))}
+		if rng.IntN(2) == 0 {
+			v := float64(rng.IntN(1e6)) / 7
+			e.Value = &v
+		}
+		line := AppendJSON(nil, &e)
+		f.Add(&e, line)
+		file = append(append(file, line...), '\n')
+	}
+	if len(f.blocks) < 3 {
+		t.Fatalf("%d blocks: the test should span several", len(f.blocks))
+	}
+	if err := os.WriteFile(path, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var disk, mem []string
+	keep := func(ev string) bool { return ev != EvRecv }
+	collect := func(out *[]string) func(e *Event, line int) error {
+		return func(e *Event, line int) error {
+			*out = append(*out, fmt.Sprintf("%d %s", line, AppendJSON(nil, e)))
+			return nil
+		}
+	}
+	if _, err := Disk.ScanEvents(path, keep, collect(&disk)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.ScanEvents(path, keep, collect(&mem)); err != nil {
+		t.Fatal(err)
+	}
+	if len(disk) < 20000 || !reflect.DeepEqual(disk, mem) {
+		t.Fatalf("disk %d events, memory %d, or they differ", len(disk), len(mem))
 	}
 }

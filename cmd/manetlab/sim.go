@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 
 	"github.com/urfave/cli/v2"
@@ -35,6 +36,7 @@ byte-identical traces.`,
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the run to `FILE` (go tool pprof)"},
+			&cli.StringFlag{Name: "memprofile", Usage: "write Go heap profiles to `FILE` (at the end of the simulation) and FILE.end (after the summary)"},
 		),
 		Action: func(c *cli.Context) error {
 			if p := c.String("cpuprofile"); p != "" {
@@ -64,6 +66,12 @@ byte-identical traces.`,
 			if err != nil {
 				return err
 			}
+			if p := c.String("memprofile"); p != "" {
+				if err := writeHeapProfile(p); err != nil {
+					return err
+				}
+				defer writeHeapProfile(p + ".end")
+			}
 			printWarnings(c, res.Warnings)
 			if err := printSummary(c, res.Recording, out, nil); err != nil || c.Bool("json") {
 				return err
@@ -86,6 +94,25 @@ func startCPUProfile(path string) (stop func(), err error) {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// writeHeapProfile writes a heap profile of the live objects to path,
+// after a garbage collection (go tool pprof -sample_index=inuse_space;
+// alloc_space counts every allocation since the start).
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	return nil
 }
 
 // scenarioFlags are the flags of every command that reads a scenario.
