@@ -50,7 +50,7 @@ func (e *env) SetTimer(after time.Duration, name string, arg int64) protocol.Tim
 	id := e.w.timerID
 	if e.n.alive {
 		e.n.timers[id] = pendingTimer{name: name, arg: arg}
-		e.w.q.push(item{at: e.w.now + after, kind: itemTimer, node: int32(e.n.index), gen: e.n.gen, timer: id})
+		e.w.q.push(item{at: e.w.now + after, kind: itemTimer, node: int32(e.n.index), gen: e.n.gen, ref: id})
 	}
 	return protocol.TimerID(id)
 }

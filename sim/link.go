@@ -67,7 +67,9 @@ func (c *byteCount) WriteByte(byte) error {
 func (w *world) newFrame(f frame) *frame {
 	n := len(w.frames)
 	if n == 0 {
-		return &f
+		p := new(frame)
+		*p = f
+		return p
 	}
 	p := w.frames[n-1]
 	w.frames = w.frames[:n-1]

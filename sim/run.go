@@ -24,10 +24,10 @@ func (w *world) run() (*Result, error) {
 		w.q.push(item{at: 0, kind: itemStart, node: int32(i)})
 	}
 	for i, f := range w.s.Faults {
-		w.q.push(item{at: f.At.D(), kind: itemFault, ref: i})
+		w.q.push(item{at: f.At.D(), kind: itemFault, ref: uint64(i)})
 	}
 	for i, c := range w.s.Workload.Commands {
-		w.q.push(item{at: c.At.D(), kind: itemCommand, ref: i})
+		w.q.push(item{at: c.At.D(), kind: itemCommand, ref: uint64(i)})
 	}
 	nextCheck := uint64(1 << 14)
 	lastReport := start
@@ -87,12 +87,12 @@ func (w *world) dispatch(it item) {
 		if !n.alive || n.gen != it.gen {
 			return
 		}
-		pt, ok := n.timers[it.timer]
+		pt, ok := n.timers[it.ref]
 		if !ok {
 			return // cancelled
 		}
-		delete(n.timers, it.timer)
-		n.proc.Step(protocol.Timeout{ID: protocol.TimerID(it.timer), Name: pt.name, Arg: pt.arg})
+		delete(n.timers, it.ref)
+		n.proc.Step(protocol.Timeout{ID: protocol.TimerID(it.ref), Name: pt.name, Arg: pt.arg})
 	case itemHello:
 		if n.alive && n.gen == it.gen {
 			w.helloTick(n)
