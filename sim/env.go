@@ -49,16 +49,14 @@ func (e *env) SetTimer(after time.Duration, name string, arg int64) protocol.Tim
 	e.w.timerID++
 	id := e.w.timerID
 	if e.n.alive {
-		e.n.timers[id] = pendingTimer{name: name, arg: arg}
+		e.n.timers = append(e.n.timers, pendingTimer{id: id, name: name, arg: arg})
 		e.w.q.push(item{at: e.w.now + after, kind: itemTimer, node: int32(e.n.index), gen: e.n.gen, ref: id})
 	}
 	return protocol.TimerID(id)
 }
 
 func (e *env) CancelTimer(id protocol.TimerID) {
-	if e.n.timers != nil {
-		delete(e.n.timers, uint64(id))
-	}
+	e.n.timer(uint64(id))
 }
 
 func (e *env) Rand() *rand.Rand { return e.rng }

@@ -87,11 +87,10 @@ func (w *world) dispatch(it item) {
 		if !n.alive || n.gen != it.gen {
 			return
 		}
-		pt, ok := n.timers[it.ref]
+		pt, ok := n.timer(it.ref)
 		if !ok {
 			return // cancelled
 		}
-		delete(n.timers, it.ref)
 		n.proc.Step(protocol.Timeout{ID: protocol.TimerID(it.ref), Name: pt.name, Arg: pt.arg})
 	case itemHello:
 		if n.alive && n.gen == it.gen {
@@ -111,8 +110,8 @@ func (w *world) dispatch(it item) {
 func (w *world) boot(n *node) {
 	n.alive = true
 	n.gen++
-	n.timers = map[uint64]pendingTimer{}
-	n.nbrs = nil
+	n.timers = n.timerBuf[:0]
+	n.nbrs = n.nbrBuf[:0]
 	n.seen = map[floodKey]struct{}{}
 	n.fifo = map[int32]time.Duration{}
 	n.env = &env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}

@@ -94,18 +94,37 @@ type node struct {
 	env    *env
 	seq    uint64                  // last frame sequence number used
 	oseq   uint64                  // last multi-hop origin sequence used
-	timers map[uint64]pendingTimer // pending protocol timers
-	nbrs   []neighbor              // by ascending index
+	timers []pendingTimer // pending protocol timers, in the order set
+	nbrs   []neighbor     // by ascending index
 	seen   map[floodKey]struct{}   // multi-hop frames already handled
 	fifo   map[int32]time.Duration // per-link time of the last unicast delivery
 	// store is the node's stable storage: it outlives crashes, and every
 	// process the node boots gets it.
 	store protocol.MemStore
+	// The first timers and neighbours live in the node itself: a grid
+	// node has 8 neighbours and floodmax one timer, and a large run's
+	// time goes mostly to fetching memory.
+	timerBuf [2]pendingTimer
+	nbrBuf   [8]neighbor
 }
 
 type pendingTimer struct {
+	id   uint64
 	name string
 	arg  int64
+}
+
+// timer removes the pending timer id from n and returns it; ok is false
+// when it is not pending (fired or cancelled).
+func (n *node) timer(id uint64) (t pendingTimer, ok bool) {
+	for i := len(n.timers) - 1; i >= 0; i-- {
+		if n.timers[i].id == id {
+			t = n.timers[i]
+			n.timers = append(n.timers[:i], n.timers[i+1:]...)
+			return t, true
+		}
+	}
+	return t, false
 }
 
 type floodKey struct {

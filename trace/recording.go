@@ -122,16 +122,16 @@ type RecordedFile struct {
 	line   int      // line of the last event in blocks
 	t      int64    // time of the last packed event
 	raw    [][]byte // lines replayed through the reader (odd events)
-	full   []Event  // events with fields the packed form does not hold
 }
 
 // The encoding of an event in a block: the uvarint line number less the
 // previous event's, then the uvarint mask of the fields present (the
-// fields below; maskFull and maskRaw: an index into full or raw follows,
-// as a uvarint, and nothing else), then the time as a zigzag varint less
-// the previous packed event's, then each field of the mask in bit order:
-// node IDs, sequence numbers, hops and bytes (zigzag) and interned
-// strings as varints, the value as 8 bytes (its float64 bits).
+// fields below; with maskRaw, an index into raw follows as a uvarint, and
+// nothing else), then the time as a zigzag varint less the previous
+// packed event's, then each field of the mask in bit order: node IDs and
+// unsigned numbers as uvarints, signed ones as zigzag varints, strings
+// as the uvarint index of the interned string, floats as 8 bytes (their
+// bits).
 const (
 	maskNode = 1 << iota
 	maskEv
@@ -150,14 +150,23 @@ const (
 	maskEpoch
 	maskText
 	maskWall
-	maskFull
+	maskHLC
+	maskPos
+	maskSchema
+	maskRun
+	maskDriver
+	maskProtocol
+	maskScenario
+	maskSeed
+	maskHost
+	maskSrc
 	maskRaw
 )
 
 // blockSize is the size of a block; maxPacked bounds an event's encoding.
 const (
 	blockSize = 64 << 10
-	maxPacked = 192
+	maxPacked = 320
 )
 
 // Add records e, whose line (without the newline) the writer wrote as
@@ -173,98 +182,101 @@ func (f *RecordedFile) Add(e *Event, line []byte) {
 	b = binary.AppendUvarint(b, uint64(f.lines-f.line))
 	f.line = f.lines
 	f.n++
-	switch {
-	case !plain(e, len(line)):
+	if !plain(e, len(line)) {
 		b = binary.AppendUvarint(b, maskRaw)
 		b = binary.AppendUvarint(b, uint64(len(f.raw)))
 		f.raw = append(f.raw, append(bytes.Clone(line), '\n'))
-	case e.HLC != nil || e.Pos != nil || e.Schema != 0 || e.Run != "" || e.Driver != "" || e.Protocol != "" ||
-		e.Scenario != "" || e.Seed != 0 || e.Host != "" || e.Src != "" || int64(int32(e.Hops)) != int64(e.Hops) ||
-		int64(int32(e.Bytes)) != int64(e.Bytes):
-		b = binary.AppendUvarint(b, maskFull)
-		b = binary.AppendUvarint(b, uint64(len(f.full)))
-		c := *e
-		if c.HLC != nil {
-			h := *c.HLC
-			c.HLC = &h
-		}
-		if c.Pos != nil {
-			q := *c.Pos
-			c.Pos = &q
-		}
-		if c.Value != nil {
-			v := *c.Value
-			c.Value = &v
-		}
-		f.full = append(f.full, c)
-	default:
-		var m uint64
-		set := func(bit uint64, present bool) {
-			if present {
-				m |= bit
-			}
-		}
-		set(maskNode, e.Node != 0)
-		set(maskEv, e.Ev != "")
-		set(maskKind, e.Kind != "")
-		set(maskSeq, e.Seq != 0)
-		set(maskBytes, e.Bytes != 0)
-		set(maskFrom, e.From != 0)
-		set(maskLeader, e.Leader != 0)
-		set(maskValue, e.Value != nil)
-		set(maskTo, e.To != 0)
-		set(maskOrigin, e.Origin != 0)
-		set(maskOSeq, e.OSeq != 0)
-		set(maskHops, e.Hops != 0)
-		set(maskPeer, e.Peer != 0)
-		set(maskReason, e.Reason != "")
-		set(maskEpoch, e.Epoch != "")
-		set(maskText, e.Text != "")
-		set(maskWall, e.Wall != 0)
-		b = binary.AppendUvarint(b, m)
-		b = binary.AppendVarint(b, e.T-f.t)
-		f.t = e.T
-		u := func(bit, v uint64) {
-			if m&bit != 0 {
-				b = binary.AppendUvarint(b, v)
-			}
-		}
-		u(maskNode, uint64(e.Node))
-		if m&maskEv != 0 {
-			b = binary.AppendUvarint(b, uint64(r.str(e.Ev)))
-		}
-		if m&maskKind != 0 {
-			b = binary.AppendUvarint(b, uint64(r.str(e.Kind)))
-		}
-		u(maskSeq, e.Seq)
-		if m&maskBytes != 0 {
-			b = binary.AppendVarint(b, int64(e.Bytes))
-		}
-		u(maskFrom, uint64(e.From))
-		u(maskLeader, uint64(e.Leader))
-		if m&maskValue != 0 {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(*e.Value))
-		}
-		u(maskTo, uint64(e.To))
-		u(maskOrigin, uint64(e.Origin))
-		u(maskOSeq, e.OSeq)
-		if m&maskHops != 0 {
-			b = binary.AppendVarint(b, int64(e.Hops))
-		}
-		u(maskPeer, uint64(e.Peer))
-		if m&maskReason != 0 {
-			b = binary.AppendUvarint(b, uint64(r.str(e.Reason)))
-		}
-		if m&maskEpoch != 0 {
-			b = binary.AppendUvarint(b, uint64(r.str(e.Epoch)))
-		}
-		if m&maskText != 0 {
-			b = binary.AppendUvarint(b, uint64(r.str(e.Text)))
-		}
-		if m&maskWall != 0 {
-			b = binary.AppendVarint(b, e.Wall)
+		f.blocks[len(f.blocks)-1] = b
+		return
+	}
+	var m uint64
+	set := func(bit uint64, present bool) {
+		if present {
+			m |= bit
 		}
 	}
+	set(maskNode, e.Node != 0)
+	set(maskEv, e.Ev != "")
+	set(maskKind, e.Kind != "")
+	set(maskSeq, e.Seq != 0)
+	set(maskBytes, e.Bytes != 0)
+	set(maskFrom, e.From != 0)
+	set(maskLeader, e.Leader != 0)
+	set(maskValue, e.Value != nil)
+	set(maskTo, e.To != 0)
+	set(maskOrigin, e.Origin != 0)
+	set(maskOSeq, e.OSeq != 0)
+	set(maskHops, e.Hops != 0)
+	set(maskPeer, e.Peer != 0)
+	set(maskReason, e.Reason != "")
+	set(maskEpoch, e.Epoch != "")
+	set(maskText, e.Text != "")
+	set(maskWall, e.Wall != 0)
+	set(maskHLC, e.HLC != nil)
+	set(maskPos, e.Pos != nil)
+	set(maskSchema, e.Schema != 0)
+	set(maskRun, e.Run != "")
+	set(maskDriver, e.Driver != "")
+	set(maskProtocol, e.Protocol != "")
+	set(maskScenario, e.Scenario != "")
+	set(maskSeed, e.Seed != 0)
+	set(maskHost, e.Host != "")
+	set(maskSrc, e.Src != "")
+	b = binary.AppendUvarint(b, m)
+	b = binary.AppendVarint(b, e.T-f.t)
+	f.t = e.T
+	u := func(bit, v uint64) {
+		if m&bit != 0 {
+			b = binary.AppendUvarint(b, v)
+		}
+	}
+	i := func(bit uint64, v int64) {
+		if m&bit != 0 {
+			b = binary.AppendVarint(b, v)
+		}
+	}
+	str := func(bit uint64, s string) {
+		if m&bit != 0 {
+			b = binary.AppendUvarint(b, uint64(r.str(s)))
+		}
+	}
+	float := func(v float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }
+	u(maskNode, uint64(e.Node))
+	str(maskEv, e.Ev)
+	str(maskKind, e.Kind)
+	u(maskSeq, e.Seq)
+	i(maskBytes, int64(e.Bytes))
+	u(maskFrom, uint64(e.From))
+	u(maskLeader, uint64(e.Leader))
+	if m&maskValue != 0 {
+		float(*e.Value)
+	}
+	u(maskTo, uint64(e.To))
+	u(maskOrigin, uint64(e.Origin))
+	u(maskOSeq, e.OSeq)
+	i(maskHops, int64(e.Hops))
+	u(maskPeer, uint64(e.Peer))
+	str(maskReason, e.Reason)
+	str(maskEpoch, e.Epoch)
+	str(maskText, e.Text)
+	i(maskWall, e.Wall)
+	if m&maskHLC != 0 {
+		b = binary.AppendVarint(b, e.HLC.Wall)
+		b = binary.AppendUvarint(b, uint64(e.HLC.Logical))
+	}
+	if m&maskPos != 0 {
+		float(e.Pos[0])
+		float(e.Pos[1])
+		float(e.Pos[2])
+	}
+	i(maskSchema, int64(e.Schema))
+	str(maskRun, e.Run)
+	str(maskDriver, e.Driver)
+	str(maskProtocol, e.Protocol)
+	str(maskScenario, e.Scenario)
+	u(maskSeed, e.Seed)
+	str(maskHost, e.Host)
+	str(maskSrc, e.Src)
 	f.blocks[len(f.blocks)-1] = b
 }
 
@@ -373,8 +385,7 @@ func (r *Recording) ScanEvents(path string, keep func(ev string) bool, fn func(e
 			return probs, lacks
 		}
 		e, line, how, ref := d.next()
-		switch how {
-		case maskRaw:
+		if how == maskRaw {
 			ps, err := scanLines(bytes.NewReader(f.raw[ref]), path, maxLine, keep, func(e *Event, _ int) error { return fn(e, line) })
 			for _, q := range ps {
 				q.Line = line
@@ -384,20 +395,6 @@ func (r *Recording) ScanEvents(path string, keep func(ev string) bool, fn func(e
 				return probs, err
 			}
 			continue
-		case maskFull:
-			e = f.full[ref]
-			if e.HLC != nil {
-				h := *e.HLC
-				e.HLC = &h
-			}
-			if e.Pos != nil {
-				q := *e.Pos
-				e.Pos = &q
-			}
-			if e.Value != nil {
-				v := *e.Value
-				e.Value = &v
-			}
 		}
 		if keep != nil && !keep(e.Ev) {
 			continue
@@ -418,8 +415,8 @@ type decoder struct {
 	t     int64
 }
 
-// next decodes the next event: its line, and for an event kept whole or
-// raw its mask bit and index (e is then empty).
+// next decodes the next event: its line, and for an event kept raw
+// maskRaw and its index (e is then empty).
 func (d *decoder) next() (e Event, line int, how uint64, ref int) {
 	if len(d.b) == 0 {
 		d.b = d.f.blocks[d.block]
@@ -427,17 +424,23 @@ func (d *decoder) next() (e Event, line int, how uint64, ref int) {
 	}
 	d.line += int(d.uvarint())
 	m := d.uvarint()
-	if m&(maskFull|maskRaw) != 0 {
-		return Event{}, d.line, m & (maskFull | maskRaw), int(d.uvarint())
+	if m&maskRaw != 0 {
+		return Event{}, d.line, maskRaw, int(d.uvarint())
 	}
 	strs := d.f.rec.strs
 	d.t += d.varint()
 	e.T = d.t
-	id := func(bit uint64) protocol.NodeID {
+	u := func(bit uint64) uint64 {
 		if m&bit == 0 {
 			return 0
 		}
-		return protocol.NodeID(d.uvarint())
+		return d.uvarint()
+	}
+	i := func(bit uint64) int64 {
+		if m&bit == 0 {
+			return 0
+		}
+		return d.varint()
 	}
 	str := func(bit uint64) string {
 		if m&bit == 0 {
@@ -445,37 +448,48 @@ func (d *decoder) next() (e Event, line int, how uint64, ref int) {
 		}
 		return strs[d.uvarint()]
 	}
-	e.Node = id(maskNode)
-	e.Ev = str(maskEv)
-	e.Kind = str(maskKind)
-	if m&maskSeq != 0 {
-		e.Seq = d.uvarint()
-	}
-	if m&maskBytes != 0 {
-		e.Bytes = int(d.varint())
-	}
-	e.From = id(maskFrom)
-	e.Leader = id(maskLeader)
-	if m&maskValue != 0 {
+	float := func() float64 {
 		v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
 		d.b = d.b[8:]
+		return v
+	}
+	e.Node = protocol.NodeID(u(maskNode))
+	e.Ev = str(maskEv)
+	e.Kind = str(maskKind)
+	e.Seq = u(maskSeq)
+	e.Bytes = int(i(maskBytes))
+	e.From = protocol.NodeID(u(maskFrom))
+	e.Leader = protocol.NodeID(u(maskLeader))
+	if m&maskValue != 0 {
+		v := float()
 		e.Value = &v
 	}
-	e.To = id(maskTo)
-	e.Origin = id(maskOrigin)
-	if m&maskOSeq != 0 {
-		e.OSeq = d.uvarint()
-	}
-	if m&maskHops != 0 {
-		e.Hops = int(d.varint())
-	}
-	e.Peer = id(maskPeer)
+	e.To = protocol.NodeID(u(maskTo))
+	e.Origin = protocol.NodeID(u(maskOrigin))
+	e.OSeq = u(maskOSeq)
+	e.Hops = int(i(maskHops))
+	e.Peer = protocol.NodeID(u(maskPeer))
 	e.Reason = str(maskReason)
 	e.Epoch = str(maskEpoch)
 	e.Text = str(maskText)
-	if m&maskWall != 0 {
-		e.Wall = d.varint()
+	e.Wall = i(maskWall)
+	if m&maskHLC != 0 {
+		h := HLC{Wall: d.varint()}
+		h.Logical = uint32(d.uvarint())
+		e.HLC = &h
 	}
+	if m&maskPos != 0 {
+		p := [3]float64{float(), float(), float()}
+		e.Pos = &p
+	}
+	e.Schema = int(i(maskSchema))
+	e.Run = str(maskRun)
+	e.Driver = str(maskDriver)
+	e.Protocol = str(maskProtocol)
+	e.Scenario = str(maskScenario)
+	e.Seed = u(maskSeed)
+	e.Host = str(maskHost)
+	e.Src = str(maskSrc)
 	return e, d.line, 0, 0
 }
 

@@ -122,6 +122,17 @@ func TestRecordingCompactRoundTrip(t *testing.T) {
 			v := float64(rng.IntN(1e6)) / 7
 			e.Value = &v
 		}
+		if rng.IntN(4) == 0 {
+			e.HLC = &HLC{Wall: int64(pick(1 << 62)), Logical: uint32(pick(math.MaxUint32))}
+		}
+		if rng.IntN(4) == 0 {
+			e.Pos = &[3]float64{rng.Float64() * 1e4, -rng.Float64(), float64(rng.IntN(3))}
+		}
+		if rng.IntN(4) == 0 {
+			e.Schema, e.Seed = int(pick(3)), pick(math.MaxUint64)
+			e.Run, e.Driver, e.Protocol = strs[rng.IntN(len(strs))], strs[rng.IntN(len(strs))], strs[rng.IntN(len(strs))]
+			e.Scenario, e.Host, e.Src = strs[rng.IntN(len(strs))], strs[rng.IntN(len(strs))], strs[rng.IntN(len(strs))]
+		}
 		line := AppendJSON(nil, &e)
 		f.Add(&e, line)
 		file = append(append(file, line...), '\n')
