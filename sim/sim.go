@@ -94,8 +94,8 @@ type node struct {
 	env    *env
 	seq    uint64                  // last frame sequence number used
 	oseq   uint64                  // last multi-hop origin sequence used
-	timers []pendingTimer // pending protocol timers, in the order set
-	nbrs   []neighbor     // by ascending index
+	timers []pendingTimer          // pending protocol timers, in the order set
+	nbrs   []neighbor              // by ascending index
 	seen   map[floodKey]struct{}   // multi-hop frames already handled
 	fifo   map[int32]time.Duration // per-link time of the last unicast delivery
 	// store is the node's stable storage: it outlives crashes, and every
