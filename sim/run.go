@@ -114,7 +114,8 @@ func (w *world) boot(n *node) {
 	n.nbrs = n.nbrBuf[:0]
 	n.seen = map[floodKey]struct{}{}
 	n.fifo = map[int32]time.Duration{}
-	n.env = &env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}
+	n.envBuf = env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}
+	n.env = &n.envBuf
 	var penv protocol.Env = n.env
 	var gen *workload.Generator
 	if w.s.Workload.Generates(n.id) {

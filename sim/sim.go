@@ -83,29 +83,31 @@ func Run(s *scenario.Scenario, opt Options) (*Result, error) {
 	return w.run()
 }
 
-// node is the simulator's state for one node.
+// node is the simulator's state for one node. The fields used on every
+// frame come first, and the first timers, neighbours and the Env live in
+// the node itself: a large run's time goes mostly to fetching memory, and
+// a receiver's state is then a few adjacent cache lines.
 type node struct {
-	index  int
-	id     protocol.NodeID
-	value  float64
 	alive  bool
 	gen    uint32
+	index  int
+	id     protocol.NodeID
 	proc   protocol.Process
-	env    *env
-	seq    uint64                  // last frame sequence number used
-	oseq   uint64                  // last multi-hop origin sequence used
-	timers []pendingTimer          // pending protocol timers, in the order set
-	nbrs   []neighbor              // by ascending index
-	seen   map[floodKey]struct{}   // multi-hop frames already handled
-	fifo   map[int32]time.Duration // per-link time of the last unicast delivery
+	env    *env           // &envBuf while alive
+	nbrs   []neighbor     // by ascending index
+	timers []pendingTimer // pending protocol timers, in the order set
+	nbrBuf [8]neighbor
+	envBuf env
+
+	value    float64
+	seq      uint64                  // last frame sequence number used
+	oseq     uint64                  // last multi-hop origin sequence used
+	seen     map[floodKey]struct{}   // multi-hop frames already handled
+	fifo     map[int32]time.Duration // per-link time of the last unicast delivery
+	timerBuf [2]pendingTimer
 	// store is the node's stable storage: it outlives crashes, and every
 	// process the node boots gets it.
 	store protocol.MemStore
-	// The first timers and neighbours live in the node itself: a grid
-	// node has 8 neighbours and floodmax one timer, and a large run's
-	// time goes mostly to fetching memory.
-	timerBuf [2]pendingTimer
-	nbrBuf   [8]neighbor
 }
 
 type pendingTimer struct {
@@ -198,8 +200,11 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 		timeout: s.Radio.Hello.Timeout.D(),
 		delay:   medium.Delay(),
 	}
-	for _, m := range s.Members() {
-		n := &node{index: m.Index, id: m.ID, value: m.Value}
+	members := s.Members()
+	all := make([]node, len(members)) // adjacent in memory
+	for i, m := range members {
+		n := &all[i]
+		*n = node{index: m.Index, id: m.ID, value: m.Value}
 		w.nodes = append(w.nodes, n)
 		w.byID[m.ID] = m.Index
 	}
