@@ -85,6 +85,7 @@ type Recording struct {
 	strs    []string
 	strIdx  map[string]uint32
 	dropped map[string]bool // event types seen and not kept
+	scratch []byte          // Add's encoding of an event
 }
 
 type keptType struct {
@@ -163,10 +164,11 @@ const (
 	maskRaw
 )
 
-// blockSize is the size of a block; maxPacked bounds an event's encoding.
+// Blocks start at firstBlock bytes and double up to blockSize: a run of
+// many small files (one per node) holds many small blocks.
 const (
-	blockSize = 64 << 10
-	maxPacked = 320
+	firstBlock = 256
+	blockSize  = 64 << 10
 )
 
 // Add records e, whose line (without the newline) the writer wrote as
@@ -178,15 +180,15 @@ func (f *RecordedFile) Add(e *Event, line []byte) {
 	if !f.all && r.keep != nil && e.Ev != EvHeader && !r.keeps(e.Ev) {
 		return
 	}
-	b := f.block()
-	b = binary.AppendUvarint(b, uint64(f.lines-f.line))
+	b := binary.AppendUvarint(r.scratch[:0], uint64(f.lines-f.line))
 	f.line = f.lines
 	f.n++
 	if !plain(e, len(line)) {
 		b = binary.AppendUvarint(b, maskRaw)
 		b = binary.AppendUvarint(b, uint64(len(f.raw)))
 		f.raw = append(f.raw, append(bytes.Clone(line), '\n'))
-		f.blocks[len(f.blocks)-1] = b
+		f.put(b)
+		r.scratch = b
 		return
 	}
 	var m uint64
@@ -277,7 +279,8 @@ func (f *RecordedFile) Add(e *Event, line []byte) {
 	u(maskSeed, e.Seed)
 	str(maskHost, e.Host)
 	str(maskSrc, e.Src)
-	f.blocks[len(f.blocks)-1] = b
+	f.put(b)
+	r.scratch = b
 }
 
 // keeps is r.keep(ev), remembered for the few event types there are.
@@ -297,13 +300,19 @@ func (r *Recording) keeps(ev string) bool {
 	return keep
 }
 
-// block is the last block, with room for one more event.
-func (f *RecordedFile) block() []byte {
-	if n := len(f.blocks); n > 0 && cap(f.blocks[n-1])-len(f.blocks[n-1]) >= maxPacked {
-		return f.blocks[n-1]
+// put appends the encoded event b to the last block, or to a new one
+// when it has no room.
+func (f *RecordedFile) put(b []byte) {
+	n := len(f.blocks)
+	if n == 0 || cap(f.blocks[n-1])-len(f.blocks[n-1]) < len(b) {
+		size := firstBlock
+		if n > 0 {
+			size = min(2*cap(f.blocks[n-1]), blockSize)
+		}
+		f.blocks = append(f.blocks, make([]byte, 0, max(size, len(b))))
+		n++
 	}
-	f.blocks = append(f.blocks, make([]byte, 0, blockSize))
-	return f.blocks[len(f.blocks)-1]
+	f.blocks[n-1] = append(f.blocks[n-1], b...)
 }
 
 // plain reports whether decoding e's line gives e back and a scan would
