@@ -389,11 +389,17 @@ func (r *Recording) ScanEvents(path string, keep func(ev string) bool, fn func(e
 	}
 	var probs []Problem
 	d := decoder{f: f}
+	// One Event for all, as the disk's scan: fn may keep a copy of *e, and
+	// the pointers inside are fresh for every event.
+	var e Event
 	for i := 0; i < f.n; i++ {
 		if i > 0 && lacks != nil {
 			return probs, lacks
 		}
-		e, line, how, ref := d.next()
+		var line int
+		var how uint64
+		var ref int
+		e, line, how, ref = d.next()
 		if how == maskRaw {
 			ps, err := scanLines(bytes.NewReader(f.raw[ref]), path, maxLine, keep, func(e *Event, _ int) error { return fn(e, line) })
 			for _, q := range ps {
