@@ -87,6 +87,14 @@ type Medium struct {
 	radius float64   // query radius around the sender's position at t
 	idx    grid
 
+	// A static medium remembers, per sender, who is within MaxRange and
+	// how far (Transmit's search before its draws), for up to nearBudget
+	// receptions in all: a large static run transmits from every node
+	// hundreds of times, and searching the index was most of Transmit.
+	near     [][]Reception // by sender; nil: not remembered
+	nearLeft int
+	arena    []Reception
+
 	// Scratch for Components, reused between calls.
 	cpos   []geo.Vec
 	cgrid  grid
@@ -186,8 +194,13 @@ func (m *Medium) position(i int, t time.Duration) geo.Vec {
 // rebuilding the index.
 func (m *Medium) Transmit(from int, t time.Duration, out []Reception) []Reception {
 	m.sync(t)
-	p := m.position(from, t)
 	base := len(out)
+	if m.static && m.near != nil && m.near[from] != nil {
+		out = append(out, m.near[from]...)
+		m.draw(from, out[base:])
+		return out
+	}
+	p := m.position(from, t)
 	x0, x1, y0, y1, ok := m.idx.span(p, m.radius)
 	if !ok {
 		return out
@@ -209,6 +222,37 @@ func (m *Medium) Transmit(from int, t time.Duration, out []Reception) []Receptio
 	}
 	recs := out[base:]
 	slices.SortFunc(recs, func(a, b Reception) int { return cmp.Compare(a.Node, b.Node) })
+	if m.static {
+		m.remember(from, recs)
+	}
+	m.draw(from, recs)
+	return out
+}
+
+// nearBudget bounds the receptions a static medium remembers (48 MB).
+var nearBudget = 1 << 21
+
+// remember keeps recs, the receptions of a frame from sender before the
+// draws, while the budget allows.
+func (m *Medium) remember(from int, recs []Reception) {
+	if m.near == nil {
+		m.near = make([][]Reception, m.n)
+		m.nearLeft = nearBudget
+	}
+	if len(recs) > m.nearLeft {
+		return
+	}
+	m.nearLeft -= len(recs)
+	if m.arena == nil || len(recs) > cap(m.arena)-len(m.arena) {
+		m.arena = make([]Reception, 0, max(len(recs), 4096))
+	}
+	n := len(m.arena)
+	m.arena = append(m.arena, recs...)
+	m.near[from] = m.arena[n:len(m.arena):len(m.arena)] // not nil, even when empty
+}
+
+// draw decides the fate of a frame from sender at each of recs, in order.
+func (m *Medium) draw(from int, recs []Reception) {
 	for i := range recs {
 		r := &recs[i]
 		switch {
@@ -220,7 +264,6 @@ func (m *Medium) Transmit(from int, t time.Duration, out []Reception) []Receptio
 			r.Outcome = Received
 		}
 	}
-	return out
 }
 
 // Linked reports deterministic connectivity between nodes a and b at t:

@@ -91,6 +91,41 @@ func TestTransmitMatchesBruteForceStatic(t *testing.T) {
 	}
 }
 
+// TestTransmitRemembersStatic sends many frames from a few senders of a
+// static layout, which a static medium answers from what it remembers,
+// with the budget ample, short (some senders remembered, not others) and
+// none; every frame must match the brute force.
+func TestTransmitRemembersStatic(t *testing.T) {
+	defer func(b int) { nearBudget = b }(nearBudget)
+	for _, budget := range []int{1 << 21, 40, 0} {
+		nearBudget = budget
+		rng := rand.New(rand.NewPCG(7, 100))
+		mob := randomModel(rng, 300, 1500, 0)
+		var times []time.Duration
+		var senders []int
+		for k := range 2000 {
+			times = append(times, time.Duration(k)*time.Millisecond)
+			senders = append(senders, rng.IntN(25))
+		}
+		checkAgainstBrute(t, defaulted(shadowLossy), mob, 3, times, senders)
+		checkAgainstBrute(t, defaulted(nil), mob, 3, times, senders)
+	}
+	m := mustMedium(t, defaulted(nil), randomModel(rand.New(rand.NewPCG(7, 100)), 300, 1500, 0), 3)
+	nearBudget = 1 << 21
+	for k := range 25 {
+		m.Transmit(k, 0, nil)
+	}
+	remembered := 0
+	for _, c := range m.near {
+		if c != nil {
+			remembered++
+		}
+	}
+	if remembered != 25 {
+		t.Errorf("%d senders remembered, want 25", remembered)
+	}
+}
+
 func TestTransmitMatchesBruteForceMoving(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 200))
