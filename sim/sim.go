@@ -142,7 +142,9 @@ type world struct {
 	members []protocol.NodeID
 	// warnings are what the up-front process said of its parameters.
 	warnings []string
-	nodes    []*node
+	nodes    []*node // &all[i]
+	all      []node
+	warm     uint64 // arrive's pre-loads, kept so that they stay
 	byID     map[protocol.NodeID]int
 	mob      mobility.Model
 	medium   *radio.Medium
@@ -201,9 +203,9 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 		delay:   medium.Delay(),
 	}
 	members := s.Members()
-	all := make([]node, len(members)) // adjacent in memory
+	w.all = make([]node, len(members)) // adjacent in memory
 	for i, m := range members {
-		n := &all[i]
+		n := &w.all[i]
 		*n = node{index: m.Index, id: m.ID, value: m.Value}
 		w.nodes = append(w.nodes, n)
 		w.byID[m.ID] = m.Index
