@@ -33,28 +33,102 @@ type item struct {
 	to  int32  // itemArrive: the only receiver (-1: everyone who heard it)
 }
 
-// queued is an item as the queue holds it, without its time (the queue
-// keeps that) and packed in 32 bytes: the queue's memory traffic is a
-// good part of a large run's time.
+// queued is an item as the queue holds it, without its time (kept
+// beside it) and packed: the queue's memory traffic is a good part of a
+// large run's time.
 type queued struct {
 	f    *frame
 	ref  uint64
+	seq  uint64 // the order of pushes, across the heap and the lanes
 	node int32
 	gen  uint32
 	to   int32
 	kind itemKind
 }
 
-// queue is the simulator's event queue.
-type queue struct{ timeq.Queue[queued] }
+// queue is the simulator's event queue. Most items are frame arrivals one
+// delay after their send and hello ticks one period after the last one:
+// pushed in time order, so each kind goes to a lane, a FIFO, as long as
+// its time is not before the lane's last; the rest (timers, relays, the
+// first hellos, unicast arrivals, ...) to a heap. Pop takes the earliest
+// of the lanes' heads and the heap's top by (time, push order): exactly
+// the order of one heap, for less work and memory traffic.
+type queue struct {
+	heap  timeq.Queue[queued]
+	lanes [2]lane // arrivals, hellos
+	seq   uint64
+	n     int
+}
 
-func (q *queue) len() int { return q.Len() }
+// lane is a FIFO of items in (time, push order).
+type lane struct {
+	items []laned
+	head  int
+}
+
+type laned struct {
+	at time.Duration
+	v  queued
+}
+
+func (q *queue) len() int { return q.n }
 
 func (q *queue) push(it item) {
-	q.Push(it.at, queued{f: it.f, ref: it.ref, node: it.node, gen: it.gen, to: it.to, kind: it.kind})
+	q.seq++
+	q.n++
+	v := queued{f: it.f, ref: it.ref, seq: q.seq, node: it.node, gen: it.gen, to: it.to, kind: it.kind}
+	l := -1
+	switch it.kind {
+	case itemArrive:
+		l = 0
+	case itemHello:
+		l = 1
+	}
+	if l >= 0 {
+		ln := &q.lanes[l]
+		if n := len(ln.items); n == ln.head || it.at >= ln.items[n-1].at {
+			ln.items = append(ln.items, laned{it.at, v})
+			return
+		}
+	}
+	q.heap.Push(it.at, v)
 }
 
 func (q *queue) pop() item {
-	at, v := q.Pop()
+	// The earliest candidate: -1 the heap, else a lane.
+	best := -1
+	var at time.Duration
+	var seq uint64
+	if q.heap.Len() > 0 {
+		at, seq = q.heap.Peek(), q.heap.PeekValue().seq
+	}
+	for i := range q.lanes {
+		ln := &q.lanes[i]
+		if ln.head == len(ln.items) {
+			continue
+		}
+		h := &ln.items[ln.head]
+		if (best == -1 && q.heap.Len() == 0) || h.at < at || h.at == at && h.v.seq < seq {
+			best, at, seq = i, h.at, h.v.seq
+		}
+	}
+	q.n--
+	var v queued
+	if best == -1 {
+		at, v = q.heap.Pop()
+	} else {
+		ln := &q.lanes[best]
+		v = ln.items[ln.head].v
+		ln.items[ln.head].v.f = nil
+		ln.head++
+		switch {
+		case ln.head == len(ln.items):
+			ln.items, ln.head = ln.items[:0], 0
+		case ln.head >= 4096 && 2*ln.head >= len(ln.items):
+			n := copy(ln.items, ln.items[ln.head:])
+			clear(ln.items[n:])
+			ln.items, ln.head = ln.items[:n], 0
+		}
+	}
 	return item{at: at, kind: v.kind, node: v.node, gen: v.gen, ref: v.ref, f: v.f, to: v.to}
 }

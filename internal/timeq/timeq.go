@@ -33,6 +33,9 @@ func (q *Queue[T]) Peek() time.Duration { return q.items[0].at }
 // simulation holds hundreds of thousands of items).
 const arity = 4
 
+// PeekValue is the earliest value; the queue must not be empty.
+func (q *Queue[T]) PeekValue() T { return q.items[0].v }
+
 // Push queues v at time at.
 func (q *Queue[T]) Push(at time.Duration, v T) {
 	q.seq++

@@ -1,0 +1,56 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+)
+
+// TestQueueOrder pushes items of every kind, arrivals and hellos mostly
+// in time order (the lanes) and sometimes not (the heap), interleaved
+// with pops, and checks that they come out by time, then push order.
+func TestQueueOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var q queue
+	type key struct {
+		at  time.Duration
+		ref uint64
+	}
+	var ref []key // pending, in pop order
+	now := time.Duration(0)
+	pushes := 0
+	maxHeap, maxLane := 0, [2]int{}
+	for step := 0; step < 300000; step++ {
+		if len(ref) == 0 || rng.IntN(100) < 51 {
+			kind := itemKind(rng.IntN(int(itemCommand) + 1))
+			at := now + time.Duration(rng.IntN(50))
+			if kind == itemArrive || kind == itemHello {
+				if rng.IntN(10) > 0 {
+					at = now + 30 // in order, as a fixed delay
+				}
+			}
+			pushes++
+			q.push(item{at: at, kind: kind, ref: uint64(pushes)})
+			maxHeap = max(maxHeap, q.heap.Len())
+			for i := range q.lanes {
+				maxLane[i] = max(maxLane[i], len(q.lanes[i].items)-q.lanes[i].head)
+			}
+			i := sort.Search(len(ref), func(i int) bool { return ref[i].at > at })
+			ref = append(ref[:i], append([]key{{at, uint64(pushes)}}, ref[i:]...)...)
+			continue
+		}
+		it := q.pop()
+		if it.at != ref[0].at || it.ref != ref[0].ref {
+			t.Fatalf("step %d: got (%v, %d), want (%v, %d)", step, it.at, it.ref, ref[0].at, ref[0].ref)
+		}
+		now = it.at
+		ref = ref[1:]
+		if q.len() != len(ref) {
+			t.Fatalf("step %d: length %d, want %d", step, q.len(), len(ref))
+		}
+	}
+	if pushes < 100000 || maxHeap < 10 || maxLane[0] < 10 || maxLane[1] < 10 {
+		t.Fatalf("%d pushes, at most %d in the heap, %v in the lanes: the test should use them all", pushes, maxHeap, maxLane)
+	}
+}
