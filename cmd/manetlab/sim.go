@@ -28,7 +28,8 @@ Examples:
    manetlab sim configs/quickstart.yaml --set radio.range=250 --set radio.loss.p=0.1 \
        --set nodes.count=200 --set protocol.name=baseline/floodmax --seed 7`,
 		Description: `Runs every node of the scenario in one process, in virtual time, writes one
-trace file per node plus run.jsonl to --out, then prints a summary: the leader
+trace file per node (or, from 1,000 nodes or with trace.layout: combined, every
+node in nodes.jsonl) plus run.jsonl to --out, then prints a summary: the leader
 of each connected component at the end and whether it is the component's best
 node, messages by kind, and election time. The same scenario and seed write
 byte-identical traces.`,
