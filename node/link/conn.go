@@ -52,13 +52,24 @@ func Open(cfg Config) (*Conn, error) {
 	if cfg.TTL < 0 || cfg.TTL > 255 {
 		return nil, fmt.Errorf("link: TTL %d: want 0 (this host only) to 255", cfg.TTL)
 	}
+	rbuf := cfg.ReadBuffer
+	switch {
+	case rbuf == 0:
+		rbuf = DefaultReadBuffer
+	case rbuf < -1:
+		return nil, fmt.Errorf("link: read buffer %d: want bytes, 0 (the default, %d) or -1 (the kernel's)", rbuf, DefaultReadBuffer)
+	}
 	ifi, err := cfg.iface()
 	if err != nil {
 		return nil, err
 	}
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		var serr error
-		if err := rc.Control(func(fd uintptr) { serr = setSockopts(fd) }); err != nil {
+		if err := rc.Control(func(fd uintptr) {
+			if serr = setSockopts(fd); serr == nil && rbuf > 0 {
+				setReadBuffer(fd, rbuf)
+			}
+		}); err != nil {
 			return err
 		}
 		return serr
@@ -158,6 +169,22 @@ func (c *Conn) SetReadDeadline(t time.Time) error { return c.udp.SetReadDeadline
 // Close leaves the group and releases the socket; a blocked Recv returns
 // an error wrapping net.ErrClosed.
 func (c *Conn) Close() error { return c.pc.Close() }
+
+// ReadBuffer returns the socket's receive buffer in bytes as the kernel
+// reports it (SO_RCVBUF: twice what was set, the kernel's bookkeeping
+// included).
+func (c *Conn) ReadBuffer() (int, error) {
+	rc, err := c.udp.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var serr error
+	if err := rc.Control(func(fd uintptr) { n, serr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF) }); err != nil {
+		return 0, err
+	}
+	return n, serr
+}
 
 // Stats returns the counters so far.
 func (c *Conn) Stats() Stats {
