@@ -108,9 +108,12 @@ type ProcStats struct {
 	IDs  []protocol.NodeID `json:"ids,omitempty"`
 	// Host numbers the --wrap prefix the process ran under from 1, as
 	// the testbed numbers its hosts (mlh<PID>-1...); 1 without prefixes.
-	Host   int           `json:"host"`
-	PIDs   []int         `json:"pids"`
+	Host int   `json:"host"`
+	PIDs []int `json:"pids"`
+	// CPU is User plus Sys, the process's user and system CPU time.
 	CPU    time.Duration `json:"cpu_ns"`
+	User   time.Duration `json:"user_ns"`
+	Sys    time.Duration `json:"sys_ns"`
 	MaxRSS int64         `json:"max_rss_bytes"`
 	Wall   time.Duration `json:"wall_ns"`
 	Exit   string        `json:"exit"`
@@ -402,8 +405,10 @@ func alive(p *proc) bool {
 func (p *proc) reap() {
 	in := p.inst
 	<-in.done
-	cpu, rss := usage(in.cmd.ProcessState)
-	p.stats.CPU += cpu
+	user, sys, rss := usage(in.cmd.ProcessState)
+	p.stats.User += user
+	p.stats.Sys += sys
+	p.stats.CPU += user + sys
 	p.stats.MaxRSS = max(p.stats.MaxRSS, rss)
 	p.stats.Wall += time.Since(in.started)
 	p.stats.Exit = exitString(in)
