@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -476,5 +477,22 @@ func TestUsage(t *testing.T) {
 	}
 	if u := (&Result{Procs: []ProcStats{{Name: "player", CPU: time.Second}}}).Usage(); u.NodeProcesses != 0 || u.PlayerCPU != time.Second {
 		t.Errorf("player only: %+v", u)
+	}
+}
+
+// TestChildEnv: children run with GOMAXPROCS=1 unless the launcher's
+// environment says otherwise.
+func TestChildEnv(t *testing.T) {
+	env := []string{"HOME=/root", "PATH=/bin"}
+	got := childEnv(env)
+	if !slices.Equal(got, []string{"HOME=/root", "PATH=/bin", "GOMAXPROCS=1"}) {
+		t.Errorf("childEnv %q", got)
+	}
+	if len(env) != 2 || !slices.Equal(env, []string{"HOME=/root", "PATH=/bin"}) {
+		t.Errorf("the launcher's environment changed: %q", env)
+	}
+	set := []string{"GOMAXPROCS=4", "PATH=/bin"}
+	if got := childEnv(set); !slices.Equal(got, set) {
+		t.Errorf("with GOMAXPROCS set: %q", got)
 	}
 }
