@@ -214,7 +214,6 @@ func (r burst) String() string {
 }
 
 func (r burst) offeredRate() float64    { return float64(r.sent) / r.elapsed.Seconds() }
-func (r burst) receivedRate() float64   { return float64(r.received) / r.elapsed.Seconds() }
 func (r burst) fraction() float64       { return float64(r.received) / float64(max(r.sent, 1)) }
 func (r burst) lossless() bool          { return r.drops == 0 && r.received >= r.sent }
 func (r burst) allocsPerFrame() float64 { return float64(r.allocs) / float64(max(r.received, 1)) }

@@ -131,10 +131,10 @@ else
 	if grep -q '^BenchmarkReceiveBurst' "$tmp/recv.out"; then
 		limited=""
 		[[ $(metric bare-sender-limited) == 1 ]] && limited=" (all the sender could offer)"
-		row "real receive: bare receiver" "" "" "" "$(printf 'holds %.0f frames/s without loss%s; there: %s of offered, %s kernel drops, %s µs CPU/frame' \
-			"$(metric offered-frames/s)" "$limited" "$(metric bare-received/offered)" "$(metric bare-kernel-drops)" "$(metric bare-cpu-µs/frame)")"
-		row "real receive: node process" "" "" "" "$(printf 'at that rate: %s of offered (ratio to bare %s), %s kernel drops, %s µs CPU/frame' \
-			"$(metric node-received/offered)" "$(metric ratio)" "$(metric node-kernel-drops)" "$(metric node-cpu-µs/frame)")"
+		row "real receive: bare receiver" "" "" "" "$(printf 'holds %.0f frames/s without loss%s; there, 3 x 2 s: %s of offered, %s kernel drops, %s µs CPU and %s allocations/frame' \
+			"$(metric offered-frames/s)" "$limited" "$(metric bare-received/offered)" "$(metric bare-kernel-drops)" "$(metric bare-cpu-µs/frame)" "$(metric bare-allocs/frame)")"
+		row "real receive: node process" "" "" "" "$(printf 'at that rate, 3 x 2 s: %s of offered (ratio to bare %s), %s kernel drops, %s µs CPU and %s allocations/frame' \
+			"$(metric node-received/offered)" "$(metric ratio)" "$(metric node-kernel-drops)" "$(metric node-cpu-µs/frame)" "$(metric node-allocs/frame)")"
 		limited=""
 		[[ $(metric node-sender-limited) == 1 ]] && limited=", all the sender could offer"
 		row "real receive: node maximum" "" "" "" "$(printf 'holds %.0f frames/s without loss%s (the benchmark took %s)' "$(metric node-max-frames/s)" "$limited" "$WALL")"
