@@ -55,6 +55,8 @@ type Host struct {
 	ext     float64     // the scenario's extent in metres (see extent)
 	jitter  *rand.Rand  // relay and hello-phase choices
 	txbuf   []byte
+	line    trace.Event // emit's scratch event
+	lineHLC trace.HLC   // and its clock reading
 
 	cnt     *counters
 	log     *rateLog
