@@ -57,8 +57,7 @@ func (c *Conn) RecvBatch(b *Batch) (int, error) {
 				c.truncated.Add(1)
 				continue
 			}
-			c.cm = ipv4.ControlMessage{}
-			if err := c.cm.Parse(m.OOB[:m.NN]); err != nil || !c.ours(&c.cm) {
+			if !c.oursOOB(m.OOB[:m.NN]) {
 				c.filtered.Add(1)
 				continue
 			}

@@ -145,8 +145,7 @@ func (c *Conn) Recv(buf []byte) (int, error) {
 			c.truncated.Add(1)
 			continue
 		}
-		c.cm = ipv4.ControlMessage{}
-		if err := c.cm.Parse(c.oob[:oobn]); err != nil || !c.ours(&c.cm) {
+		if !c.oursOOB(c.oob[:oobn]) {
 			c.filtered.Add(1)
 			continue
 		}
@@ -155,9 +154,20 @@ func (c *Conn) Recv(buf []byte) (int, error) {
 	}
 }
 
-// ours reports whether a datagram was sent to our group and arrived on our
-// interface: the second line of defence after IP_MULTICAST_ALL=0, and the
-// only one on kernels without it.
+// oursOOB reports whether a datagram with control messages oob was sent
+// to our group and arrived on our interface: the second line of defence
+// after IP_MULTICAST_ALL=0, and the only one on kernels without it. On
+// Linux it reads IP_PKTINFO itself, without the two allocations of
+// ipv4.ControlMessage.Parse per datagram.
+func (c *Conn) oursOOB(oob []byte) bool {
+	if dst, ifindex, ok := pktinfo(oob); ok {
+		return dst == c.group.Addr() && ifindex == c.ifi.Index
+	}
+	c.cm = ipv4.ControlMessage{}
+	return c.cm.Parse(oob) == nil && c.ours(&c.cm)
+}
+
+// ours reports whether control message cm says our group and interface.
 func (c *Conn) ours(cm *ipv4.ControlMessage) bool {
 	dst, ok := netip.AddrFromSlice(cm.Dst)
 	return ok && dst.Unmap() == c.group.Addr() && cm.IfIndex == c.ifi.Index
