@@ -174,7 +174,10 @@ func newHost(opt Options) (*Host, error) {
 		hello: s.Radio.Hello.Period.D(), timeout: s.Radio.Hello.Timeout.D(),
 		byID:   map[protocol.NodeID]*hosted{},
 		end:    s.Duration.D(),
-		frames: make(chan []rxFrame, 64),
+		// At most 16 batches of frameBatch frames wait: 1,024 frames, as
+		// many as waited one by one before batches; the socket's
+		// receive buffer holds the rest.
+		frames: make(chan []rxFrame, 16),
 		quit:   make(chan struct{}),
 		timer:  time.NewTimer(time.Hour),
 		cnt:    newCounters(),
