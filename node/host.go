@@ -172,8 +172,8 @@ func newHost(opt Options) (*Host, error) {
 		members: s.Members(), ids: s.MemberIDs(), index: map[protocol.NodeID]int{},
 		mob: mob, prop: prop, loss: loss,
 		hello: s.Radio.Hello.Period.D(), timeout: s.Radio.Hello.Timeout.D(),
-		byID:   map[protocol.NodeID]*hosted{},
-		end:    s.Duration.D(),
+		byID: map[protocol.NodeID]*hosted{},
+		end:  s.Duration.D(),
 		// At most 16 batches of frameBatch frames wait: 1,024 frames, as
 		// many as waited one by one before batches; the socket's
 		// receive buffer holds the rest.
