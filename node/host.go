@@ -44,8 +44,8 @@ type Host struct {
 	offset time.Duration
 	end    time.Duration
 
-	frames  chan *rxFrame
-	quit    chan struct{} // closed when the loop stops: readers give up
+	frames  chan []rxFrame // batches of frames from the readers
+	quit    chan struct{}  // closed when the loop stops: readers give up
 	readers sync.WaitGroup
 	sched   schedule
 	timer   *time.Timer
@@ -55,6 +55,8 @@ type Host struct {
 	ext     float64     // the scenario's extent in metres (see extent)
 	jitter  *rand.Rand  // relay and hello-phase choices
 	txbuf   []byte
+	line    trace.Event // emit's scratch event
+	lineHLC trace.HLC   // and its clock reading
 
 	cnt     *counters
 	log     *rateLog
@@ -170,9 +172,12 @@ func newHost(opt Options) (*Host, error) {
 		members: s.Members(), ids: s.MemberIDs(), index: map[protocol.NodeID]int{},
 		mob: mob, prop: prop, loss: loss,
 		hello: s.Radio.Hello.Period.D(), timeout: s.Radio.Hello.Timeout.D(),
-		byID:   map[protocol.NodeID]*hosted{},
-		end:    s.Duration.D(),
-		frames: make(chan *rxFrame, 1024),
+		byID: map[protocol.NodeID]*hosted{},
+		end:  s.Duration.D(),
+		// At most 16 batches of frameBatch frames wait: 1,024 frames, as
+		// many as waited one by one before batches; the socket's
+		// receive buffer holds the rest.
+		frames: make(chan []rxFrame, 16),
 		quit:   make(chan struct{}),
 		timer:  time.NewTimer(time.Hour),
 		cnt:    newCounters(),
@@ -308,23 +313,13 @@ func (h *Host) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case rf := <-h.frames:
-			h.receive(rf)
-			h.receiveMore(frameBatch - 1)
+		case rfs := <-h.frames:
+			// One reader's batch, at most frameBatch frames, is the
+			// loop's batch: traced in one write.
+			for i := range rfs {
+				h.receive(&rfs[i])
+			}
 		case <-h.timer.C:
-		}
-	}
-}
-
-// receiveMore handles up to max frames that are already waiting, so that
-// a burst is traced in batches rather than with one write per frame.
-func (h *Host) receiveMore(max int) {
-	for range max {
-		select {
-		case rf := <-h.frames:
-			h.receive(rf)
-		default:
-			return
 		}
 	}
 }
@@ -340,9 +335,11 @@ func (h *Host) waitStart(ctx context.Context) bool {
 		select {
 		case <-ctx.Done():
 			return false
-		case rf := <-h.frames:
-			if rf.f.Type == wire.TypeLocation && h.admit(&rf.f) {
-				h.location(&rf.f)
+		case rfs := <-h.frames:
+			for i := range rfs {
+				if f := &rfs[i].f; f.Type == wire.TypeLocation && h.admit(f) {
+					h.location(f)
+				}
 			}
 		case <-h.timer.C:
 		}
@@ -378,13 +375,15 @@ func (h *Host) finish() {
 	close(h.done)
 }
 
-// read is a reader goroutine: it decodes datagrams, checks the run and
-// passes frames to the loop.
+// read is a reader goroutine: it reads datagrams in batches, decodes
+// them, checks the run and passes each batch's frames to the loop at
+// once: one system call, one channel send and one wake-up of the loop per
+// batch rather than per frame.
 func (h *Host) read(c *link.Conn) {
 	defer h.readers.Done()
-	buf := make([]byte, wire.MaxFrame+1)
+	batch := link.NewBatch(frameBatch, wire.MaxFrame+1)
 	for {
-		n, err := c.Recv(buf)
+		n, err := c.RecvBatch(batch)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -398,21 +397,38 @@ func (h *Host) read(c *link.Conn) {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		h.cnt.received.Add(1)
-		rf := &rxFrame{}
-		if err := wire.Decode(buf[:n], h.opt.Key, &rf.f); err != nil {
-			h.reject(wire.Reason(err), "%d bytes: %v", n, err)
+		h.cnt.received.Add(uint64(n))
+		rfs := make([]rxFrame, n)
+		k, size := 0, 0
+		for i := range n {
+			d := batch.Datagram(i)
+			rf := &rfs[k]
+			if err := wire.Decode(d, h.opt.Key, &rf.f); err != nil {
+				h.reject(wire.Reason(err), "%d bytes: %v", len(d), err)
+				continue
+			}
+			if rf.f.Run != h.runID {
+				h.reject("run", "%s frame from node %d of run %#x, not %#x (%s)", rf.f.Type, rf.f.From, rf.f.Run, h.runID, h.opt.Run)
+				continue
+			}
+			size += len(rf.f.Body)
+			k++
+		}
+		if k == 0 {
 			continue
 		}
-		if rf.f.Run != h.runID {
-			h.reject("run", "%s frame from node %d of run %#x, not %#x (%s)", rf.f.Type, rf.f.From, rf.f.Run, h.runID, h.opt.Run)
-			continue
-		}
-		if len(rf.f.Body) > 0 {
-			rf.f.Body = append([]byte(nil), rf.f.Body...)
+		rfs = rfs[:k]
+		// The bodies point into the batch's buffers, which the next read
+		// overwrites: copy them out, into one allocation.
+		bodies := make([]byte, 0, size)
+		for i := range rfs {
+			if b := rfs[i].f.Body; len(b) > 0 {
+				bodies = append(bodies, b...)
+				rfs[i].f.Body = bodies[len(bodies)-len(b) : len(bodies) : len(bodies)]
+			}
 		}
 		select {
-		case h.frames <- rf:
+		case h.frames <- rfs:
 		case <-h.quit:
 			return
 		}

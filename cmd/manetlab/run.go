@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -58,9 +57,10 @@ Each process has its own process group and dies with the launcher, even
 when the launcher is killed by SIGKILL. Ctrl-C, SIGINT or SIGTERM stops every
 process, writes what was gathered, prints its summary and exits with status 1
 naming the signal; a second signal quits at once. The
-standard error of every process goes to --out/log/. With --stats, the CPU
-time and peak RSS of each process are printed (and always written to
---out/log/processes.json).
+standard error of every process goes to --out/log/. The summary ends with
+the node processes' CPU time (user and system) and peak RSS, totals in
+--out/log/usage.json, per process in --out/log/processes.json; --stats adds
+the player's, and prints them with --json too (on standard error).
 
 On one machine the default multicast TTL 0 keeps every frame on the host.
 Without --iface the nodes use lo, which needs multicast:
@@ -81,7 +81,7 @@ alone.`,
 			&cli.IntFlag{Name: "ttl", Usage: "multicast TTL: 0 keeps frames on this host, 1 reaches the local network", DefaultText: "0, as the node has it"},
 			&cli.StringFlag{Name: "key-file", Usage: "sign frames with the key in `FILE`"},
 			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before a node's process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
-			&cli.BoolFlag{Name: "stats", Usage: "print CPU time and peak RSS of the processes"},
+			&cli.BoolFlag{Name: "stats", Usage: "print the player's CPU time and peak RSS too, and with --json the processes' on standard error"},
 			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
 			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
@@ -246,8 +246,10 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 	if res == nil {
 		return nil
 	}
-	if c.Bool("stats") {
-		writeStatsText(w, res)
+	// The node processes' use ends every text summary; --stats adds the
+	// player's, and prints both with --json (on standard error).
+	if c.Bool("stats") || !c.Bool("json") {
+		writeUsageText(w, res, c.Bool("stats"))
 	}
 	if !c.Bool("json") {
 		fmt.Fprintf(w, "ran %s in %s for %s; traces in %s\n",
@@ -256,41 +258,41 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 	return nil
 }
 
-// writeProcStats writes every process's resource use to log/processes.json.
+// writeProcStats writes every process's resource use to
+// log/processes.json, and the node processes' totals to log/usage.json
+// (launch.Usage), for scripts.
 func writeProcStats(res *launch.Result) error {
 	if len(res.Procs) == 0 {
 		return nil
 	}
-	b, err := json.MarshalIndent(res.Procs, "", "  ")
-	if err != nil {
-		return err
+	for name, v := range map[string]any{"processes.json": res.Procs, "usage.json": res.Usage()} {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(res.Dir, "log", name), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(filepath.Join(res.Dir, "log", "processes.json"), append(b, '\n'), 0o644)
+	return nil
 }
 
-// writeStatsText prints the CPU time and peak RSS of the node processes
-// (mean and maximum) and of the player.
-func writeStatsText(w io.Writer, res *launch.Result) {
-	nodes := res.Procs[:len(res.Procs)-1]
-	player := res.Procs[len(res.Procs)-1]
-	if len(nodes) == 0 {
+// writeUsageText prints the node processes' CPU time (total, user and
+// system, mean and largest per process) and peak RSS (mean and largest),
+// and with player the player's.
+func writeUsageText(w io.Writer, res *launch.Result, player bool) {
+	u := res.Usage()
+	if u.NodeProcesses == 0 {
 		return
 	}
-	var cpu, rss []float64
-	for _, p := range nodes {
-		cpu = append(cpu, p.CPU.Seconds())
-		rss = append(rss, float64(p.MaxRSS)/(1<<20))
-	}
-	mean := func(xs []float64) float64 {
-		t := 0.0
-		for _, x := range xs {
-			t += x
-		}
-		return t / float64(len(xs))
-	}
 	el := max(res.Elapsed.Seconds(), 1e-3)
-	fmt.Fprintf(w, "processes: %d node processes over %.1fs of run: CPU %.2fs mean (%.1f%% of a core), %.2fs max, %.2fs total; peak RSS %.1f MiB mean, %.1f MiB max\n",
-		len(nodes), el, mean(cpu), 100*mean(cpu)/el, slices.Max(cpu), mean(cpu)*float64(len(cpu)), mean(rss), slices.Max(rss))
-	fmt.Fprintf(w, "player: CPU %.2fs, peak RSS %.1f MiB; per process in %s\n",
-		player.CPU.Seconds(), float64(player.MaxRSS)/(1<<20), filepath.Join(res.Dir, "log", "processes.json"))
+	fmt.Fprintf(w, "processes: %d node processes over %.1fs of run: CPU %.2fs total (user %.2fs, system %.2fs; %.2f cores), %.2fs mean (%.1f%% of a core), %.2fs max; peak RSS %.1f MiB mean, %.1f MiB max\n",
+		u.NodeProcesses, el, u.CPU.Seconds(), u.User.Seconds(), u.Sys.Seconds(), u.CPU.Seconds()/el,
+		u.CPUMean.Seconds(), 100*u.CPUMean.Seconds()/el, u.CPUMax.Seconds(), mib(u.RSSMean), mib(u.RSSMax))
+	if player {
+		fmt.Fprintf(w, "player: CPU %.2fs, peak RSS %.1f MiB; per process in %s, totals in %s\n",
+			u.PlayerCPU.Seconds(), mib(u.PlayerRSS), filepath.Join(res.Dir, "log", "processes.json"), filepath.Join(res.Dir, "log", "usage.json"))
+	}
 }
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"manetlab/internal/netnstest"
+	"manetlab/node/launch"
 	"manetlab/node/launch/launchtest"
 	"manetlab/trace"
 	"manetlab/trace/report"
@@ -88,6 +89,14 @@ func TestRunPrintsTheSummaryAsJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &procs); err != nil || len(procs) != 4 || procs[3]["name"] != "player" {
 		t.Fatalf("processes.json: %v\n%s", err, b)
 	}
+	var u launch.Usage
+	b, err = os.ReadFile(filepath.Join(dir, "log", "usage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &u); err != nil || u.NodeProcesses != 3 || u.CPU <= 0 || u.CPU != u.User+u.Sys || u.RSSMax <= 0 || u.RSSMean > u.RSSMax || u.PlayerRSS <= 0 {
+		t.Fatalf("usage.json: %v\n%s", err, b)
+	}
 }
 
 func TestRunTextSummaryAndStats(t *testing.T) {
@@ -97,10 +106,18 @@ func TestRunTextSummaryAndStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"verdict: valid", "processes: 2 node processes over 1.0s of run", "player: CPU", "ran 4 nodes in 2 processes for 1s; traces in " + dir} {
+	for _, want := range []string{"verdict: valid", "processes: 2 node processes over 1.0s of run: CPU ", "s total (user ", "peak RSS ", "player: CPU", "ran 4 nodes in 2 processes for 1s; traces in " + dir} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
+	}
+	// Without --stats: the node processes' line, not the player's.
+	out, err = runCLI(t, "run", writeRunScenario(t, 2, "1s", ""), "--out", t.TempDir(), "--quiet", "--start-delay", "300ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "processes: 2 node processes over") || strings.Contains(out, "player: CPU") {
+		t.Errorf("without --stats:\n%s", out)
 	}
 }
 

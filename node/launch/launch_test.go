@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -456,4 +457,42 @@ func TestPlanSpreadsProcessesOverHosts(t *testing.T) {
 
 func regexpMatch(pattern, s string) bool {
 	return regexp.MustCompile(`(?s)` + pattern).MatchString(s)
+}
+
+// TestUsage sums the node processes and keeps the player apart.
+func TestUsage(t *testing.T) {
+	r := &Result{Elapsed: 10 * time.Second, Procs: []ProcStats{
+		{Name: "node 1", CPU: 3 * time.Second, User: 1 * time.Second, Sys: 2 * time.Second, MaxRSS: 10 << 20},
+		{Name: "node 2", CPU: 1 * time.Second, User: 1 * time.Second, MaxRSS: 20 << 20},
+		{Name: "player", CPU: 5 * time.Second, MaxRSS: 7 << 20},
+	}}
+	u := r.Usage()
+	want := Usage{NodeProcesses: 2, Elapsed: 10 * time.Second, CPU: 4 * time.Second, User: 2 * time.Second, Sys: 2 * time.Second,
+		CPUMean: 2 * time.Second, CPUMax: 3 * time.Second, RSSMean: 15 << 20, RSSMax: 20 << 20, PlayerCPU: 5 * time.Second, PlayerRSS: 7 << 20}
+	if u != want {
+		t.Errorf("usage %+v, want %+v", u, want)
+	}
+	if u := (&Result{}).Usage(); u != (Usage{}) {
+		t.Errorf("no processes: %+v", u)
+	}
+	if u := (&Result{Procs: []ProcStats{{Name: "player", CPU: time.Second}}}).Usage(); u.NodeProcesses != 0 || u.PlayerCPU != time.Second {
+		t.Errorf("player only: %+v", u)
+	}
+}
+
+// TestChildEnv: children run with GOMAXPROCS=1 unless the launcher's
+// environment says otherwise.
+func TestChildEnv(t *testing.T) {
+	env := []string{"HOME=/root", "PATH=/bin"}
+	got := childEnv(env)
+	if !slices.Equal(got, []string{"HOME=/root", "PATH=/bin", "GOMAXPROCS=1"}) {
+		t.Errorf("childEnv %q", got)
+	}
+	if len(env) != 2 || !slices.Equal(env, []string{"HOME=/root", "PATH=/bin"}) {
+		t.Errorf("the launcher's environment changed: %q", env)
+	}
+	set := []string{"GOMAXPROCS=4", "PATH=/bin"}
+	if got := childEnv(set); !slices.Equal(got, set) {
+		t.Errorf("with GOMAXPROCS set: %q", got)
+	}
 }

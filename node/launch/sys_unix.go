@@ -29,15 +29,14 @@ func signalGroup(pid int, sig syscall.Signal) {
 func terminate(p *os.Process) { signalGroup(p.Pid, syscall.SIGTERM) }
 func kill(p *os.Process)      { signalGroup(p.Pid, syscall.SIGKILL) }
 
-// usage is the CPU time and peak resident set size of an exited process,
-// from wait4's rusage.
-func usage(ps *os.ProcessState) (cpu time.Duration, maxRSS int64) {
+// usage is the user and system CPU time and peak resident set size of an
+// exited process, from wait4's rusage.
+func usage(ps *os.ProcessState) (user, sys time.Duration, maxRSS int64) {
 	if ps == nil {
-		return 0, 0
+		return 0, 0, 0
 	}
-	cpu = ps.UserTime() + ps.SystemTime()
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		maxRSS = int64(ru.Maxrss) * rssUnit
 	}
-	return cpu, maxRSS
+	return ps.UserTime(), ps.SystemTime(), maxRSS
 }

@@ -52,13 +52,24 @@ func Open(cfg Config) (*Conn, error) {
 	if cfg.TTL < 0 || cfg.TTL > 255 {
 		return nil, fmt.Errorf("link: TTL %d: want 0 (this host only) to 255", cfg.TTL)
 	}
+	rbuf := cfg.ReadBuffer
+	switch {
+	case rbuf == 0:
+		rbuf = DefaultReadBuffer
+	case rbuf < -1:
+		return nil, fmt.Errorf("link: read buffer %d: want bytes, 0 (the default, %d) or -1 (the kernel's)", rbuf, DefaultReadBuffer)
+	}
 	ifi, err := cfg.iface()
 	if err != nil {
 		return nil, err
 	}
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		var serr error
-		if err := rc.Control(func(fd uintptr) { serr = setSockopts(fd) }); err != nil {
+		if err := rc.Control(func(fd uintptr) {
+			if serr = setSockopts(fd); serr == nil && rbuf > 0 {
+				setReadBuffer(fd, rbuf)
+			}
+		}); err != nil {
 			return err
 		}
 		return serr
@@ -134,8 +145,7 @@ func (c *Conn) Recv(buf []byte) (int, error) {
 			c.truncated.Add(1)
 			continue
 		}
-		c.cm = ipv4.ControlMessage{}
-		if err := c.cm.Parse(c.oob[:oobn]); err != nil || !c.ours(&c.cm) {
+		if !c.oursOOB(c.oob[:oobn]) {
 			c.filtered.Add(1)
 			continue
 		}
@@ -144,9 +154,20 @@ func (c *Conn) Recv(buf []byte) (int, error) {
 	}
 }
 
-// ours reports whether a datagram was sent to our group and arrived on our
-// interface: the second line of defence after IP_MULTICAST_ALL=0, and the
-// only one on kernels without it.
+// oursOOB reports whether a datagram with control messages oob was sent
+// to our group and arrived on our interface: the second line of defence
+// after IP_MULTICAST_ALL=0, and the only one on kernels without it. On
+// Linux it reads IP_PKTINFO itself, without the two allocations of
+// ipv4.ControlMessage.Parse per datagram.
+func (c *Conn) oursOOB(oob []byte) bool {
+	if dst, ifindex, ok := pktinfo(oob); ok {
+		return dst == c.group.Addr() && ifindex == c.ifi.Index
+	}
+	c.cm = ipv4.ControlMessage{}
+	return c.cm.Parse(oob) == nil && c.ours(&c.cm)
+}
+
+// ours reports whether control message cm says our group and interface.
 func (c *Conn) ours(cm *ipv4.ControlMessage) bool {
 	dst, ok := netip.AddrFromSlice(cm.Dst)
 	return ok && dst.Unmap() == c.group.Addr() && cm.IfIndex == c.ifi.Index
@@ -158,6 +179,22 @@ func (c *Conn) SetReadDeadline(t time.Time) error { return c.udp.SetReadDeadline
 // Close leaves the group and releases the socket; a blocked Recv returns
 // an error wrapping net.ErrClosed.
 func (c *Conn) Close() error { return c.pc.Close() }
+
+// ReadBuffer returns the socket's receive buffer in bytes as the kernel
+// reports it (SO_RCVBUF: twice what was set, the kernel's bookkeeping
+// included).
+func (c *Conn) ReadBuffer() (int, error) {
+	rc, err := c.udp.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var serr error
+	if err := rc.Control(func(fd uintptr) { n, serr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF) }); err != nil {
+		return 0, err
+	}
+	return n, serr
+}
 
 // Stats returns the counters so far.
 func (c *Conn) Stats() Stats {

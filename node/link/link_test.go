@@ -194,6 +194,7 @@ func TestOpenRejects(t *testing.T) {
 		"negative TTL":      {Group: groupA, TTL: -1},
 		"TTL over 255":      {Group: groupA, TTL: 256},
 		"no such interface": {Group: groupA, Iface: "manetlab-none0"},
+		"read buffer -2":    {Group: groupA, ReadBuffer: -2},
 	}
 	for name, cfg := range cases {
 		if c, err := Open(cfg); err == nil {

@@ -100,7 +100,16 @@ func (b *Bounds) check(v reflect.Value, path []string) error {
 
 var nodeIDType = reflect.TypeOf(protocol.None)
 
+// pathJoints writes element and entry marks without the dot before them.
+// Built once: building a Replacer for every field checked cost a node a
+// fifth of its CPU per received frame (issue 15).
+var pathJoints = strings.NewReplacer(".[]", "[]", ".{}", "{}")
+
+// fieldPath names a field for Bounds.Float and errors: "Value",
+// "Votes[].Value", "Table{}.Leader".
 func fieldPath(path []string) string {
-	s := strings.Join(path, ".")
-	return strings.NewReplacer(".[]", "[]", ".{}", "{}").Replace(s)
+	if len(path) == 1 {
+		return path[0]
+	}
+	return pathJoints.Replace(strings.Join(path, "."))
 }
