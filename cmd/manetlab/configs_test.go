@@ -34,8 +34,8 @@ func TestShippedConfigsVerdicts(t *testing.T) {
 	var cases []runCase
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
-		if name == "static-10k" && testing.Short() {
-			continue // 10,000 nodes: 8 s
+		if skipScale(name) {
+			continue
 		}
 		cases = append(cases, runCase{name + ".yaml", []string{f}})
 	}
