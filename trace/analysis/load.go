@@ -3,8 +3,6 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +82,7 @@ type event struct {
 type proc struct {
 	id  protocol.NodeID
 	evs []event
+	dup dedup // the lines it logged, to find duplicates (dedup.go)
 }
 
 // run is a loaded run: one or more directories of one run id.
@@ -101,10 +100,11 @@ type run struct {
 	arena      []byte // canonical lines, when loadOptions.lines
 	problems   []trace.Problem
 	duplicates int
-	seen       map[uint64]uint64 // line hash -> file<<32|line of the first copy
-	screen     *trace.Screen     // what of hostile input is used (screen.go)
-	fsrc       trace.Source      // where the files are read
-	progress   *progress         // progress.go
+	screen     *trace.Screen // what of hostile input is used (screen.go)
+	fsrc       trace.Source  // where the files are read
+	progress   *progress     // progress.go
+	duration   int64         // the scenario's, when known (screen.go)
+	leanEnd    int64         // the latest receive a lean load did not keep
 }
 
 // loadOptions choose what a load keeps.
@@ -117,6 +117,10 @@ type loadOptions struct {
 	multi bool
 	// src holds the files (nil: trace.Disk).
 	src trace.Source
+	// lean reads receives (recv, drop) as any other event, for their
+	// problems and duplicates, but does not keep them: the analyses that
+	// need them (the causal graph) load again without it.
+	lean bool
 }
 
 // str interns s.
@@ -140,30 +144,23 @@ func (r *run) where(e *event) trace.Problem {
 	return trace.Problem{File: r.files[e.file], Line: int(e.line)}
 }
 
-// nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones.
-func (r *run) nodeFiles(dir string) ([]protocol.NodeID, error) {
+// nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones;
+// with the combined node file (trace.NodesFileName) it says so and lists
+// none, reporting the node files beside it (trace.BesideCombined).
+func (r *run) nodeFiles(dir string) ([]protocol.NodeID, bool, error) {
 	names, err := r.fsrc.Names(dir)
 	if err != nil {
-		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+		return nil, false, fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	var ids []protocol.NodeID
-	for _, name := range names {
-		num, ok := strings.CutPrefix(name, "node-")
-		if !ok {
-			continue
+	ids, probs := trace.NodeFileIDs(dir, names)
+	r.problems = append(r.problems, probs...)
+	if slices.Contains(names, trace.NodesFileName) {
+		if p, ok := trace.BesideCombined(dir, ids); ok {
+			r.problems = append(r.problems, p)
 		}
-		if num, ok = strings.CutSuffix(num, ".jsonl"); !ok {
-			continue
-		}
-		id, err := strconv.ParseUint(num, 10, 32)
-		if err != nil || id == 0 || strconv.FormatUint(id, 10) != num {
-			r.problems = append(r.problems, trace.Problem{File: filepath.Join(dir, name), Msg: "not a node ID in the file name; skipped"})
-			continue
-		}
-		ids = append(ids, protocol.NodeID(id))
+		return nil, true, nil
 	}
-	slices.Sort(ids)
-	return ids, nil
+	return ids, false, nil
 }
 
 // load reads the run in dirs. With one directory it behaves like
@@ -175,7 +172,7 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 		return nil, errors.New("no trace directory given")
 	}
 	r := &run{dirs: dirs, byID: map[protocol.NodeID]*proc{}, strIdx: map[string]int32{},
-		seen: map[uint64]uint64{}, hosts: map[protocol.NodeID]string{}, fsrc: opt.src}
+		hosts: map[protocol.NodeID]string{}, fsrc: opt.src}
 	if r.fsrc == nil {
 		r.fsrc = trace.Disk
 	}
@@ -210,18 +207,30 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 		ids = append(ids, fileRun{p, h.Run})
 	}
 	perDir := make([][]protocol.NodeID, len(dirs))
+	combined := make([]bool, len(dirs))
 	for i, d := range dirs {
-		ns, err := r.nodeFiles(d)
+		ns, comb, err := r.nodeFiles(d)
 		if err != nil {
 			return nil, err
 		}
-		perDir[i] = ns
+		perDir[i], combined[i] = ns, comb
 		if r.hasRunFile && len(dirs) == 1 {
 			continue
 		}
 		// Without a run file in this directory nothing says which run its
 		// node files belong to, so they must all agree.
 		if _, err := r.fsrc.Size(trace.RunFile(d)); err == nil {
+			continue
+		}
+		if comb {
+			// Its first line is a node's header, which names the run.
+			p := trace.NodesFile(d)
+			if h, err := trace.ReadHeaderFrom(r.fsrc, p); err == nil {
+				if !r.hasRunFile && r.headerFile == "" {
+					r.header, r.headerFile = h, p
+				}
+				ids = append(ids, fileRun{p, h.Run})
+			}
 			continue
 		}
 		for _, id := range ns {
@@ -265,6 +274,10 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 				return nil, err
 			}
 		}
+		if combined[i] {
+			r.readCombined(trace.NodesFile(d), opt)
+			continue
+		}
 		for _, id := range perDir[i] {
 			pr := r.byID[id]
 			if pr == nil {
@@ -284,8 +297,7 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	for _, id := range r.nodeIDs() {
 		r.procs = append(r.procs, r.byID[id])
 	}
-	r.reportMissing()
-	r.seen = nil
+	r.reportMissing(slices.Contains(combined, true))
 	return r, nil
 }
 
@@ -342,27 +354,9 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		if !r.screen.Event(path, line, e, &r.problems) {
 			return nil
 		}
-		buf = trace.AppendJSON(buf[:0], e)
-		// The process is part of the key: the run file legitimately
-		// repeats a node's crash and recover lines.
-		h := fnv.New64a()
-		h.Write([]byte{byte(id), byte(id >> 8), byte(id >> 16), byte(id >> 24)})
-		h.Write(buf)
-		sum := h.Sum64()
-		if prev, dup := r.seen[sum]; dup {
-			r.duplicates++
-			r.problems = append(r.problems, trace.Problem{File: path, Line: line,
-				Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
-			return nil
+		if ce, ok := r.take(pr, e, fi, line, opt, &buf); ok {
+			kept = append(kept, ce)
 		}
-		r.seen[sum] = uint64(fi)<<32 | uint64(uint32(line))
-		ce := r.compact(e)
-		ce.file, ce.line = fi, int32(line)
-		if opt.lines {
-			ce.off, ce.n = int64(len(r.arena)), int32(len(buf))
-			r.arena = append(r.arena, buf...)
-		}
-		kept = append(kept, ce)
 		return nil
 	})
 	r.problems = append(r.problems, probs...)
@@ -388,6 +382,32 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 	}
 	pr.evs = append(pr.evs, kept...)
 	return nil
+}
+
+// take turns an accepted event of pr, at line of file fi, into its compact
+// form, unless it is a duplicate of a line pr logged before (the process
+// is part of the key: the run file legitimately repeats a node's crash
+// and recover lines), which it reports. ok is false for a duplicate, and
+// for a receive of a lean load, which is judged but not kept.
+func (r *run) take(pr *proc, e *trace.Event, fi int32, line int, opt loadOptions, buf *[]byte) (event, bool) {
+	*buf = trace.AppendJSON((*buf)[:0], e)
+	if prev, dup := pr.dup.seen(e.T, lineHash(*buf), uint64(fi)<<32|uint64(uint32(line))); dup {
+		r.duplicates++
+		r.problems = append(r.problems, trace.Problem{File: r.files[fi], Line: line,
+			Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
+		return event{}, false
+	}
+	if opt.lean && (e.Ev == trace.EvRecv || e.Ev == trace.EvDrop) {
+		r.leanEnd = max(r.leanEnd, e.T)
+		return event{}, false
+	}
+	ce := r.compact(e)
+	ce.file, ce.line = fi, int32(line)
+	if opt.lines {
+		ce.off, ce.n = int64(len(r.arena)), int32(len(*buf))
+		r.arena = append(r.arena, *buf...)
+	}
+	return ce, true
 }
 
 // headerProblem says why h is not an acceptable header for node id (0:
@@ -431,8 +451,8 @@ func (r *run) compact(e *trace.Event) event {
 }
 
 // reportMissing names nodes the run file speaks of that have no usable
-// node file.
-func (r *run) reportMissing() {
+// node file (no usable lines in the combined node file, when combined).
+func (r *run) reportMissing(combined bool) {
 	seen := map[protocol.NodeID]bool{}
 	var missing []protocol.NodeID
 	for i := range r.procs[0].evs {
@@ -447,6 +467,10 @@ func (r *run) reportMissing() {
 	}
 	slices.Sort(missing)
 	for _, id := range missing {
+		if combined {
+			r.problems = append(r.problems, trace.Problem{File: trace.NodesFile(r.dirs[0]), Msg: trace.MissingInCombined(id)})
+			continue
+		}
 		r.problems = append(r.problems, trace.Problem{File: trace.NodeFile(r.dirs[0], id),
 			Msg: fmt.Sprintf("node %d appears in %s but has no usable trace file", id, trace.RunFileName)})
 	}
@@ -455,7 +479,7 @@ func (r *run) reportMissing() {
 // end is the end of the run: the run file's end event, else the latest
 // event time.
 func (r *run) end() int64 {
-	var end int64
+	end := r.leanEnd
 	for _, p := range r.procs {
 		for i := range p.evs {
 			end = max(end, p.evs[i].t)
