@@ -168,8 +168,66 @@ func (r *run) nodeFiles(dir string) ([]protocol.NodeID, bool, error) {
 // from several machines are combined, and run ids that disagree between
 // directories are an error naming the files.
 func load(dirs []string, opt loadOptions) (*run, error) {
+	r, lay, err := openRun(dirs, opt)
+	if err != nil {
+		return nil, err
+	}
+	runProc := r.procs[0]
+	var total int64
+	for i, d := range dirs {
+		for _, id := range lay.perDir[i] {
+			if size, err := r.fsrc.Size(trace.NodeFile(d, id)); err == nil {
+				total += size
+			}
+		}
+	}
+	r.progress = newProgress("reading", total, bytesUnit)
+	for i, d := range dirs {
+		if p := trace.RunFile(d); slices.Contains(lay.runFiles, p) {
+			if err := r.readFile(p, 0, runProc, opt); err != nil {
+				return nil, err
+			}
+		}
+		if lay.combined[i] {
+			r.readCombined(trace.NodesFile(d), opt)
+			continue
+		}
+		for _, id := range lay.perDir[i] {
+			pr := r.byID[id]
+			if pr == nil {
+				pr = &proc{id: id}
+			}
+			if err := r.readFile(trace.NodeFile(d, id), id, pr, opt); err != nil {
+				return nil, err
+			}
+			if size, err := r.fsrc.Size(trace.NodeFile(d, id)); err == nil {
+				r.progress.add(size)
+			}
+			if r.byID[id] == nil && pr.evs != nil {
+				r.byID[id] = pr
+			}
+		}
+	}
+	for _, id := range r.nodeIDs() {
+		r.procs = append(r.procs, r.byID[id])
+	}
+	r.reportMissing(slices.Contains(lay.combined, true))
+	return r, nil
+}
+
+// layout is what openRun found in the directories of a run.
+type layout struct {
+	runFiles []string            // the run files present
+	perDir   [][]protocol.NodeID // each directory's node files
+	combined []bool              // each directory's layout: nodes.jsonl
+}
+
+// openRun checks the directories of a run and reads their headers: the
+// run's header, the node files of each directory, the screen; no events
+// yet (load reads them).
+func openRun(dirs []string, opt loadOptions) (*run, *layout, error) {
 	if len(dirs) == 0 {
-		return nil, errors.New("no trace directory given")
+		return nil, nil, errors.New("no trace directory given")
 	}
 	r := &run{dirs: dirs, byID: map[protocol.NodeID]*proc{}, strIdx: map[string]int32{},
 		hosts: map[protocol.NodeID]string{}, fsrc: opt.src}
@@ -185,13 +243,13 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	var runFiles []string
 	for _, d := range dirs {
 		if err := trace.StatDir(d); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p := trace.RunFile(d)
 		if _, err := r.fsrc.Size(p); err == nil {
 			runFiles = append(runFiles, p)
 		} else if !opt.multi {
-			return nil, fmt.Errorf("run directory %s: %w", d, trace.ErrNoRunFile)
+			return nil, nil, fmt.Errorf("run directory %s: %w", d, trace.ErrNoRunFile)
 		}
 	}
 	type fileRun struct{ file, run string }
@@ -199,7 +257,7 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	for _, p := range runFiles {
 		h, err := trace.ReadHeaderFrom(r.fsrc, p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !r.hasRunFile {
 			r.header, r.headerFile, r.hasRunFile = h, p, true
@@ -211,7 +269,7 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	for i, d := range dirs {
 		ns, comb, err := r.nodeFiles(d)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		perDir[i], combined[i] = ns, comb
 		if r.hasRunFile && len(dirs) == 1 {
@@ -246,7 +304,7 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 		}
 	}
 	if r.headerFile == "" {
-		return nil, fmt.Errorf("%s: no run file and no readable node file", strings.Join(dirs, ", "))
+		return nil, nil, fmt.Errorf("%s: no run file and no readable node file", strings.Join(dirs, ", "))
 	}
 	var clash []string
 	for _, fr := range ids {
@@ -255,50 +313,10 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 		}
 	}
 	if len(clash) > 0 {
-		return nil, fmt.Errorf("traces of different runs in one merge: %s: run %q; %s", r.headerFile, r.header.Run, strings.Join(clash, "; "))
+		return nil, nil, fmt.Errorf("traces of different runs in one merge: %s: run %q; %s", r.headerFile, r.header.Run, strings.Join(clash, "; "))
 	}
 	r.screen = newScreen(r)
-
-	var total int64
-	for i, d := range dirs {
-		for _, id := range perDir[i] {
-			if size, err := r.fsrc.Size(trace.NodeFile(d, id)); err == nil {
-				total += size
-			}
-		}
-	}
-	r.progress = newProgress("reading", total, bytesUnit)
-	for i, d := range dirs {
-		if p := trace.RunFile(d); slices.Contains(runFiles, p) {
-			if err := r.readFile(p, 0, runProc, opt); err != nil {
-				return nil, err
-			}
-		}
-		if combined[i] {
-			r.readCombined(trace.NodesFile(d), opt)
-			continue
-		}
-		for _, id := range perDir[i] {
-			pr := r.byID[id]
-			if pr == nil {
-				pr = &proc{id: id}
-			}
-			if err := r.readFile(trace.NodeFile(d, id), id, pr, opt); err != nil {
-				return nil, err
-			}
-			if size, err := r.fsrc.Size(trace.NodeFile(d, id)); err == nil {
-				r.progress.add(size)
-			}
-			if r.byID[id] == nil && pr.evs != nil {
-				r.byID[id] = pr
-			}
-		}
-	}
-	for _, id := range r.nodeIDs() {
-		r.procs = append(r.procs, r.byID[id])
-	}
-	r.reportMissing(slices.Contains(combined, true))
-	return r, nil
+	return r, &layout{runFiles, perDir, combined}, nil
 }
 
 // nodeIDs lists the nodes with a usable file, ascending.
