@@ -37,7 +37,7 @@ func streamMerge(dirs []string, w io.Writer) (*MergeReport, bool, error) {
 	if len(dirs) > 1 && slices.Contains(lay.combined, true) {
 		return nil, false, nil
 	}
-	m := &merger{r: r, opt: loadOptions{lines: true, multi: true}, waiting: map[sendAt][]sendAt{}}
+	m := &merger{r: r, opt: loadOptions{lines: true, multi: true}, waiting: map[sendAt][]sendAt{}, idx: map[protocol.NodeID]*idxState{}}
 	if err := m.index(lay); err != nil {
 		return nil, false, err
 	}
@@ -78,6 +78,12 @@ type sendRec struct {
 	life  int32 // starts before it in its process
 	next  int32 // the next send of the same (node, seq), -1: none
 	onext int32 // the next originator's send of the same (origin, oseq)
+}
+
+// idxState is the first pass's state of one process.
+type idxState struct {
+	dup  dedup
+	life int32
 }
 
 // sendAt names an event of a process by its position.
@@ -121,6 +127,7 @@ type merger struct {
 	byKey    map[msgKey]int32 // first send of (node, seq)
 	byOrig   map[msgKey]int32 // first originator's send of (origin, oseq)
 	byClock  map[int32][]int32
+	idx      map[protocol.NodeID]*idxState
 	groups   [][]trace.Problem // each file's problems (run.files order)
 	graph    []trace.Problem   // buildGraph's problems before the unmatched
 	unlisted []unmatchedAt     // the first unmatched receives, by process order
@@ -310,6 +317,11 @@ func indexWanted(ev string) bool {
 // header and its lines as readFile does, and says whether it is usable.
 func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]sendRec) bool {
 	r := m.r
+	st := m.idx[id]
+	if st == nil {
+		st = &idxState{}
+		m.idx[id] = st
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
@@ -317,8 +329,6 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 	defer f.Close()
 	lr := trace.NewLineReader(f, path, 64<<10)
 	first := true
-	var dup dedup
-	var life int32
 	for {
 		// The first line decoded is the header, whatever its type.
 		e, line, err := lr.Next(func(ev string, _ []byte) bool { return first || indexWanted(ev) })
@@ -345,16 +355,16 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 			e.Bytes = 0 // as the screen counts it
 		}
 		m.buf = trace.AppendJSON(m.buf[:0], e)
-		if _, d := dup.seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line))); d {
+		if _, d := st.dup.seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line))); d {
 			continue
 		}
 		ce := r.compact(e)
 		ce.file, ce.line = fi, int32(line)
 		if ce.typ == tStart {
-			life++
+			st.life++
 		}
 		if isSend(&ce) {
-			*recs = append(*recs, m.sendOf(&ce, int32(id), filePos(fi, line), life))
+			*recs = append(*recs, m.sendOf(&ce, int32(id), filePos(fi, line), st.life))
 		}
 	}
 }
