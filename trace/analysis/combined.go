@@ -67,7 +67,7 @@ func (r *run) readCombined(path string, opt loadOptions) {
 		if !r.screen.NodeEvent(path, id, line, e, &r.problems) {
 			return nil
 		}
-		if ce, ok := r.take(n.pr, e, fi, line, opt, &buf); ok {
+		if ce, ok := r.take(n.pr, e, segment{fi, true}, keep, line, opt, &buf); ok {
 			n.kept = append(n.kept, ce)
 		}
 		return nil
@@ -96,6 +96,7 @@ func (r *run) readCombined(path string, opt loadOptions) {
 			n.pr.evs = []event{}
 		}
 		n.pr.evs = append(n.pr.evs, n.kept...)
+		n.pr.segs = append(n.pr.segs, segment{fi, true})
 		r.byID[id] = n.pr
 	}
 }

@@ -82,7 +82,8 @@ type event struct {
 type proc struct {
 	id  protocol.NodeID
 	evs []event
-	dup dedup // the lines it logged, to find duplicates (dedup.go)
+	dup  dedup     // the lines it logged, to find duplicates (dedup.go)
+	segs []segment // the files its lines came from so far
 }
 
 // run is a loaded run: one or more directories of one run id.
@@ -372,7 +373,7 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		if !r.screen.Event(path, line, e, &r.problems) {
 			return nil
 		}
-		if ce, ok := r.take(pr, e, fi, line, opt, &buf); ok {
+		if ce, ok := r.take(pr, e, segment{fi, false}, keep, line, opt, &buf); ok {
 			kept = append(kept, ce)
 		}
 		return nil
@@ -399,6 +400,7 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		pr.evs = []event{}
 	}
 	pr.evs = append(pr.evs, kept...)
+	pr.segs = append(pr.segs, segment{fi, false})
 	return nil
 }
 
@@ -407,9 +409,11 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 // is part of the key: the run file legitimately repeats a node's crash
 // and recover lines), which it reports. ok is false for a duplicate, and
 // for a receive of a lean load, which is judged but not kept.
-func (r *run) take(pr *proc, e *trace.Event, fi int32, line int, opt loadOptions, buf *[]byte) (event, bool) {
+func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool, line int, opt loadOptions, buf *[]byte) (event, bool) {
+	fi := cur.file
 	*buf = trace.AppendJSON((*buf)[:0], e)
-	if prev, dup := pr.dup.seen(e.T, lineHash(*buf), uint64(fi)<<32|uint64(uint32(line))); dup {
+	past := func(add func(h, at uint64)) { r.rescan(pr.id, pr.segs, cur, line, keep, add) }
+	if prev, dup := pr.dup.seen(e.T, lineHash(*buf), uint64(fi)<<32|uint64(uint32(line)), past); dup {
 		r.duplicates++
 		r.problems = append(r.problems, trace.Problem{File: r.files[fi], Line: line,
 			Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})

@@ -84,6 +84,7 @@ type sendRec struct {
 type idxState struct {
 	dup  dedup
 	life int32
+	segs []segment // its usable files so far
 }
 
 // sendAt names an event of a process by its position.
@@ -114,7 +115,8 @@ type sproc struct {
 	done     uint64 // every event before this position is merged
 	life     int32
 	dup      dedup
-	combined bool // fed from the combined file
+	combined bool   // fed from the combined file
+	lineBuf  []byte // the line of its waiting event (node files)
 }
 
 // merger is the state of a streaming merge.
@@ -220,13 +222,13 @@ func (m *merger) index(lay *layout) error {
 			fi := int32(len(r.files))
 			path := trace.NodeFile(d, id)
 			n := len(recs)
+			r.files = append(r.files, path)
 			if m.indexFile(path, fi, id, &recs) {
-				r.files = append(r.files, path)
 				files = append(files, nodeFile{id, fi})
 				usable[id] = true
 			} else {
 				// Skipped: its problems are readFile's, read now.
-				recs = recs[:n]
+				recs, r.files = recs[:n], r.files[:fi]
 				before := len(r.problems)
 				if err := r.readFile(path, id, &proc{id: id}, m.opt); err != nil {
 					return err
@@ -336,6 +338,9 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 			return false
 		}
 		if e == nil {
+			if !first {
+				st.segs = append(st.segs, segment{fi, false})
+			}
 			return !first
 		}
 		if first {
@@ -355,7 +360,8 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 			e.Bytes = 0 // as the screen counts it
 		}
 		m.buf = trace.AppendJSON(m.buf[:0], e)
-		if _, d := st.dup.seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line))); d {
+		past := func(add func(h, at uint64)) { r.rescan(id, st.segs, segment{fi, false}, line, nil, add) }
+		if _, d := st.dup.seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line)), past); d {
 			continue
 		}
 		ce := r.compact(e)
@@ -434,7 +440,8 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 			e.Bytes = 0
 		}
 		m.buf = trace.AppendJSON(m.buf[:0], e)
-		if _, d := dups[id].seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line))); d {
+		past := func(add func(h, at uint64)) { r.rescan(id, nil, segment{fi, true}, line, nil, add) }
+		if _, d := dups[id].seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line)), past); d {
 			continue
 		}
 		ce := r.compact(e)
@@ -892,8 +899,24 @@ func (m *merger) pull(p int32) {
 // duplicate (take's judgement).
 func (m *merger) accept(p int32, sp *sproc, e *trace.Event, fi int32, line int, pos uint64, own *[]trace.Problem) bool {
 	r := m.r
-	buf := trace.AppendJSON(nil, e)
-	if prev, dup := sp.dup.seen(e.T, lineHash(buf), uint64(fi)<<32|uint64(uint32(line))); dup {
+	var buf []byte
+	if !sp.combined {
+		// At most one event waits per node file: its buffer is reused.
+		buf = trace.AppendJSON(sp.lineBuf[:0], e)
+		sp.lineBuf = buf
+	} else {
+		buf = trace.AppendJSON(nil, e)
+	}
+	past := func(add func(h, at uint64)) {
+		var segs []segment
+		if !sp.combined {
+			for _, f := range sp.files[:sp.seg] {
+				segs = append(segs, segment{f, false})
+			}
+		}
+		r.rescan(sp.id, segs, segment{fi, sp.combined}, line, nil, add)
+	}
+	if prev, dup := sp.dup.seen(e.T, lineHash(buf), uint64(fi)<<32|uint64(uint32(line)), past); dup {
 		r.duplicates++
 		*own = append(*own, trace.Problem{File: r.files[fi], Line: line,
 			Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
