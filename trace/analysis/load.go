@@ -80,8 +80,8 @@ type event struct {
 // proc is one process: a node's events in its own order, or (id 0) the
 // run file's.
 type proc struct {
-	id  protocol.NodeID
-	evs []event
+	id   protocol.NodeID
+	evs  []event
 	dup  dedup     // the lines it logged, to find duplicates (dedup.go)
 	segs []segment // the files its lines came from so far
 }
