@@ -64,7 +64,7 @@ func (r *Run) NodeIDs() []protocol.NodeID {
 }
 
 // ReadDir reads the run directory dir: the run file, then every
-// node-<id>.jsonl. It is an error only when the run file is missing,
+// node-<id>.jsonl, or the combined node file nodes.jsonl (walkCombined). It is an error only when the run file is missing,
 // unreadable or has no usable header, because nothing else can be checked
 // without it. A node file without a usable header, of a schema this reader
 // does not know, of another run, or whose header names another node than
@@ -89,7 +89,8 @@ func ReadDir(dir string) (*Run, error) {
 
 // WalkDir reads the run directory dir as ReadDir does, but hands the events
 // of every usable node file to fn (node by node, in ID order, in file
-// order) instead of keeping them, so that runs larger than memory can be
+// order; in the combined layout, nodes.jsonl's lines in file order, each
+// node's in its own order) instead of keeping them, so that runs larger than memory can be
 // analysed. keep, when not nil, selects the event types fn sees (headers
 // are always checked). The returned Run has no Nodes.
 func WalkDir(dir string, keep func(ev string) bool, fn func(id protocol.NodeID, e *Event)) (*Run, error) {

@@ -256,3 +256,57 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// recordDir records the files of dir as their writer would (a
+// trace.Recording keeping keep), from the lines on disk.
+func recordDir(t *testing.T, dir string, keep func(string) bool) *trace.Recording {
+	t.Helper()
+	rec := trace.NewRecording(dir, keep)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range entries {
+		path := filepath.Join(dir, de.Name())
+		f := rec.File(path)
+		for _, l := range strings.Split(strings.TrimSuffix(string(mustRead(t, path)), "\n"), "\n") {
+			var e trace.Event
+			if err := json.Unmarshal([]byte(l), &e); err != nil {
+				t.Fatal(err)
+			}
+			f.Add(&e, []byte(l))
+		}
+	}
+	return rec
+}
+
+// The simulator's recording of a combined run goes through the same
+// demultiplexer as the disk: the metrics are the same.
+func TestRecordingCombined(t *testing.T) {
+	src := t.TempDir()
+	skewedRun(t, src, nil, false)
+	dir := t.TempDir()
+	combine(t, src, dir)
+	rec := recordDir(t, dir, MetricEvents)
+	want, err := ComputeMetricsFrom(trace.Disk, dir, MetricsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ComputeMetricsFrom(rec, dir, MetricsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perNode, err := ComputeMetricsFrom(trace.Disk, src, MetricsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wj, _ := json.Marshal(want)
+	gj, _ := json.Marshal(got)
+	pj, _ := json.Marshal(perNode)
+	if !bytes.Equal(wj, gj) {
+		t.Errorf("recording %s\ndisk      %s", gj, wj)
+	}
+	if !bytes.Equal(bytes.ReplaceAll(pj, []byte(src), []byte(dir)), wj) || want.Messages["election"].Broadcast != 18 {
+		t.Errorf("per-node layout %s\ncombined %s", pj, wj)
+	}
+}
