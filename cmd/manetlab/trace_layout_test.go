@@ -143,6 +143,13 @@ func TestTraceLayoutsAgree(t *testing.T) {
 				for _, f := range []string{"shiviz", "netanim"} {
 					run(f, "trace", "export", "--format", f, dir)
 				}
+				page := filepath.Join(t.TempDir(), "report.html")
+				run("html", "trace", "report", dir, "--html", page)
+				html, err := os.ReadFile(page)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out["html"] = string(html)
 				for k, v := range out {
 					out[k] = fileRef.ReplaceAllString(strings.ReplaceAll(v, dir, "DIR"), "FILE")
 				}
@@ -152,7 +159,7 @@ func TestTraceLayoutsAgree(t *testing.T) {
 			// The combined layout has one node file.
 			files := regexp.MustCompile(`"files": \d+`)
 			a["merge"], b["merge"] = files.ReplaceAllString(a["merge"], ""), files.ReplaceAllString(b["merge"], "")
-			for _, k := range []string{"report", "check", "merge", "merged", "shiviz", "netanim"} {
+			for _, k := range []string{"report", "check", "merge", "merged", "shiviz", "netanim", "html"} {
 				if a[k] != b[k] {
 					la, lb := strings.Split(a[k], "\n"), strings.Split(b[k], "\n")
 					for i := range min(len(la), len(lb)) {
