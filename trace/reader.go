@@ -147,7 +147,11 @@ func (l *LineReader) Next(keep func(ev string, line []byte) bool) (*Event, int, 
 			}
 		}
 		e := new(Event)
-		if err := json.Unmarshal(line, e); err != nil {
+		if !decodeFast(line, e) {
+			*e = Event{}
+			err = json.Unmarshal(line, e)
+		}
+		if err != nil {
 			msg := MsgTruncated
 			if newline {
 				msg = "not a JSON event: " + err.Error()
