@@ -244,6 +244,16 @@ func TestStreamMergeHostileCombined(t *testing.T) {
 			if rep.Events != strings.Count(mem.String(), "\n")-1 {
 				t.Errorf("streamed %d events, in memory %d", rep.Events, strings.Count(mem.String(), "\n")-1)
 			}
+			// The other readers of the combined file.
+			if _, err := Check(dir, CheckOptions{}); err != nil {
+				t.Error(err)
+			}
+			if _, err := ComputeMetrics(dir, MetricsOptions{}); err != nil {
+				t.Error(err)
+			}
+			if _, err := trace.ReadDir(dir); err != nil {
+				t.Error(err)
+			}
 		})
 	}
 }
