@@ -106,6 +106,9 @@ type LineReader struct {
 	Problems []Problem
 }
 
+// Lines is how many lines have been read.
+func (l *LineReader) Lines() int { return l.n }
+
 // NewLineReader reads the trace file named path from r through a buffer
 // of size bytes (lines may be longer, up to MaxLine).
 func NewLineReader(r io.Reader, path string, size int) *LineReader {

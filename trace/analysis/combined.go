@@ -29,10 +29,10 @@ func (r *run) readCombined(path string, opt loadOptions) {
 	var buf []byte
 	before := len(r.problems)
 	any := false
-	prog := newProgress("reading", r.duration, runTimeUnit)
+	prog := newCount("reading "+trace.NodesFileName, linesUnit)
 	probs, err := r.fsrc.ScanEvents(path, keep, func(e *trace.Event, line int) error {
 		any = true
-		prog.set(e.T) // the file is in time order
+		prog.set(int64(line))
 		id := e.Node
 		if id == protocol.None {
 			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: trace.MsgNoNode})

@@ -160,6 +160,7 @@ type merger struct {
 	prog      *progress
 
 	matched, unmatched, events, repaired, broken int
+	lines                                        int64 // the node files' lines, for progress
 }
 
 // unmatchedAt is an unmatched receive, listed if among the first.
@@ -338,6 +339,7 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 			return false
 		}
 		if e == nil {
+			m.lines += int64(lr.Lines())
 			if !first {
 				st.segs = append(st.segs, segment{fi, false})
 			}
@@ -391,7 +393,7 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 	lives := map[protocol.NodeID]int32{}
 	fi := m.combFile
 	any := false
-	prog := newProgress("indexing", r.duration, runTimeUnit)
+	prog := newCount("indexing "+trace.NodesFileName, linesUnit)
 	for {
 		// Every node's first line is decoded, whatever its type.
 		e, line, err := lr.Next(func(ev string, raw []byte) bool {
@@ -409,10 +411,11 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 			return false
 		}
 		if e == nil {
+			m.lines += int64(lr.Lines())
 			break
 		}
 		any = true
-		prog.set(e.T)
+		prog.set(int64(line))
 		id := e.Node
 		if id == protocol.None {
 			continue
@@ -727,7 +730,7 @@ func (m *merger) offer(p int32) {
 // run merges: graph.order over the streams.
 func (m *merger) run() {
 	m.h, m.parked = &sheap{}, &sheap{}
-	m.prog = newProgress("merging", m.r.duration, runTimeUnit)
+	m.prog = newProgress("merging", m.lines, linesUnit)
 	rp := m.procs[0]
 	for i := range rp.q {
 		rp.q[i].pred = m.pred(0, rp.q[i].pos, &rp.q[i].e)
@@ -757,7 +760,7 @@ func (m *merger) run() {
 			m.pairs.add(m.r, &event{typ: s.typ, node: s.node, wall: s.wall}, &x.e)
 		}
 		m.emit(x)
-		m.prog.set(x.e.t)
+		m.prog.set(int64(m.events))
 		sp.done = x.pos + 1
 		at := sendAt{it.p, x.pos}
 		send := isSend(&x.e)
