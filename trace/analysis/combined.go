@@ -92,10 +92,14 @@ func (r *run) readCombined(path string, opt loadOptions) {
 	for _, id := range ids {
 		n := nodes[id]
 		r.screen.FinishNode(path, id, &r.problems)
-		if n.pr.evs == nil {
+		switch {
+		case len(n.pr.evs) > 0:
+			n.pr.evs = append(n.pr.evs, n.kept...)
+		case n.kept != nil:
+			n.pr.evs = n.kept // not copied: a large run's events are most of the memory
+		default:
 			n.pr.evs = []event{}
 		}
-		n.pr.evs = append(n.pr.evs, n.kept...)
 		n.pr.segs = append(n.pr.segs, segment{fi, true})
 		r.byID[id] = n.pr
 	}
