@@ -320,3 +320,24 @@ func TestRecordingCombined(t *testing.T) {
 		t.Errorf("per-node layout %s\ncombined %s", pj, wj)
 	}
 }
+
+// A combined directory merged with others is merged in memory.
+func TestMergeCombinedWithOthers(t *testing.T) {
+	src := t.TempDir()
+	skewedRun(t, src, nil, true)
+	comb := t.TempDir()
+	combine(t, src, comb)
+	other := t.TempDir()
+	writeTrace(t, trace.NodeFile(other, 4), "r1", 4, "", trace.Event{T: 1, Node: 4, Ev: trace.EvStart})
+	if _, ok, err := streamMerge([]string{comb, other}, &bytes.Buffer{}); ok || err != nil {
+		t.Fatalf("streamed (%v, %v)", ok, err)
+	}
+	var out bytes.Buffer
+	rep, err := Merge([]string{comb, other}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Events != 73 || !strings.Contains(out.String(), trace.NodeFile(other, 4)+":2") {
+		t.Errorf("merged %d events: %+v", rep.Events, rep)
+	}
+}
