@@ -75,50 +75,101 @@ func ScanEvents(path string, keep func(ev string) bool, fn func(e *Event, line i
 // scanLines is ScanEvents over r, named path in problems and errors, with
 // lines of at most max bytes.
 func scanLines(r io.Reader, path string, max int, keep func(ev string) bool, fn func(e *Event, line int) error) ([]Problem, error) {
-	var (
-		probs []Problem
-		ls    = lineScanner{r: bufio.NewReaderSize(r, 64<<10), max: max}
-	)
-	for n := 1; ; n++ {
-		line, newline, err := ls.next()
+	lr := newLineReader(r, path, 64<<10, max)
+	var keepLine func(string, []byte) bool
+	if keep != nil {
+		keepLine = func(ev string, _ []byte) bool { return keep(ev) }
+	}
+	for {
+		e, n, err := lr.Next(keepLine)
 		if err != nil {
-			return probs, fmt.Errorf("trace %s:%d: %w", path, n, err)
+			return lr.Problems, err
 		}
-		if ls.tooLong {
-			probs = append(probs, Problem{path, n, fmt.Sprintf("line longer than %d bytes skipped", max)})
+		if e == nil {
+			return lr.Problems, nil
+		}
+		if err := fn(e, n); err != nil {
+			return lr.Problems, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+	}
+}
+
+// LineReader reads the events of a trace file one at a time, on demand,
+// as ScanEvents hands them (same lines, same problems), so that a reader
+// can walk many files side by side (trace merge's k-way merge).
+type LineReader struct {
+	path string
+	ls   lineScanner
+	n    int
+	// Problems are the damaged lines read so far, as ScanEvents reports
+	// them.
+	Problems []Problem
+}
+
+// Lines is how many lines have been read.
+func (l *LineReader) Lines() int { return l.n }
+
+// NewLineReader reads the trace file named path from r through a buffer
+// of size bytes (lines may be longer, up to MaxLine).
+func NewLineReader(r io.Reader, path string, size int) *LineReader {
+	return newLineReader(r, path, size, maxLine)
+}
+
+func newLineReader(r io.Reader, path string, size, max int) *LineReader {
+	return &LineReader{path: path, ls: lineScanner{r: bufio.NewReaderSize(r, size), max: max}}
+}
+
+// Next returns the next event and its line number, or a nil event at the
+// end of the file. keep, when not nil, is asked about each complete line
+// whose type it can read without decoding it (with the raw line, valid
+// until the next call): a line it refuses is skipped undecoded, as
+// ScanEvents' keep does. The error is for a file that cannot be read.
+func (l *LineReader) Next(keep func(ev string, line []byte) bool) (*Event, int, error) {
+	for {
+		l.n++
+		n := l.n
+		line, newline, err := l.ls.next()
+		if err != nil {
+			return nil, n, fmt.Errorf("trace %s:%d: %w", l.path, n, err)
+		}
+		if l.ls.tooLong {
+			l.Problems = append(l.Problems, Problem{l.path, n, fmt.Sprintf("line longer than %d bytes skipped", l.ls.max)})
 			continue
 		}
 		if line == nil && !newline {
-			return probs, nil
+			l.n--
+			return nil, n, nil
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
 		if keep != nil && newline {
-			if ev, ok := rawEv(line); ok && !keep(ev) {
+			if ev, ok := rawEv(line); ok && !keep(ev, line) {
 				continue
 			}
 		}
-		var e Event
-		if err := json.Unmarshal(line, &e); err != nil {
+		e := new(Event)
+		if !decodeFast(line, e) {
+			*e = Event{}
+			err = json.Unmarshal(line, e)
+		}
+		if err != nil {
 			msg := MsgTruncated
 			if newline {
 				msg = "not a JSON event: " + err.Error()
 			}
-			probs = append(probs, Problem{path, n, msg})
+			l.Problems = append(l.Problems, Problem{l.path, n, msg})
 			continue
 		}
 		if e.Ev == "" {
-			probs = append(probs, Problem{path, n, `no "ev" field`})
+			l.Problems = append(l.Problems, Problem{l.path, n, `no "ev" field`})
 			continue
 		}
-		if keep != nil && !keep(e.Ev) {
+		if keep != nil && !keep(e.Ev, nil) {
 			continue // its "ev" was escaped, repeated or on a last line
 		}
-		if err := fn(&e, n); err != nil {
-			return probs, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
+		return e, n, nil
 	}
 }
 
@@ -194,4 +245,30 @@ func rawEv(line []byte) (string, bool) {
 		return "", false
 	}
 	return string(rest[:j]), true
+}
+
+// reopenReader reads a file from an offset on, opening it for each read
+// and closing it after.
+type reopenReader struct {
+	path string
+	off  int64
+}
+
+// NewReopenReader reads the file at path, opening it for each read and
+// closing it after, so that a hundred thousand files can be read side by
+// side without as many open descriptors (give it a buffer).
+func NewReopenReader(path string) io.Reader { return &reopenReader{path: path} }
+
+func (r *reopenReader) Read(p []byte) (int, error) {
+	f, err := os.Open(r.path)
+	if err != nil {
+		return 0, err
+	}
+	n, err := f.ReadAt(p, r.off)
+	f.Close()
+	r.off += int64(n)
+	if errors.Is(err, io.EOF) && n > 0 {
+		err = nil
+	}
+	return n, err
 }

@@ -64,7 +64,7 @@ func (r *Run) NodeIDs() []protocol.NodeID {
 }
 
 // ReadDir reads the run directory dir: the run file, then every
-// node-<id>.jsonl. It is an error only when the run file is missing,
+// node-<id>.jsonl, or the combined node file nodes.jsonl (walkCombined). It is an error only when the run file is missing,
 // unreadable or has no usable header, because nothing else can be checked
 // without it. A node file without a usable header, of a schema this reader
 // does not know, of another run, or whose header names another node than
@@ -89,7 +89,8 @@ func ReadDir(dir string) (*Run, error) {
 
 // WalkDir reads the run directory dir as ReadDir does, but hands the events
 // of every usable node file to fn (node by node, in ID order, in file
-// order) instead of keeping them, so that runs larger than memory can be
+// order; in the combined layout, nodes.jsonl's lines in file order, each
+// node's in its own order) instead of keeping them, so that runs larger than memory can be
 // analysed. keep, when not nil, selects the event types fn sees (headers
 // are always checked). The returned Run has no Nodes.
 func WalkDir(dir string, keep func(ev string) bool, fn func(id protocol.NodeID, e *Event)) (*Run, error) {
@@ -141,29 +142,50 @@ func WalkSource(src Source, dir string, keep func(ev string) bool, screen func(h
 	}
 	run.screen.Finish(runPath, &run.Problems)
 
-	ids, err := nodeFiles(dir, run)
+	ids, combined, err := nodeFiles(dir, run)
 	if err != nil {
 		return nil, err
+	}
+	if combined {
+		run.walkCombined(keep, fn)
 	}
 	for _, id := range ids {
 		run.walkNode(id, keep, fn)
 	}
-	run.reportMissing()
+	run.reportMissing(combined)
 	return run, nil
 }
 
 // nodeFiles lists the node IDs that have a file, sorted, reporting files
-// named node-*.jsonl whose ID does not parse.
-func nodeFiles(dir string, run *Run) ([]protocol.NodeID, error) {
+// named node-*.jsonl whose ID does not parse. When the directory holds the
+// combined node file it says so and lists no node file: those beside it
+// are reported (BesideCombined) and skipped.
+func nodeFiles(dir string, run *Run) ([]protocol.NodeID, bool, error) {
 	src := run.src
 	if src == nil {
 		src = Disk
 	}
 	names, err := src.Names(dir)
 	if err != nil {
-		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+		return nil, false, fmt.Errorf("run directory %s: %w", dir, err)
 	}
+	ids, probs := NodeFileIDs(dir, names)
+	run.Problems = append(run.Problems, probs...)
+	if slices.Contains(names, NodesFileName) {
+		if p, ok := BesideCombined(dir, ids); ok {
+			run.Problems = append(run.Problems, p)
+		}
+		return nil, true, nil
+	}
+	return ids, false, nil
+}
+
+// NodeFileIDs lists the node IDs of the node-<id>.jsonl files among the
+// names of dir's entries, sorted, with a problem for each file so named
+// whose ID does not parse.
+func NodeFileIDs(dir string, names []string) ([]protocol.NodeID, []Problem) {
 	var ids []protocol.NodeID
+	var probs []Problem
 	for _, name := range names {
 		num, ok := strings.CutPrefix(name, "node-")
 		if !ok {
@@ -173,14 +195,35 @@ func nodeFiles(dir string, run *Run) ([]protocol.NodeID, error) {
 			continue
 		}
 		id, err := strconv.ParseUint(num, 10, 32)
-		if err != nil || id == 0 || NodeFile(dir, protocol.NodeID(id)) != filepath.Join(dir, name) {
-			run.Problems = append(run.Problems, Problem{filepath.Join(dir, name), 0, "not a node ID in the file name; skipped"})
+		if err != nil || id == 0 || strconv.FormatUint(id, 10) != num {
+			probs = append(probs, Problem{filepath.Join(dir, name), 0, "not a node ID in the file name; skipped"})
 			continue
 		}
 		ids = append(ids, protocol.NodeID(id))
 	}
 	slices.Sort(ids)
-	return ids, nil
+	return ids, probs
+}
+
+// BesideCombined is the problem of node files found beside the combined
+// node file (ids, not empty): the reader uses nodes.jsonl and skips them
+// (docs/trace.md, "The combined layout").
+func BesideCombined(dir string, ids []protocol.NodeID) (Problem, bool) {
+	if len(ids) == 0 {
+		return Problem{}, false
+	}
+	names := ""
+	for k, id := range ids {
+		if k == 3 {
+			names += fmt.Sprintf(" and %d more", len(ids)-3)
+			break
+		}
+		if k > 0 {
+			names += ", "
+		}
+		names += filepath.Base(NodeFile(dir, id))
+	}
+	return Problem{NodesFile(dir), 0, fmt.Sprintf("node files beside it (%s) skipped: a run directory holds %s or node files, not both", names, NodesFileName)}, true
 }
 
 // walkNode checks node id's header and hands its events to fn, or records
@@ -254,7 +297,7 @@ func (r *Run) headerProblem(h *Event, id protocol.NodeID) string {
 
 // reportMissing names nodes the run file speaks of that have no node
 // events at all: a lost or uncollected trace.
-func (r *Run) reportMissing() {
+func (r *Run) reportMissing(combined bool) {
 	seen := map[protocol.NodeID]bool{}
 	var missing []protocol.NodeID
 	for i := range r.RunEvents {
@@ -269,6 +312,10 @@ func (r *Run) reportMissing() {
 	}
 	slices.Sort(missing)
 	for _, id := range missing {
+		if combined {
+			r.Problems = append(r.Problems, Problem{NodesFile(r.Dir), 0, MissingInCombined(id)})
+			continue
+		}
 		r.Problems = append(r.Problems, Problem{NodeFile(r.Dir, id), 0,
 			fmt.Sprintf("node %d appears in %s but has no usable trace file", id, RunFileName)})
 	}

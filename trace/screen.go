@@ -21,7 +21,14 @@ type Screen struct {
 	// acceptable time and floor the earliest.
 	horizon, limit, floor int64
 	members               map[protocol.NodeID]bool // nil: unknown, every node accepted
-	files                 map[string]*screenFile
+	files                 map[screenKey]*screenFile
+}
+
+// screenKey is what the Screen keeps apart: a file, or one node's lines of
+// the combined node file (node 0 for a file of its own).
+type screenKey struct {
+	path string
+	node protocol.NodeID
 }
 
 // screenFile is the Screen's state for one file.
@@ -55,7 +62,7 @@ const screenListed = 3
 // then only times beyond a year are refused) whose nodes are members
 // (nil: unknown, any node).
 func NewScreen(duration time.Duration, members []protocol.NodeID) *Screen {
-	s := &Screen{horizon: int64(duration), files: map[string]*screenFile{}}
+	s := &Screen{horizon: int64(duration), files: map[screenKey]*screenFile{}}
 	slack := max(int64(ScreenSlack), s.horizon)
 	if s.horizon <= 0 {
 		slack = int64(366 * 24 * time.Hour)
@@ -83,13 +90,21 @@ func (s *Screen) Member(id protocol.NodeID) bool {
 // when e must be skipped; problems, if any, are appended to *probs. It may
 // correct e in place (a byte count out of range becomes 0), saying so.
 func (s *Screen) Event(path string, line int, e *Event, probs *[]Problem) bool {
+	return s.NodeEvent(path, 0, line, e, probs)
+}
+
+// NodeEvent is Event for a line of node's in the combined node file at
+// path (NodesFileName): the times of each node's lines are judged apart,
+// as if they were in a file of their own.
+func (s *Screen) NodeEvent(path string, node protocol.NodeID, line int, e *Event, probs *[]Problem) bool {
 	if s == nil {
 		return true
 	}
-	f := s.files[path]
+	k := screenKey{path, node}
+	f := s.files[k]
 	if f == nil {
 		f = &screenFile{}
-		s.files[path] = f
+		s.files[k] = f
 	}
 	add := func(msg string, args ...any) {
 		*probs = append(*probs, Problem{File: path, Line: line, Msg: fmt.Sprintf(msg, args...)})
@@ -137,7 +152,11 @@ func (s *Screen) Event(path string, line int, e *Event, probs *[]Problem) bool {
 		f.back++
 		if f.backListed < screenListed {
 			f.backListed++
-			add("time %v goes back %v from the file's previous event; used in file order", time.Duration(e.T), time.Duration(f.last-e.T))
+			if node != 0 {
+				add("time %v goes back %v from node %d's previous event; used in the node's order", time.Duration(e.T), time.Duration(f.last-e.T), node)
+			} else {
+				add("time %v goes back %v from the file's previous event; used in file order", time.Duration(e.T), time.Duration(f.last-e.T))
+			}
 		}
 	}
 	f.any = true
@@ -146,18 +165,44 @@ func (s *Screen) Event(path string, line int, e *Event, probs *[]Problem) bool {
 }
 
 // Finish reports, per file, the events of each kind beyond those listed.
-func (s *Screen) Finish(path string, probs *[]Problem) {
+func (s *Screen) Finish(path string, probs *[]Problem) { s.FinishNode(path, 0, probs) }
+
+// FinishNode is Finish for node's lines of the combined node file at path.
+func (s *Screen) FinishNode(path string, node protocol.NodeID, probs *[]Problem) {
 	if s == nil {
 		return
 	}
-	f := s.files[path]
+	f := s.files[screenKey{path, node}]
 	if f == nil {
 		return
 	}
+	who, order := "", "file order"
+	if node != 0 {
+		who, order = fmt.Sprintf("node %d: ", node), "the node's order"
+	}
 	if n := f.back - f.backListed; n > 0 {
-		*probs = append(*probs, Problem{File: path, Msg: fmt.Sprintf("%d more events go back in time; used in file order", n)})
+		*probs = append(*probs, Problem{File: path, Msg: fmt.Sprintf("%s%d more events go back in time; used in %s", who, n, order)})
 	}
 	if n := f.neg - f.negListed; n > 0 {
-		*probs = append(*probs, Problem{File: path, Msg: fmt.Sprintf("%d more events before the run's start; used", n)})
+		*probs = append(*probs, Problem{File: path, Msg: fmt.Sprintf("%s%d more events before the run's start; used", who, n)})
 	}
+}
+
+// Accepts reports whether Event would use e, without recording anything:
+// the same judgement, for a second reading of the same lines.
+func (s *Screen) Accepts(e *Event) bool {
+	if s == nil {
+		return true
+	}
+	if e.T > s.limit || e.T < s.floor || e.Node != protocol.None && !s.Member(e.Node) {
+		return false
+	}
+	if e.Pos != nil {
+		for _, c := range e.Pos {
+			if math.IsNaN(c) || math.Abs(c) > MaxCoordinate {
+				return false
+			}
+		}
+	}
+	return e.Value == nil || !math.IsNaN(*e.Value) && !math.IsInf(*e.Value, 0)
 }

@@ -65,6 +65,7 @@ as JSON).`,
 				defer f.Close()
 				w = f
 			}
+			defer showProgress(c, "trace merge")()
 			rep, err := analysis.Merge(c.Args().Slice(), w)
 			if err != nil {
 				return err

@@ -78,6 +78,7 @@ go to stderr as file:line: message. docs/collect.md describes the output.`,
 				defer f.Close()
 				w = f
 			}
+			defer showProgress(c, "trace export")()
 			rep, err := run(c.Args().Slice(), w, opt)
 			if err != nil {
 				return err

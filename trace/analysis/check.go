@@ -138,7 +138,9 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 	if opt.Step <= 0 {
 		opt.Step = DefaultStep
 	}
-	r, err := load([]string{dir}, loadOptions{keep: checkEvents})
+	// Receives, most of a trace, are judged but not kept: only the causal
+	// graph of mutual exclusion needs them, and it loads them again.
+	r, err := load([]string{dir}, loadOptions{keep: checkEvents, lean: true})
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +155,11 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 	} else {
 		rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why))
 	}
-	rep.Properties = append(rep.Properties, checkMutex(r))
+	mx, err := checkMutexOf(r, dir)
+	if err != nil {
+		return nil, err
+	}
+	rep.Properties = append(rep.Properties, mx)
 	if mutex || r.hasSections() {
 		rep.Properties = append(rep.Properties, checkGranted(r))
 	}

@@ -3,8 +3,6 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,8 +80,10 @@ type event struct {
 // proc is one process: a node's events in its own order, or (id 0) the
 // run file's.
 type proc struct {
-	id  protocol.NodeID
-	evs []event
+	id   protocol.NodeID
+	evs  []event
+	dup  dedup     // the lines it logged, to find duplicates (dedup.go)
+	segs []segment // the files its lines came from so far
 }
 
 // run is a loaded run: one or more directories of one run id.
@@ -101,10 +101,11 @@ type run struct {
 	arena      []byte // canonical lines, when loadOptions.lines
 	problems   []trace.Problem
 	duplicates int
-	seen       map[uint64]uint64 // line hash -> file<<32|line of the first copy
-	screen     *trace.Screen     // what of hostile input is used (screen.go)
-	fsrc       trace.Source      // where the files are read
-	progress   *progress         // progress.go
+	screen     *trace.Screen // what of hostile input is used (screen.go)
+	fsrc       trace.Source  // where the files are read
+	progress   *progress     // progress.go
+	duration   int64         // the scenario's, when known (screen.go)
+	leanEnd    int64         // the latest receive a lean load did not keep
 }
 
 // loadOptions choose what a load keeps.
@@ -117,6 +118,10 @@ type loadOptions struct {
 	multi bool
 	// src holds the files (nil: trace.Disk).
 	src trace.Source
+	// lean reads receives (recv, drop) as any other event, for their
+	// problems and duplicates, but does not keep them: the analyses that
+	// need them (the causal graph) load again without it.
+	lean bool
 }
 
 // str interns s.
@@ -140,30 +145,23 @@ func (r *run) where(e *event) trace.Problem {
 	return trace.Problem{File: r.files[e.file], Line: int(e.line)}
 }
 
-// nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones.
-func (r *run) nodeFiles(dir string) ([]protocol.NodeID, error) {
+// nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones;
+// with the combined node file (trace.NodesFileName) it says so and lists
+// none, reporting the node files beside it (trace.BesideCombined).
+func (r *run) nodeFiles(dir string) ([]protocol.NodeID, bool, error) {
 	names, err := r.fsrc.Names(dir)
 	if err != nil {
-		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+		return nil, false, fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	var ids []protocol.NodeID
-	for _, name := range names {
-		num, ok := strings.CutPrefix(name, "node-")
-		if !ok {
-			continue
+	ids, probs := trace.NodeFileIDs(dir, names)
+	r.problems = append(r.problems, probs...)
+	if slices.Contains(names, trace.NodesFileName) {
+		if p, ok := trace.BesideCombined(dir, ids); ok {
+			r.problems = append(r.problems, p)
 		}
-		if num, ok = strings.CutSuffix(num, ".jsonl"); !ok {
-			continue
-		}
-		id, err := strconv.ParseUint(num, 10, 32)
-		if err != nil || id == 0 || strconv.FormatUint(id, 10) != num {
-			r.problems = append(r.problems, trace.Problem{File: filepath.Join(dir, name), Msg: "not a node ID in the file name; skipped"})
-			continue
-		}
-		ids = append(ids, protocol.NodeID(id))
+		return nil, true, nil
 	}
-	slices.Sort(ids)
-	return ids, nil
+	return ids, false, nil
 }
 
 // load reads the run in dirs. With one directory it behaves like
@@ -171,88 +169,14 @@ func (r *run) nodeFiles(dir string) ([]protocol.NodeID, error) {
 // from several machines are combined, and run ids that disagree between
 // directories are an error naming the files.
 func load(dirs []string, opt loadOptions) (*run, error) {
-	if len(dirs) == 0 {
-		return nil, errors.New("no trace directory given")
+	r, lay, err := openRun(dirs, opt)
+	if err != nil {
+		return nil, err
 	}
-	r := &run{dirs: dirs, byID: map[protocol.NodeID]*proc{}, strIdx: map[string]int32{},
-		seen: map[uint64]uint64{}, hosts: map[protocol.NodeID]string{}, fsrc: opt.src}
-	if r.fsrc == nil {
-		r.fsrc = trace.Disk
-	}
-	r.str("")
-	runProc := &proc{}
-	r.procs = append(r.procs, runProc)
-
-	// The reference run id: the first run file's; without any, the first
-	// node file's (only when merging traces of real machines).
-	var runFiles []string
-	for _, d := range dirs {
-		if err := trace.StatDir(d); err != nil {
-			return nil, err
-		}
-		p := trace.RunFile(d)
-		if _, err := r.fsrc.Size(p); err == nil {
-			runFiles = append(runFiles, p)
-		} else if !opt.multi {
-			return nil, fmt.Errorf("run directory %s: %w", d, trace.ErrNoRunFile)
-		}
-	}
-	type fileRun struct{ file, run string }
-	var ids []fileRun
-	for _, p := range runFiles {
-		h, err := trace.ReadHeaderFrom(r.fsrc, p)
-		if err != nil {
-			return nil, err
-		}
-		if !r.hasRunFile {
-			r.header, r.headerFile, r.hasRunFile = h, p, true
-		}
-		ids = append(ids, fileRun{p, h.Run})
-	}
-	perDir := make([][]protocol.NodeID, len(dirs))
-	for i, d := range dirs {
-		ns, err := r.nodeFiles(d)
-		if err != nil {
-			return nil, err
-		}
-		perDir[i] = ns
-		if r.hasRunFile && len(dirs) == 1 {
-			continue
-		}
-		// Without a run file in this directory nothing says which run its
-		// node files belong to, so they must all agree.
-		if _, err := r.fsrc.Size(trace.RunFile(d)); err == nil {
-			continue
-		}
-		for _, id := range ns {
-			p := trace.NodeFile(d, id)
-			h, err := trace.ReadHeaderFrom(r.fsrc, p)
-			if err != nil {
-				continue // reported when the file is read
-			}
-			if !r.hasRunFile && r.headerFile == "" {
-				r.header, r.headerFile = h, p
-			}
-			ids = append(ids, fileRun{p, h.Run})
-		}
-	}
-	if r.headerFile == "" {
-		return nil, fmt.Errorf("%s: no run file and no readable node file", strings.Join(dirs, ", "))
-	}
-	var clash []string
-	for _, fr := range ids {
-		if fr.run != r.header.Run {
-			clash = append(clash, fmt.Sprintf("%s: run %q", fr.file, fr.run))
-		}
-	}
-	if len(clash) > 0 {
-		return nil, fmt.Errorf("traces of different runs in one merge: %s: run %q; %s", r.headerFile, r.header.Run, strings.Join(clash, "; "))
-	}
-	r.screen = newScreen(r)
-
+	runProc := r.procs[0]
 	var total int64
 	for i, d := range dirs {
-		for _, id := range perDir[i] {
+		for _, id := range lay.perDir[i] {
 			if size, err := r.fsrc.Size(trace.NodeFile(d, id)); err == nil {
 				total += size
 			}
@@ -260,12 +184,16 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	}
 	r.progress = newProgress("reading", total, bytesUnit)
 	for i, d := range dirs {
-		if p := trace.RunFile(d); slices.Contains(runFiles, p) {
+		if p := trace.RunFile(d); slices.Contains(lay.runFiles, p) {
 			if err := r.readFile(p, 0, runProc, opt); err != nil {
 				return nil, err
 			}
 		}
-		for _, id := range perDir[i] {
+		if lay.combined[i] {
+			r.readCombined(trace.NodesFile(d), opt)
+			continue
+		}
+		for _, id := range lay.perDir[i] {
 			pr := r.byID[id]
 			if pr == nil {
 				pr = &proc{id: id}
@@ -284,9 +212,112 @@ func load(dirs []string, opt loadOptions) (*run, error) {
 	for _, id := range r.nodeIDs() {
 		r.procs = append(r.procs, r.byID[id])
 	}
-	r.reportMissing()
-	r.seen = nil
+	r.reportMissing(slices.Contains(lay.combined, true))
 	return r, nil
+}
+
+// layout is what openRun found in the directories of a run.
+type layout struct {
+	runFiles []string            // the run files present
+	perDir   [][]protocol.NodeID // each directory's node files
+	combined []bool              // each directory's layout: nodes.jsonl
+}
+
+// openRun checks the directories of a run and reads their headers: the
+// run's header, the node files of each directory, the screen; no events
+// yet (load reads them).
+func openRun(dirs []string, opt loadOptions) (*run, *layout, error) {
+	if len(dirs) == 0 {
+		return nil, nil, errors.New("no trace directory given")
+	}
+	r := &run{dirs: dirs, byID: map[protocol.NodeID]*proc{}, strIdx: map[string]int32{},
+		hosts: map[protocol.NodeID]string{}, fsrc: opt.src}
+	if r.fsrc == nil {
+		r.fsrc = trace.Disk
+	}
+	r.str("")
+	runProc := &proc{}
+	r.procs = append(r.procs, runProc)
+
+	// The reference run id: the first run file's; without any, the first
+	// node file's (only when merging traces of real machines).
+	var runFiles []string
+	for _, d := range dirs {
+		if err := trace.StatDir(d); err != nil {
+			return nil, nil, err
+		}
+		p := trace.RunFile(d)
+		if _, err := r.fsrc.Size(p); err == nil {
+			runFiles = append(runFiles, p)
+		} else if !opt.multi {
+			return nil, nil, fmt.Errorf("run directory %s: %w", d, trace.ErrNoRunFile)
+		}
+	}
+	type fileRun struct{ file, run string }
+	var ids []fileRun
+	for _, p := range runFiles {
+		h, err := trace.ReadHeaderFrom(r.fsrc, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !r.hasRunFile {
+			r.header, r.headerFile, r.hasRunFile = h, p, true
+		}
+		ids = append(ids, fileRun{p, h.Run})
+	}
+	perDir := make([][]protocol.NodeID, len(dirs))
+	combined := make([]bool, len(dirs))
+	for i, d := range dirs {
+		ns, comb, err := r.nodeFiles(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		perDir[i], combined[i] = ns, comb
+		if r.hasRunFile && len(dirs) == 1 {
+			continue
+		}
+		// Without a run file in this directory nothing says which run its
+		// node files belong to, so they must all agree.
+		if _, err := r.fsrc.Size(trace.RunFile(d)); err == nil {
+			continue
+		}
+		if comb {
+			// Its first line is a node's header, which names the run.
+			p := trace.NodesFile(d)
+			if h, err := trace.ReadHeaderFrom(r.fsrc, p); err == nil {
+				if !r.hasRunFile && r.headerFile == "" {
+					r.header, r.headerFile = h, p
+				}
+				ids = append(ids, fileRun{p, h.Run})
+			}
+			continue
+		}
+		for _, id := range ns {
+			p := trace.NodeFile(d, id)
+			h, err := trace.ReadHeaderFrom(r.fsrc, p)
+			if err != nil {
+				continue // reported when the file is read
+			}
+			if !r.hasRunFile && r.headerFile == "" {
+				r.header, r.headerFile = h, p
+			}
+			ids = append(ids, fileRun{p, h.Run})
+		}
+	}
+	if r.headerFile == "" {
+		return nil, nil, fmt.Errorf("%s: no run file and no readable node file", strings.Join(dirs, ", "))
+	}
+	var clash []string
+	for _, fr := range ids {
+		if fr.run != r.header.Run {
+			clash = append(clash, fmt.Sprintf("%s: run %q", fr.file, fr.run))
+		}
+	}
+	if len(clash) > 0 {
+		return nil, nil, fmt.Errorf("traces of different runs in one merge: %s: run %q; %s", r.headerFile, r.header.Run, strings.Join(clash, "; "))
+	}
+	r.screen = newScreen(r)
+	return r, &layout{runFiles, perDir, combined}, nil
 }
 
 // nodeIDs lists the nodes with a usable file, ascending.
@@ -342,27 +373,9 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		if !r.screen.Event(path, line, e, &r.problems) {
 			return nil
 		}
-		buf = trace.AppendJSON(buf[:0], e)
-		// The process is part of the key: the run file legitimately
-		// repeats a node's crash and recover lines.
-		h := fnv.New64a()
-		h.Write([]byte{byte(id), byte(id >> 8), byte(id >> 16), byte(id >> 24)})
-		h.Write(buf)
-		sum := h.Sum64()
-		if prev, dup := r.seen[sum]; dup {
-			r.duplicates++
-			r.problems = append(r.problems, trace.Problem{File: path, Line: line,
-				Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
-			return nil
+		if ce, ok := r.take(pr, e, segment{fi, false}, keep, line, opt, &buf); ok {
+			kept = append(kept, ce)
 		}
-		r.seen[sum] = uint64(fi)<<32 | uint64(uint32(line))
-		ce := r.compact(e)
-		ce.file, ce.line = fi, int32(line)
-		if opt.lines {
-			ce.off, ce.n = int64(len(r.arena)), int32(len(buf))
-			r.arena = append(r.arena, buf...)
-		}
-		kept = append(kept, ce)
 		return nil
 	})
 	r.problems = append(r.problems, probs...)
@@ -387,7 +400,36 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		pr.evs = []event{}
 	}
 	pr.evs = append(pr.evs, kept...)
+	pr.segs = append(pr.segs, segment{fi, false})
 	return nil
+}
+
+// take turns an accepted event of pr, at line of file fi, into its compact
+// form, unless it is a duplicate of a line pr logged before (the process
+// is part of the key: the run file legitimately repeats a node's crash
+// and recover lines), which it reports. ok is false for a duplicate, and
+// for a receive of a lean load, which is judged but not kept.
+func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool, line int, opt loadOptions, buf *[]byte) (event, bool) {
+	fi := cur.file
+	*buf = trace.AppendJSON((*buf)[:0], e)
+	past := func(add func(h, at uint64)) { r.rescan(pr.id, pr.segs, cur, line, keep, add) }
+	if prev, dup := pr.dup.seen(e.T, lineHash(*buf), uint64(fi)<<32|uint64(uint32(line)), past); dup {
+		r.duplicates++
+		r.problems = append(r.problems, trace.Problem{File: r.files[fi], Line: line,
+			Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
+		return event{}, false
+	}
+	if opt.lean && (e.Ev == trace.EvRecv || e.Ev == trace.EvDrop) {
+		r.leanEnd = max(r.leanEnd, e.T)
+		return event{}, false
+	}
+	ce := r.compact(e)
+	ce.file, ce.line = fi, int32(line)
+	if opt.lines {
+		ce.off, ce.n = int64(len(r.arena)), int32(len(*buf))
+		r.arena = append(r.arena, *buf...)
+	}
+	return ce, true
 }
 
 // headerProblem says why h is not an acceptable header for node id (0:
@@ -431,8 +473,8 @@ func (r *run) compact(e *trace.Event) event {
 }
 
 // reportMissing names nodes the run file speaks of that have no usable
-// node file.
-func (r *run) reportMissing() {
+// node file (no usable lines in the combined node file, when combined).
+func (r *run) reportMissing(combined bool) {
 	seen := map[protocol.NodeID]bool{}
 	var missing []protocol.NodeID
 	for i := range r.procs[0].evs {
@@ -447,6 +489,10 @@ func (r *run) reportMissing() {
 	}
 	slices.Sort(missing)
 	for _, id := range missing {
+		if combined {
+			r.problems = append(r.problems, trace.Problem{File: trace.NodesFile(r.dirs[0]), Msg: trace.MissingInCombined(id)})
+			continue
+		}
 		r.problems = append(r.problems, trace.Problem{File: trace.NodeFile(r.dirs[0], id),
 			Msg: fmt.Sprintf("node %d appears in %s but has no usable trace file", id, trace.RunFileName)})
 	}
@@ -455,7 +501,7 @@ func (r *run) reportMissing() {
 // end is the end of the run: the run file's end event, else the latest
 // event time.
 func (r *run) end() int64 {
-	var end int64
+	end := r.leanEnd
 	for _, p := range r.procs {
 		for i := range p.evs {
 			end = max(end, p.evs[i].t)

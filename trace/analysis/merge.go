@@ -47,6 +47,16 @@ type MergeReport struct {
 // damaged lines, duplicates and missing files are reported and the rest
 // is merged.
 func Merge(dirs []string, w io.Writer) (*MergeReport, error) {
+	rep, ok, err := streamMerge(dirs, w)
+	if ok || err != nil {
+		return rep, err
+	}
+	return mergeInMemory(dirs, w)
+}
+
+// mergeInMemory is Merge holding every event: the reference that
+// streamMerge follows, and what merges the layouts it does not stream.
+func mergeInMemory(dirs []string, w io.Writer) (*MergeReport, error) {
 	r, err := load(dirs, loadOptions{lines: true, multi: true})
 	if err != nil {
 		return nil, err
@@ -55,15 +65,8 @@ func Merge(dirs []string, w io.Writer) (*MergeReport, error) {
 	rep := &MergeReport{Run: r.header.Run, Files: len(r.files), Duplicates: r.duplicates,
 		Matched: g.matched, Unmatched: g.unmatched}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	hdr := r.header
-	hdr.Src = r.headerFile + ":1"
-	line := append(trace.AppendJSON(nil, &hdr), '\n')
-	bw.Write(line)
-	prefixes := make([][]byte, len(r.files))
-	for i, f := range r.files {
-		q, _ := json.Marshal(f + ":")
-		prefixes[i] = append([]byte(`,"src":`), q[:len(q)-1]...)
-	}
+	line := writeHeader(bw, r)
+	prefixes := srcPrefixes(r)
 	var werr error
 	st := g.order(func(x ref) {
 		if werr != nil {
@@ -93,28 +96,68 @@ func Merge(dirs []string, w io.Writer) (*MergeReport, error) {
 	return rep, nil
 }
 
+// writeHeader writes the merged trace's first line, the run's header,
+// and returns the line's buffer for reuse.
+func writeHeader(bw *bufio.Writer, r *run) []byte {
+	hdr := r.header
+	hdr.Src = r.headerFile + ":1"
+	line := append(trace.AppendJSON(nil, &hdr), '\n')
+	bw.Write(line)
+	return line
+}
+
+// srcPrefixes are, per file, the start of the "src" field merged lines
+// end with.
+func srcPrefixes(r *run) [][]byte {
+	prefixes := make([][]byte, len(r.files))
+	for i, f := range r.files {
+		q, _ := json.Marshal(f + ":")
+		prefixes[i] = append([]byte(`,"src":`), q[:len(q)-1]...)
+	}
+	return prefixes
+}
+
 // offsets estimates clock offsets per node and per host from the wall
 // clocks of matched send/receive pairs.
 func offsets(r *run, g *graph) (nodes, hosts []Offset) {
-	nd, hd := newDelays(), newDelays()
-	any := false
+	pairs := newClockPairs()
 	for p, pr := range r.procs {
 		for i := range pr.evs {
-			s := g.pred[p][i]
-			e := &pr.evs[i]
-			if s == noRef || e.typ != tRecv || e.wall == 0 || g.ev(s).wall == 0 {
-				continue
-			}
-			any = true
-			se := g.ev(s)
-			d := e.wall - se.wall
-			nd.add(nodeName(se.node), nodeName(e.node), d)
-			if ha, hb := r.hosts[se.node], r.hosts[e.node]; ha != "" && hb != "" {
-				hd.add(ha, hb, d)
+			if s := g.pred[p][i]; s != noRef {
+				pairs.add(r, g.ev(s), &pr.evs[i])
 			}
 		}
 	}
-	if !any {
+	return pairs.estimate(r)
+}
+
+// clockPairs collects the apparent delays of matched send/receive pairs
+// for the offset estimates; the order they come in does not matter.
+type clockPairs struct {
+	nd, hd *delays
+	any    bool
+}
+
+func newClockPairs() *clockPairs { return &clockPairs{nd: newDelays(), hd: newDelays()} }
+
+// add counts receive e matched to send se, when both have wall clocks.
+func (c *clockPairs) add(r *run, se, e *event) {
+	if e.typ != tRecv || e.wall == 0 || se.wall == 0 {
+		return
+	}
+	c.any = true
+	d := e.wall - se.wall
+	c.nd.add(nodeName(se.node), nodeName(e.node), d)
+	if ha, hb := r.hosts[se.node], r.hosts[e.node]; ha != "" && hb != "" {
+		c.hd.add(ha, hb, d)
+	}
+}
+
+// estimate gives the offsets of every node with a usable trace, and of
+// every host when there are several.
+func (c *clockPairs) estimate(r *run) (nodes, hosts []Offset) {
+	nd, hd := c.nd, c.hd
+	if !c.any {
 		return nil, nil
 	}
 	ids := r.nodeIDs()

@@ -15,6 +15,33 @@ type section struct {
 	vc    []int32 // vector clock at enter, over the nodes that enter
 }
 
+// checkMutexOf is checkMutex of the run in dir, of which r is a lean load
+// (loadOptions.lean): when nodes' sections must be ordered by
+// happened-before, the run is loaded again with its receives, and the
+// problems the causal graph finds join r's.
+func checkMutexOf(r *run, dir string) (Property, error) {
+	entering := map[protocol.NodeID]bool{}
+	for _, pr := range r.procs[1:] {
+		for i := range pr.evs {
+			if pr.evs[i].typ == tCSEnter {
+				entering[pr.id] = true
+				break
+			}
+		}
+	}
+	if len(entering) < 2 {
+		return checkMutex(r), nil
+	}
+	full, err := load([]string{dir}, loadOptions{keep: checkEvents, src: r.fsrc})
+	if err != nil {
+		return Property{}, err
+	}
+	n := len(full.problems)
+	p := checkMutex(full)
+	r.problems = append(r.problems, full.problems[n:]...)
+	return p, nil
+}
+
 // checkMutex decides mutual exclusion causally: two sections at different
 // nodes conflict unless one's exit happened before the other's enter, by
 // process order and send-to-receive edges, whatever the clocks say.

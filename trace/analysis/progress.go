@@ -26,6 +26,7 @@ type progress struct {
 	total int64
 	done  int64
 	next  time.Time
+	open  bool // the total is unknown: only done is printed
 }
 
 func newProgress(phase string, total int64, unit func(int64) string) *progress {
@@ -35,16 +36,30 @@ func newProgress(phase string, total int64, unit func(int64) string) *progress {
 // set records how far the phase is, printing a line when one is due.
 func (p *progress) set(done int64) {
 	p.done = done
-	if Progress == nil || p.total <= 0 {
+	if Progress == nil || p.total <= 0 && !p.open {
 		return
 	}
 	if now := time.Now(); now.After(p.next) {
 		p.next = now.Add(ProgressEvery)
+		if p.open {
+			fmt.Fprintf(Progress, "%s: %s %s\n", ProgressName, p.phase, p.unit(p.done))
+			return
+		}
 		fmt.Fprintf(Progress, "%s: %s %d%% (%s of %s)\n", ProgressName, p.phase, 100*min(p.done, p.total)/p.total, p.unit(p.done), p.unit(p.total))
 	}
 }
 
 func (p *progress) add(n int64) { p.set(p.done + n) }
+
+// newCount reports a phase of unknown length: how much is done.
+func newCount(phase string, unit func(int64) string) *progress {
+	p := newProgress(phase, 0, unit)
+	p.open = true
+	return p
+}
+
+// linesUnit writes a count of lines.
+func linesUnit(n int64) string { return fmt.Sprintf("%.1f M lines", float64(n)/1e6) }
 
 // bytesUnit writes a byte count as MB.
 func bytesUnit(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -20,6 +20,7 @@ func newScreen(r *run) *trace.Screen {
 	if err != nil {
 		return trace.NewScreen(0, nil)
 	}
+	r.duration = int64(sc.Duration.D())
 	return trace.NewScreen(sc.Duration.D(), sc.MemberIDs())
 }
 

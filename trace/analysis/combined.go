@@ -1,0 +1,106 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// readCombined reads the combined node file (trace.NodesFileName) in one
+// scan, handing each node's lines to its process as readFile does for a
+// node file: node N's lines, in file order, are judged exactly as if they
+// were node-N.jsonl (docs/trace.md, "The combined layout"), except that
+// problems name nodes.jsonl:LINE, and are in line order.
+func (r *run) readCombined(path string, opt loadOptions) {
+	fi := int32(len(r.files))
+	r.files = append(r.files, path)
+	keep := opt.keep
+	if keep != nil {
+		keep = func(ev string) bool { return ev == trace.EvHeader || opt.keep(ev) }
+	}
+	type node struct {
+		why  string // why its lines are skipped; "" while usable
+		pr   *proc
+		kept []event
+	}
+	nodes := map[protocol.NodeID]*node{}
+	var buf []byte
+	before := len(r.problems)
+	any := false
+	prog := newCount("reading "+trace.NodesFileName, linesUnit)
+	probs, err := r.fsrc.ScanEvents(path, keep, func(e *trace.Event, line int) error {
+		any = true
+		prog.set(int64(line))
+		id := e.Node
+		if id == protocol.None {
+			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: trace.MsgNoNode})
+			return nil
+		}
+		n := nodes[id]
+		if n == nil {
+			n = &node{why: r.headerProblem(e, id)}
+			if n.why == "" && !r.screen.Member(id) {
+				n.why = fmt.Sprintf("node %d is not in the run's scenario", id)
+			}
+			if n.why != "" {
+				r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: trace.NodeSkipped(id, n.why)})
+			} else {
+				if e.Host != "" {
+					r.hosts[id] = e.Host
+				}
+				if n.pr = r.byID[id]; n.pr == nil {
+					n.pr = &proc{id: id}
+				}
+			}
+			nodes[id] = n
+			return nil
+		}
+		if n.why != "" {
+			return nil
+		}
+		if e.Ev == trace.EvHeader {
+			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("a second header of node %d; skipped", id)})
+			return nil
+		}
+		if !r.screen.NodeEvent(path, id, line, e, &r.problems) {
+			return nil
+		}
+		if ce, ok := r.take(n.pr, e, segment{fi, true}, keep, line, opt, &buf); ok {
+			n.kept = append(n.kept, ce)
+		}
+		return nil
+	})
+	r.problems = append(r.problems, probs...)
+	slices.SortStableFunc(r.problems[before:], func(a, b trace.Problem) int { return a.Line - b.Line })
+	switch {
+	case err != nil:
+		r.problems = append(r.problems, trace.Problem{File: path, Msg: err.Error() + "; file skipped"})
+		return
+	case !any:
+		r.problems = append(r.problems, trace.Problem{File: path, Msg: "no events, not even a header; file skipped"})
+		return
+	}
+	ids := make([]protocol.NodeID, 0, len(nodes))
+	for id, n := range nodes {
+		if n.why == "" {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		n := nodes[id]
+		r.screen.FinishNode(path, id, &r.problems)
+		switch {
+		case len(n.pr.evs) > 0:
+			n.pr.evs = append(n.pr.evs, n.kept...)
+		case n.kept != nil:
+			n.pr.evs = n.kept // not copied: a large run's events are most of the memory
+		default:
+			n.pr.evs = []event{}
+		}
+		n.pr.segs = append(n.pr.segs, segment{fi, true})
+		r.byID[id] = n.pr
+	}
+}

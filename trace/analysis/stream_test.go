@@ -1,0 +1,343 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// sameMerge asserts that the streaming merge writes what the in-memory
+// merge writes, and reports the same, on dirs.
+func sameMerge(t *testing.T, dirs ...string) *MergeReport {
+	t.Helper()
+	var mem, str bytes.Buffer
+	want, err := mergeInMemory(dirs, &mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := streamMerge(dirs, &str)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Fatal("not streamed")
+	}
+	if !bytes.Equal(mem.Bytes(), str.Bytes()) {
+		a, b := strings.Split(mem.String(), "\n"), strings.Split(str.String(), "\n")
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				t.Fatalf("merged line %d differs:\nin memory %s\nstreamed  %s", i+1, a[i], b[i])
+			}
+		}
+		t.Fatalf("merged %d lines in memory, %d streamed", len(a), len(b))
+	}
+	wj, _ := json.MarshalIndent(want, "", " ")
+	gj, _ := json.MarshalIndent(got, "", " ")
+	if !bytes.Equal(wj, gj) {
+		t.Fatalf("reports differ:\nin memory %s\nstreamed  %s", wj, gj)
+	}
+	return got
+}
+
+// combine writes the node files of src as one combined node file in dst,
+// as the simulator would: every header in node order, then the events by
+// time, each node's in its order (a stable sort); other files are copied.
+func combine(t *testing.T, src, dst string) {
+	t.Helper()
+	names, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		t    int64
+		text string
+	}
+	var heads []string
+	var evs []line
+	nodeFile := regexp.MustCompile(`^node-(\d+)\.jsonl$`)
+	var ids []int
+	for _, de := range names {
+		m := nodeFile.FindStringSubmatch(de.Name())
+		if m == nil {
+			data, err := os.ReadFile(filepath.Join(src, de.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dst, de.Name()), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		id, _ := strconv.Atoi(m[1])
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		data, err := os.ReadFile(trace.NodeFile(src, protocol.NodeID(id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		heads = append(heads, lines[0])
+		last := int64(0)
+		for _, l := range lines[1:] {
+			var e trace.Event
+			if err := json.Unmarshal([]byte(l), &e); err == nil {
+				last = e.T
+			}
+			evs = append(evs, line{last, l}) // damage goes with the line before
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b line) int {
+		switch {
+		case a.t < b.t:
+			return -1
+		case a.t > b.t:
+			return 1
+		}
+		return 0
+	})
+	var out strings.Builder
+	for _, h := range heads {
+		out.WriteString(h + "\n")
+	}
+	for _, e := range evs {
+		out.WriteString(e.text + "\n")
+	}
+	if err := os.WriteFile(trace.NodesFile(dst), []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStreamMergeMatchesInMemory(t *testing.T) {
+	for _, skew := range []time.Duration{5 * time.Second, -5 * time.Second} {
+		for _, withHLC := range []bool{true, false} {
+			t.Run(fmt.Sprintf("skew%v/hlc=%v", skew, withHLC), func(t *testing.T) {
+				dir := t.TempDir()
+				skewedRun(t, dir, map[protocol.NodeID]time.Duration{2: skew}, withHLC)
+				rep := sameMerge(t, dir)
+				if !withHLC && rep.Repaired == 0 {
+					t.Error("no repair: the test does not test the topological pass")
+				}
+			})
+		}
+	}
+	t.Run("duplicates across directories", func(t *testing.T) {
+		a, b := t.TempDir(), t.TempDir()
+		skewedRun(t, a, map[protocol.NodeID]time.Duration{3: -5 * time.Second}, true)
+		data, _ := os.ReadFile(trace.NodeFile(a, 2))
+		os.WriteFile(trace.NodeFile(b, 2), data, 0o644)
+		appendRaw(t, trace.NodeFile(a, 1), `{"t":999,"node":1,"ev":"se`)
+		if rep := sameMerge(t, a, b); rep.Duplicates != 24 {
+			t.Errorf("%d duplicates, want 24", rep.Duplicates)
+		}
+	})
+	t.Run("damage", func(t *testing.T) {
+		dir := t.TempDir()
+		damagedRun(t, dir)
+		rep := sameMerge(t, dir)
+		if rep.CyclesBroken == 0 || rep.Unmatched <= maxProblems || rep.Duplicates == 0 || len(rep.Problems) < 30 {
+			t.Errorf("the damage is not all there: %+v", rep)
+		}
+		comb := t.TempDir()
+		combine(t, dir, comb)
+		sameMerge(t, comb)
+	})
+	t.Run("combined", func(t *testing.T) {
+		dir := t.TempDir()
+		skewedRun(t, dir, nil, false)
+		comb := t.TempDir()
+		combine(t, dir, comb)
+		sameMerge(t, comb)
+		// Damage: a line of no node, a node's second header, an event of
+		// a node without a header, garbage, a duplicate.
+		data, _ := os.ReadFile(trace.NodesFile(comb))
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		lines = slices.Insert(lines, 10, `{"t":5,"node":0,"ev":"start"}`, lines[1], `{"t":5,"node":9,"ev":"start"}`, `not json`, lines[12])
+		os.WriteFile(trace.NodesFile(comb), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+		rep := sameMerge(t, comb)
+		if rep.Duplicates != 1 || len(rep.Problems) < 4 {
+			t.Errorf("%d duplicates, problems %q", rep.Duplicates, rep.Problems)
+		}
+	})
+}
+
+// damagedRun writes a run with every kind of damage the merge repairs or
+// reports: a causal cycle, receives without a send (more than are
+// listed), a sequence number used again (more than are listed), a
+// second header, another node's event, a duplicate after time went back,
+// a file of another run, a file without a header.
+func damagedRun(t *testing.T, dir string) {
+	t.Helper()
+	writeTrace(t, trace.RunFile(dir), "r1", 0, "", trace.Event{T: 1, Node: 2, Ev: trace.EvCrash}, trace.Event{T: 2, Node: 2, Ev: trace.EvRecover})
+	var n1, n2, n3 []trace.Event
+	// A cycle: each receives the other's frame before sending its own.
+	n1 = append(n1, trace.Event{T: 10, Node: 1, Ev: trace.EvRecv, From: 2, Seq: 1}, trace.Event{T: 11, Node: 1, Ev: trace.EvSend, Seq: 1})
+	n2 = append(n2, trace.Event{T: 10, Node: 2, Ev: trace.EvRecv, From: 1, Seq: 1}, trace.Event{T: 11, Node: 2, Ev: trace.EvSend, Seq: 1})
+	for i := range 30 {
+		n3 = append(n3, trace.Event{T: int64(20 + i), Node: 3, Ev: trace.EvRecv, From: 7, Seq: uint64(i)})
+		n1 = append(n1, trace.Event{T: int64(20 + i), Node: 1, Ev: trace.EvSend, Seq: 5})
+	}
+	// Receives whose clock is before their send.
+	n3 = append(n3, trace.Event{T: 60, Node: 3, Ev: trace.EvRecv, From: 1, Seq: 5}, trace.Event{T: 61, Node: 3, Ev: trace.EvDrop, From: 2, Seq: 9})
+	n2 = append(n2, trace.Event{T: 70, Node: 2, Ev: trace.EvSend, Seq: 9}, trace.Event{T: 71, Node: 2, Ev: trace.EvHeader, Run: "r1", Schema: 1},
+		trace.Event{T: 72, Node: 5, Ev: trace.EvStart}, trace.Event{T: 40, Node: 2, Ev: "leader", Leader: 2},
+		trace.Event{T: 40, Node: 2, Ev: "leader", Leader: 2}, trace.Event{T: 11, Node: 2, Ev: trace.EvSend, Seq: 1})
+	writeTrace(t, trace.NodeFile(dir, 1), "r1", 1, "", n1...)
+	writeTrace(t, trace.NodeFile(dir, 2), "r1", 2, "", n2...)
+	writeTrace(t, trace.NodeFile(dir, 3), "r1", 3, "", n3...)
+	appendRaw(t, trace.NodeFile(dir, 3), "garbage\n{\"t\":3}\n")
+	writeTrace(t, trace.NodeFile(dir, 4), "r0", 4, "", trace.Event{T: 1, Node: 4, Ev: trace.EvStart})
+	os.WriteFile(trace.NodeFile(dir, 6), []byte(`{"t":1,"node":6,"ev":"start"}`+"\n"), 0o644)
+}
+
+// Hostile combined files never panic, and stream as they merge in memory.
+func TestStreamMergeHostileCombined(t *testing.T) {
+	src := t.TempDir()
+	skewedRun(t, src, nil, false)
+	base := t.TempDir()
+	combine(t, src, base)
+	data, _ := os.ReadFile(trace.NodesFile(base))
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	junk := []string{`{"t":-5,"node":2,"ev":"recv","from":3,"seq":1}`, `{"t":1e99,"node":1,"ev":"send"}`, `{"t":9,"node":4294967295,"ev":"send","seq":1}`,
+		`{"t":9,"node":1,"ev":"header","run":"r1","schema":1}`, `{"t":9,"node":3,"node":1,"ev":"recv","from":2,"seq":3}`, `{`, ``, `{"t":3,"node":2}`,
+		`{"t":100000000000,"node":3,"ev":"recv","from":1,"seq":2}`, `{"t":1,"node":1,"ev":"send","seq":1,"bytes":-4}`}
+	rng := rand.New(rand.NewSource(1))
+	for k := range 40 {
+		out := slices.Clone(lines)
+		for range 1 + rng.Intn(6) {
+			i := rng.Intn(len(out))
+			switch rng.Intn(3) {
+			case 0:
+				out = slices.Insert(out, i, junk[rng.Intn(len(junk))])
+			case 1:
+				out = slices.Delete(out, i, i+1)
+			default:
+				j := rng.Intn(len(out))
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+		dir := t.TempDir()
+		os.WriteFile(trace.RunFile(dir), mustRead(t, trace.RunFile(base)), 0o644)
+		os.WriteFile(trace.NodesFile(dir), []byte(strings.Join(out, "\n")+"\n"), 0o644)
+		t.Run(strconv.Itoa(k), func(t *testing.T) {
+			var mem, str bytes.Buffer
+			if _, err := mergeInMemory([]string{dir}, &mem); err != nil {
+				t.Fatal(err)
+			}
+			rep, _, err := streamMerge([]string{dir}, &str)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Events != strings.Count(mem.String(), "\n")-1 {
+				t.Errorf("streamed %d events, in memory %d", rep.Events, strings.Count(mem.String(), "\n")-1)
+			}
+			// The other readers of the combined file.
+			if _, err := Check(dir, CheckOptions{}); err != nil {
+				t.Error(err)
+			}
+			if _, err := ComputeMetrics(dir, MetricsOptions{}); err != nil {
+				t.Error(err)
+			}
+			if _, err := trace.ReadDir(dir); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// recordDir records the files of dir as their writer would (a
+// trace.Recording keeping keep), from the lines on disk.
+func recordDir(t *testing.T, dir string, keep func(string) bool) *trace.Recording {
+	t.Helper()
+	rec := trace.NewRecording(dir, keep)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range entries {
+		path := filepath.Join(dir, de.Name())
+		f := rec.File(path)
+		for _, l := range strings.Split(strings.TrimSuffix(string(mustRead(t, path)), "\n"), "\n") {
+			var e trace.Event
+			if err := json.Unmarshal([]byte(l), &e); err != nil {
+				t.Fatal(err)
+			}
+			f.Add(&e, []byte(l))
+		}
+	}
+	return rec
+}
+
+// The simulator's recording of a combined run goes through the same
+// demultiplexer as the disk: the metrics are the same.
+func TestRecordingCombined(t *testing.T) {
+	src := t.TempDir()
+	skewedRun(t, src, nil, false)
+	dir := t.TempDir()
+	combine(t, src, dir)
+	rec := recordDir(t, dir, MetricEvents)
+	want, err := ComputeMetricsFrom(trace.Disk, dir, MetricsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ComputeMetricsFrom(rec, dir, MetricsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perNode, err := ComputeMetricsFrom(trace.Disk, src, MetricsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wj, _ := json.Marshal(want)
+	gj, _ := json.Marshal(got)
+	pj, _ := json.Marshal(perNode)
+	if !bytes.Equal(wj, gj) {
+		t.Errorf("recording %s\ndisk      %s", gj, wj)
+	}
+	if !bytes.Equal(bytes.ReplaceAll(pj, []byte(src), []byte(dir)), wj) || want.Messages["election"].Broadcast != 18 {
+		t.Errorf("per-node layout %s\ncombined %s", pj, wj)
+	}
+}
+
+// A combined directory merged with others is merged in memory.
+func TestMergeCombinedWithOthers(t *testing.T) {
+	src := t.TempDir()
+	skewedRun(t, src, nil, true)
+	comb := t.TempDir()
+	combine(t, src, comb)
+	other := t.TempDir()
+	writeTrace(t, trace.NodeFile(other, 4), "r1", 4, "", trace.Event{T: 1, Node: 4, Ev: trace.EvStart})
+	if _, ok, err := streamMerge([]string{comb, other}, &bytes.Buffer{}); ok || err != nil {
+		t.Fatalf("streamed (%v, %v)", ok, err)
+	}
+	var out bytes.Buffer
+	rep, err := Merge([]string{comb, other}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Events != 73 || !strings.Contains(out.String(), trace.NodeFile(other, 4)+":2") {
+		t.Errorf("merged %d events: %+v", rep.Events, rep)
+	}
+}

@@ -1,0 +1,208 @@
+package analysis
+
+// The streaming merge's second pass (stream.go): reading the node
+// files side by side, or the combined file demultiplexed, each line
+// judged as load judges it.
+
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// pull reads process p's next accepted event from its node files, as
+// readFile judges them, ending each file's problems as readFile does.
+func (m *merger) pull(p int32) {
+	sp := m.procs[p]
+	r := m.r
+	for !sp.ended {
+		if sp.lr == nil {
+			if sp.seg >= len(sp.files) {
+				sp.ended = true
+				return
+			}
+			path := r.files[sp.files[sp.seg]]
+			sp.lr = trace.NewLineReader(trace.NewReopenReader(path), path, 4<<10)
+			sp.own = nil
+			// The header, judged by index.
+			if e, _, err := sp.lr.Next(nil); err != nil || e == nil {
+				m.endFile(sp, err)
+				continue
+			}
+		}
+		fi := sp.files[sp.seg]
+		path := r.files[fi]
+		e, line, err := sp.lr.Next(nil)
+		if err != nil || e == nil {
+			m.endFile(sp, err)
+			continue
+		}
+		if e.Ev == trace.EvHeader {
+			sp.own = append(sp.own, trace.Problem{File: path, Line: line, Msg: "a second header; skipped"})
+			continue
+		}
+		if e.Node != sp.id {
+			sp.own = append(sp.own, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("event of node %d in node %d's file; skipped", e.Node, sp.id)})
+			continue
+		}
+		if !r.screen.Event(path, line, e, &sp.own) {
+			continue
+		}
+		if m.accept(p, sp, e, fi, line, filePos(fi, line), &sp.own) {
+			return
+		}
+	}
+}
+
+// accept queues an accepted event of process p, unless it is a
+// duplicate (take's judgement).
+func (m *merger) accept(p int32, sp *sproc, e *trace.Event, fi int32, line int, pos uint64, own *[]trace.Problem) bool {
+	r := m.r
+	var buf []byte
+	if !sp.combined {
+		// At most one event waits per node file: its buffer is reused.
+		buf = trace.AppendJSON(sp.lineBuf[:0], e)
+		sp.lineBuf = buf
+	} else {
+		buf = trace.AppendJSON(nil, e)
+	}
+	past := func(add func(h, at uint64)) {
+		var segs []segment
+		if !sp.combined {
+			for _, f := range sp.files[:sp.seg] {
+				segs = append(segs, segment{f, false})
+			}
+		}
+		r.rescan(sp.id, segs, segment{fi, sp.combined}, line, nil, add)
+	}
+	if prev, dup := sp.dup.seen(e.T, lineHash(buf), uint64(fi)<<32|uint64(uint32(line)), past); dup {
+		r.duplicates++
+		*own = append(*own, trace.Problem{File: r.files[fi], Line: line,
+			Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
+		return false
+	}
+	ce := r.compact(e)
+	ce.file, ce.line = fi, int32(line)
+	sp.q = append(sp.q, sev{e: ce, pos: pos, pred: m.pred(p, pos, &ce), line: buf})
+	return true
+}
+
+// endFile closes the file a process was reading, with its problems.
+func (m *merger) endFile(sp *sproc, err error) {
+	r := m.r
+	fi := sp.files[sp.seg]
+	path := r.files[fi]
+	g := append(sp.own, sp.lr.Problems...)
+	if err != nil {
+		g = append(g, trace.Problem{File: path, Msg: err.Error() + "; file skipped"})
+	} else {
+		slices.SortStableFunc(g, func(a, b trace.Problem) int { return a.Line - b.Line })
+		r.screen.Finish(path, &g)
+	}
+	m.setGroup(fi, g)
+	sp.lr, sp.own = nil, nil
+	sp.seg++
+}
+
+// openCombined starts reading the combined node file.
+func (m *merger) openCombined() {
+	path := m.r.files[m.combFile]
+	for _, sp := range m.procs[1:] {
+		sp.combined = true
+	}
+	m.combWhy = map[protocol.NodeID]string{}
+	f, err := os.Open(path)
+	if err != nil {
+		m.combEOF = true
+		m.setGroup(m.combFile, []trace.Problem{{File: path, Msg: fmt.Sprintf("trace: %v; file skipped", err)}})
+		return
+	}
+	m.combF = f
+	m.comb = trace.NewLineReader(f, path, 64<<10)
+}
+
+// safe reports whether the heap's smallest head can be merged: every
+// event of the combined file with a clock up to its own has been read
+// (the file is in time order).
+func (m *merger) safe(it sitem) bool {
+	return m.readAny && (m.readW > it.w || m.readW == it.w && m.readL > it.l)
+}
+
+// readCombined reads the combined file's next line into its node's
+// queue, judged as readCombined (combined.go) judges it.
+func (m *merger) readCombined() {
+	r := m.r
+	path := r.files[m.combFile]
+	e, line, err := m.comb.Next(nil)
+	if err != nil || e == nil {
+		m.combEOF = true
+		g := append(m.combOwn, m.comb.Problems...)
+		slices.SortStableFunc(g, func(a, b trace.Problem) int { return a.Line - b.Line })
+		switch {
+		case err != nil:
+			g = append(g, trace.Problem{File: path, Msg: err.Error() + "; file skipped"})
+		case !m.combAny:
+			g = append(g, trace.Problem{File: path, Msg: "no events, not even a header; file skipped"})
+		default:
+			for _, sp := range m.procs[1:] {
+				r.screen.FinishNode(path, sp.id, &g)
+			}
+		}
+		m.setGroup(m.combFile, g)
+		return
+	}
+	m.combAny = true
+	id := e.Node
+	if id == protocol.None {
+		m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: trace.MsgNoNode})
+		return
+	}
+	w, seen := m.combWhy[id]
+	if !seen {
+		w = r.headerProblem(e, id)
+		if w == "" && !r.screen.Member(id) {
+			w = fmt.Sprintf("node %d is not in the run's scenario", id)
+		}
+		m.combWhy[id] = w
+		if w != "" {
+			m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: trace.NodeSkipped(id, w)})
+		}
+		return
+	}
+	if w != "" {
+		return
+	}
+	if e.Ev == trace.EvHeader {
+		m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("a second header of node %d; skipped", id)})
+		return
+	}
+	if !r.screen.NodeEvent(path, id, line, e, &m.combOwn) {
+		return
+	}
+	p, ok := m.byID[id]
+	if !ok {
+		return
+	}
+	sp := m.procs[p]
+	wasEmpty := sp.qh >= len(sp.q)
+	if !m.accept(p, sp, e, m.combFile, line, uint64(uint32(line)), &m.combOwn) {
+		return
+	}
+	cw, cl := clock(&sp.q[len(sp.q)-1].e)
+	if !m.readAny || cw > m.readW || cw == m.readW && cl > m.readL {
+		m.readW, m.readL, m.readAny = cw, cl, true
+	}
+	if wasEmpty {
+		m.offer(p)
+	}
+}
+
+// closeCombined closes the combined file.
+func (m *merger) closeCombined() {
+	if m.combF != nil {
+		m.combF.Close()
+	}
+}
