@@ -117,6 +117,8 @@ type loadOptions struct {
 	multi bool
 	// src holds the files (nil: trace.Disk).
 	src trace.Source
+	// visit, when not nil, is handed every event kept (Analyze, visit.go).
+	visit func(id protocol.NodeID, e *trace.Event)
 }
 
 // str interns s.
@@ -356,6 +358,9 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 			return nil
 		}
 		r.seen[sum] = uint64(fi)<<32 | uint64(uint32(line))
+		if opt.visit != nil {
+			opt.visit(id, e)
+		}
 		ce := r.compact(e)
 		ce.file, ce.line = fi, int32(line)
 		if opt.lines {
