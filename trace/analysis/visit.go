@@ -39,11 +39,14 @@ func Analyze(dir string, opt AnalyzeOptions) (*MetricsReport, *CheckReport, erro
 		return nil, nil, err
 	}
 	l := &loader{dir: dir, one: one}
-	m, err := computeMetrics(l, opt.Metrics)
+	c, err := check(l, opt.Check)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := check(l, opt.Check)
+	// The checks are done with the one load: the metrics may take their
+	// events out of it, freeing the rest (receives, most of a trace).
+	l.last = true
+	m, err := computeMetrics(l, opt.Metrics)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,11 +85,18 @@ type loader struct {
 	// other reads are from disk, as they always were.
 	src trace.Source
 	one *run // Analyze's load; nil: every analysis loads its own
+	// last: the metrics are the last analysis of one; their view is made
+	// in place, dropping the other events, unless their mutual exclusion
+	// part will need a view with receives.
+	last bool
 }
 
 // run returns the run for the analysis reading s.
 func (l *loader) run(s readSet) (*run, error) {
 	if l.one != nil {
+		if s == readMetrics && l.last && !l.one.hasSections() {
+			l.one.shrink(readSets[s])
+		}
 		return l.one.view(readSets[s]), nil
 	}
 	var src trace.Source
@@ -96,6 +106,50 @@ func (l *loader) run(s readSet) (*run, error) {
 	return load([]string{l.dir}, loadOptions{keep: readSets[s], src: src})
 }
 
+// typesOf is keep as a table by event type, for r as view requires it.
+func typesOf(keep func(ev string) bool) *[256]bool {
+	var allowed [256]bool
+	for name, t := range evTypes {
+		allowed[t] = keep(name)
+	}
+	allowed[tOther] = keep(string(protocol.NoteParent))
+	return &allowed
+}
+
+// shrink drops from r the node events that keep does not select, node by
+// node, so that the memory of each node's dropped events can be freed as
+// it goes: the views made before see the change.
+func (r *run) shrink(keep func(ev string) bool) {
+	allowed := typesOf(keep)
+	for _, p := range r.procs[1:] {
+		if n := kept(p.evs, allowed); n < len(p.evs) {
+			p.evs = filtered(p.evs, n, allowed)
+		}
+	}
+}
+
+// kept counts the events of evs that allowed selects.
+func kept(evs []event, allowed *[256]bool) int {
+	n := 0
+	for k := range evs {
+		if allowed[evs[k].typ] {
+			n++
+		}
+	}
+	return n
+}
+
+// filtered is a new slice of the n events of evs that allowed selects.
+func filtered(evs []event, n int, allowed *[256]bool) []event {
+	out := make([]event, 0, n)
+	for k := range evs {
+		if allowed[evs[k].typ] {
+			out = append(out, evs[k])
+		}
+	}
+	return out
+}
+
 // view is r restricted to the node events that keep selects, as a load
 // with keep would have kept them (the run file's are all kept, as load
 // keeps them). r must hold no node events of no type of their own other
@@ -103,11 +157,7 @@ func (l *loader) run(s readSet) (*run, error) {
 // where nothing is left out, and has its own strings and problems, which
 // analyses add to.
 func (r *run) view(keep func(ev string) bool) *run {
-	var allowed [256]bool
-	for name, t := range evTypes {
-		allowed[t] = keep(name)
-	}
-	allowed[tOther] = keep(string(protocol.NoteParent))
+	allowed := typesOf(keep)
 	v := *r
 	v.strs = slices.Clone(r.strs)
 	v.strIdx = maps.Clone(r.strIdx)
@@ -119,20 +169,9 @@ func (r *run) view(keep func(ev string) bool) *run {
 			v.procs = append(v.procs, p)
 			continue
 		}
-		n := 0
-		for k := range p.evs {
-			if allowed[p.evs[k].typ] {
-				n++
-			}
-		}
 		fp := p
-		if n < len(p.evs) {
-			fp = &proc{id: p.id, evs: make([]event, 0, n)}
-			for k := range p.evs {
-				if allowed[p.evs[k].typ] {
-					fp.evs = append(fp.evs, p.evs[k])
-				}
-			}
+		if n := kept(p.evs, allowed); n < len(p.evs) {
+			fp = &proc{id: p.id, evs: filtered(p.evs, n, allowed)}
 		}
 		v.procs = append(v.procs, fp)
 		v.byID[p.id] = fp
