@@ -8,13 +8,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"manetlab/internal/chromium"
 	"manetlab/internal/geo"
 	_ "manetlab/mutex" // registers mutex/ricart-agrawala
+	"manetlab/protocol"
 	"manetlab/radio"
 	"manetlab/scenario"
 	"manetlab/sim"
+	"manetlab/trace"
 	"manetlab/trace/analysis"
 )
 
@@ -152,5 +155,44 @@ func TestFrameLinksMatchScan(t *testing.T) {
 				t.Errorf("%s: only %d links among %d nodes: the test proves little", c.Propagation, len(want)/2, n)
 			}
 		}
+	}
+}
+
+// TestHeldEventsPrunedByTime feeds the collector a run whose first
+// election-start comes in the last node's trace: the events held before
+// it are pruned to those that may fall in the window once it is seen,
+// and the sequence diagram is the same as with nothing pruned.
+func TestHeldEventsPrunedByTime(t *testing.T) {
+	var held int
+	feed := func(maxHeld int) (*Data, *collector) {
+		opt := Options{MaxHeld: maxHeld}
+		opt.defaults()
+		c := newCollector(opt)
+		for id := protocol.NodeID(1); id <= 4; id++ {
+			c.visit(id, &trace.Event{T: 0, Node: id, Ev: trace.EvStart})
+			for k := range 300 {
+				at := int64(k) * int64(100*time.Millisecond)
+				if id == 4 && k == 50 {
+					c.visit(id, &trace.Event{T: at, Node: id, Ev: string(protocol.NoteElectionStart), Epoch: "4.1"})
+				}
+				c.visit(id, &trace.Event{T: at, Node: id, Ev: trace.EvSend, Kind: "x", Seq: uint64(k + 1)})
+				c.visit(id, &trace.Event{T: at + int64(time.Millisecond), Node: id, Ev: trace.EvRecv, Kind: "x", From: id%4 + 1, Seq: uint64(k + 1)})
+			}
+		}
+		held = len(c.held)
+		d := &Data{}
+		d.buildSequence(opt, c)
+		return d, c
+	}
+	want, _ := feed(0)
+	got, c := feed(1950) // held when node 4 notes its election-start: 1904, 1966 at the end
+	if c.sample != 1 || held >= 1000 {
+		t.Fatalf("sampled (%d), %d held: the held events were not pruned by time", c.sample, held)
+	}
+	if want.Seq.Why != "the 2 s from the first election-start" || want.Seq.From != 5 || len(want.Seq.Msgs) == 0 {
+		t.Fatalf("window %v-%v (%s), %d frames", want.Seq.From, want.Seq.To, want.Seq.Why, len(want.Seq.Msgs))
+	}
+	if jsonOf(t, got.Seq) != jsonOf(t, want.Seq) {
+		t.Errorf("pruned:\n%s\nin full:\n%s", jsonOf(t, got.Seq), jsonOf(t, want.Seq))
 	}
 }
