@@ -2,6 +2,8 @@ package htmlreport
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 
 	"manetlab/protocol"
@@ -14,8 +16,11 @@ import (
 // and the sends, receives and notes the sequence diagram may need, which
 // it can only choose once the read is over (its window starts at the
 // first election-start of any node). What it holds is bounded
-// (Options.MaxChanges, Options.MaxHeld): beyond, per-node detail is kept
-// for a sample of the nodes only (sample).
+// (Options.MaxChanges, Options.MaxHeld): beyond, leader segments and tree
+// edges are kept for a sample of the nodes spread over the IDs (sample),
+// and events for the sequence diagram for the nodes of the lowest IDs
+// (heldUpTo), which are often neighbours (a grid, a line, a ring), so
+// that lifelines chosen among them exchange frames.
 type collector struct {
 	opt      Options
 	treeKind map[string]bool
@@ -29,15 +34,15 @@ type collector struct {
 
 	firstElection, firstRequest int64 // -1: none seen
 
-	// sample: per-node detail (leader segments, tree edges, the sequence
-	// diagram's candidates) is kept for nodes whose ID is a multiple of
-	// it (a power of 2; 1: every node).
+	// sample: leader segments and tree edges are kept for nodes whose
+	// ID is a multiple of it (a power of 2; 1: every node).
 	sample  uint32
 	changes int // leader segments and tree-edge changes held
 
-	held  []heldEvent // sends, receives and notes the window may need
-	texts []string    // interned kinds, drop reasons and note texts
-	textI map[string]uint32
+	held     []heldEvent     // sends, receives and notes the window may need
+	heldUpTo protocol.NodeID // held only for nodes of ID at most this
+	texts    []string        // interned kinds, drop reasons and note texts
+	textI    map[string]uint32
 }
 
 // posEvent is a position event of the run file.
@@ -88,7 +93,7 @@ type nodeState struct {
 func newCollector(opt Options) *collector {
 	c := &collector{opt: opt, treeKind: map[string]bool{}, states: map[protocol.NodeID]*nodeState{},
 		pos: map[protocol.NodeID][]posEvent{}, firstElection: -1, firstRequest: -1, sample: 1,
-		textI: map[string]uint32{}}
+		heldUpTo: math.MaxUint32, textI: map[string]uint32{}}
 	for _, k := range opt.TreeKinds {
 		c.treeKind[k] = true
 	}
@@ -116,7 +121,7 @@ func (c *collector) text(s string) uint32 {
 	return i
 }
 
-// sampled reports whether per-node detail is kept for id.
+// sampled reports whether id's leader segments and tree edges are kept.
 func (c *collector) sampled(id protocol.NodeID) bool { return uint32(id)%c.sample == 0 }
 
 // visit takes one event of the run (id 0: of the run file).
@@ -217,7 +222,7 @@ func (c *collector) setParent(id protocol.NodeID, s *nodeState, p protocol.NodeI
 // otherwise everything up to 3 s after the earliest election-start seen,
 // which bounds the window's end.
 func (c *collector) hold(id protocol.NodeID, e *trace.Event) {
-	if !c.sampled(id) || e.T > c.holdUntil() {
+	if id > c.heldUpTo || e.T > c.holdUntil() {
 		return
 	}
 	h := heldEvent{t: e.T, node: id, what: heldMark}
@@ -277,20 +282,35 @@ func (c *collector) holdUntil() int64 {
 	return 1<<63 - 1
 }
 
-// prune drops the held events beyond holdUntil, then, while more than
-// MaxHeld remain, halves the sample.
+// prune drops the held events beyond holdUntil, then, when more than 3/4
+// of MaxHeld remain, keeps those of the nodes of the lowest IDs holding at
+// most half of MaxHeld.
 func (c *collector) prune() {
 	until := c.holdUntil()
 	c.held = slices.DeleteFunc(c.held, func(h heldEvent) bool { return h.t > until })
-	for len(c.held) > c.opt.MaxHeld*3/4 && c.sample < maxSample {
-		c.resample()
+	if len(c.held) <= c.opt.MaxHeld*3/4 {
+		return
 	}
+	per := map[protocol.NodeID]int{}
+	for _, h := range c.held {
+		per[h.node]++
+	}
+	sum, upTo := 0, protocol.None
+	for _, id := range slices.Sorted(maps.Keys(per)) {
+		if sum += per[id]; sum > c.opt.MaxHeld/2 {
+			break
+		}
+		upTo = id
+	}
+	c.heldUpTo = upTo
+	c.held = slices.DeleteFunc(c.held, func(h heldEvent) bool { return h.node > upTo })
 }
 
 // maxSample bounds the sample's period.
 const maxSample = 1 << 30
 
-// resample halves the nodes whose detail is kept, dropping the rest.
+// resample halves the nodes whose leader segments and tree edges are
+// kept, dropping the others'.
 func (c *collector) resample() {
 	if c.sample >= maxSample {
 		return
@@ -303,7 +323,6 @@ func (c *collector) resample() {
 		}
 		c.changes += len(s.segs) + len(s.parents)
 	}
-	c.held = slices.DeleteFunc(c.held, func(h heldEvent) bool { return !c.sampled(h.node) })
 	if c.changes > c.opt.MaxChanges {
 		c.resample()
 	}

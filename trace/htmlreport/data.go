@@ -53,8 +53,9 @@ type Options struct {
 	MaxChanges int
 	// MaxHeld bounds the sends, receives and notes held for the sequence
 	// diagram while its window is not yet known (default 4,000,000, about
-	// 128 MB: a 10,000-node run of 30 s holds 2.4 million). Beyond it the lifelines are chosen among the same sample of
-	// the nodes.
+	// 128 MB: a 10,000-node run of 30 s holds 3 million). Beyond it they
+	// are held, and the lifelines chosen, among the nodes of the lowest
+	// IDs only (neighbours in many layouts), which the page says.
 	MaxHeld int
 	// TreeKinds are the message kinds that carry a leader (default
 	// leader, beacon, announce). While a node follows another node, its
@@ -137,9 +138,9 @@ type Data struct {
 	Crashes [][]float64    `json:"crashes"`
 	Dead    [][][2]float64 `json:"dead"`
 	Parents [][][2]float64 `json:"parents"`
-	// Sample, when above 1, says that Leaders and Parents, and the
-	// sequence diagram's lifelines, are those of the nodes whose ID is a
-	// multiple of it only (a run too large to keep every node's).
+	// Sample, when above 1, says that Leaders and Parents are those of
+	// the nodes whose ID is a multiple of it only (a run too large to keep
+	// every node's).
 	Sample uint32 `json:"sample,omitempty"`
 
 	// Sections are the critical section lanes; nil without sections.
@@ -343,8 +344,12 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	}
 	if c.sample > 1 {
 		d.Sample = c.sample
-		d.Notes = append(d.Notes, fmt.Sprintf("%d nodes: leader timelines, tree edges and the sequence diagram's lifelines are those of the 1 in %d nodes whose ID is a multiple of %d (more than %d leader and tree-edge changes, or more than %d sends, receives and notes to hold before the window was known)",
-			n, c.sample, c.sample, opt.MaxChanges, opt.MaxHeld))
+		d.Notes = append(d.Notes, fmt.Sprintf("%d nodes: leader timelines and tree edges are those of the 1 in %d nodes whose ID is a multiple of %d (more than %d leader and tree-edge changes)",
+			n, c.sample, c.sample, opt.MaxChanges))
+	}
+	if c.heldUpTo != math.MaxUint32 {
+		d.Notes = append(d.Notes, fmt.Sprintf("the sequence diagram's lifelines are chosen among the nodes of ID at most %d (more than %d sends, receives and notes to hold before the window was known)",
+			c.heldUpTo, opt.MaxHeld))
 	}
 
 	d.buildSections(c.states, end)

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
@@ -83,7 +84,7 @@ func TestSampledPage(t *testing.T) {
 	if full.Sample != 0 {
 		t.Fatalf("an 8-node run sampled: %d", full.Sample)
 	}
-	path, d := buildPage(t, dir, Options{MaxChanges: 20, MaxHeld: 200})
+	path, d := buildPage(t, dir, Options{MaxChanges: 20, MaxHeld: 100})
 	if d.Sample < 2 || d.Sample&(d.Sample-1) != 0 {
 		t.Fatalf("sample %d, want a power of 2 above 1", d.Sample)
 	}
@@ -103,9 +104,17 @@ func TestSampledPage(t *testing.T) {
 			t.Errorf("node %d: sampled page's leaders or parents differ from the full page's", id)
 		}
 	}
+	// The sequence diagram's events were held for the lowest IDs only.
+	upTo := uint32(0)
+	for _, note := range d.Notes {
+		fmt.Sscanf(note, "the sequence diagram's lifelines are chosen among the nodes of ID at most %d", &upTo)
+	}
+	if upTo == 0 || upTo >= 8 || len(d.Seq.Nodes) == 0 {
+		t.Errorf("lifelines %v, held up to node %d (notes %q)", d.Seq.Nodes, upTo, d.Notes)
+	}
 	for _, id := range d.Seq.Nodes {
-		if id%d.Sample != 0 {
-			t.Errorf("lifeline %d outside the sample", id)
+		if id > upTo {
+			t.Errorf("lifeline %d beyond node %d", id, upTo)
 		}
 	}
 	if jsonOf(t, d.Crashes) != jsonOf(t, full.Crashes) || jsonOf(t, d.Dead) != jsonOf(t, full.Dead) || jsonOf(t, d.Frames) != jsonOf(t, full.Frames) {
@@ -194,5 +203,21 @@ func TestHeldEventsPrunedByTime(t *testing.T) {
 	}
 	if jsonOf(t, got.Seq) != jsonOf(t, want.Seq) {
 		t.Errorf("pruned:\n%s\nin full:\n%s", jsonOf(t, got.Seq), jsonOf(t, want.Seq))
+	}
+}
+
+// TestPageWithoutLifelines draws a page whose window has no frame: the
+// sequence diagram says so and the script finishes.
+func TestPageWithoutLifelines(t *testing.T) {
+	w, err := ParseWindow("500s:501s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, d := buildPage(t, runDir(t), Options{Window: w, WindowSet: true})
+	if len(d.Seq.Nodes) != 0 {
+		t.Fatalf("lifelines %v in a window after the run", d.Seq.Nodes)
+	}
+	if dom := chromium.ReadyDOM(t, path); !strings.Contains(dom, `id="seq-empty"`) {
+		t.Error("the empty sequence diagram does not say so")
 	}
 }

@@ -377,6 +377,7 @@
   function clip(s, n) { n = Math.max(4, n); return s.length <= n ? s : s.slice(0, n - 1) + "…"; }
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
+    S.nodes = S.nodes || []; // null when no node sent or received in the window
     var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
       "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " +
       "An arrow goes from a send to every receive matched by (from, seq), labelled by kind and seq; dashed red: dropped (reason in the tooltip). " +

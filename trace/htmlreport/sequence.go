@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"manetlab/protocol"
@@ -64,8 +65,8 @@ func (d *Data) buildSequence(opt Options, c *collector) {
 	})
 	if len(acts) > opt.MaxLifelines {
 		d.Seq.Truncated = fmt.Sprintf("%d of %d active nodes shown (the most active)", opt.MaxLifelines, len(acts))
-		if c.sample > 1 {
-			d.Seq.Truncated = fmt.Sprintf("%d of %d active nodes shown (the most active of the nodes whose ID is a multiple of %d)", opt.MaxLifelines, len(acts), c.sample)
+		if c.heldUpTo != math.MaxUint32 {
+			d.Seq.Truncated = fmt.Sprintf("%d of %d active nodes shown (the most active of the nodes of ID at most %d)", opt.MaxLifelines, len(acts), c.heldUpTo)
 		}
 		acts = acts[:opt.MaxLifelines]
 	}
