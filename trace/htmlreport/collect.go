@@ -261,10 +261,18 @@ func (c *collector) hold(id protocol.NodeID, e *trace.Event) {
 			return
 		}
 	}
-	c.held = append(c.held, h)
-	if len(c.held) > c.opt.MaxHeld {
-		c.prune()
+	if len(c.held) >= c.opt.MaxHeld {
+		if c.prune(); e.T > c.holdUntil() || id > c.heldUpTo {
+			return
+		}
 	}
+	if len(c.held) == cap(c.held) {
+		// Grown as append would, but never past MaxHeld.
+		grown := make([]heldEvent, len(c.held), min(cap(c.held)+cap(c.held)/4+1024, c.opt.MaxHeld))
+		copy(grown, c.held)
+		c.held = grown
+	}
+	c.held = append(c.held, h)
 }
 
 // lateBy is how long after the window's end a receive is still matched
