@@ -1,4 +1,4 @@
-package analysis_test
+package htmlreport
 
 import (
 	"encoding/json"
@@ -18,7 +18,9 @@ import (
 	"manetlab/trace/analysis"
 )
 
-// TestAnalyzeMatchesComputeMetricsAndCheck simulates shipped configs of
+// TestAnalyzeMatchesComputeMetricsAndCheck (here rather than in package
+// analysis, whose tests must not have these protocols registered: their
+// settle delays would change the checks' defaults) simulates shipped configs of
 // every family (leader election with crashes and mobility, a lossy one,
 // mutual exclusion, a round protocol with a tree and depths, a ring) and
 // requires Analyze's one read to give, as JSON, exactly the reports of
@@ -66,8 +68,8 @@ func TestAnalyzeMatchesComputeMetricsAndCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			same(t, "metrics", gotM, wantM)
-			same(t, "check", gotC, wantC)
+			sameJSON(t, "metrics", gotM, wantM)
+			sameJSON(t, "check", gotC, wantC)
 			// Every event of the node files but neighbour events and
 			// positions reaches the visitor.
 			run, err := trace.ReadDir(dir)
@@ -92,7 +94,7 @@ func TestAnalyzeMatchesComputeMetricsAndCheck(t *testing.T) {
 	}
 }
 
-func same(t *testing.T, what string, got, want any) {
+func sameJSON(t *testing.T, what string, got, want any) {
 	t.Helper()
 	g, err := json.Marshal(got)
 	if err != nil {
