@@ -171,11 +171,10 @@ a message sequence diagram of a window, the metrics and the check verdicts
 				return errors.New("trace report: --window applies to the --html page; give --html FILE")
 			}
 			defer showProgress(c, "trace report")()
-			rep, err := analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{})
-			if err != nil {
-				return err
-			}
+			var rep *analysis.MetricsReport
+			var err error
 			if p := c.String("html"); p != "" {
+				// The page and the report from one read of the run.
 				opt := htmlreport.Options{}
 				if c.IsSet("window") {
 					if opt.Window, err = htmlreport.ParseWindow(c.String("window")); err != nil {
@@ -183,9 +182,15 @@ a message sequence diagram of a window, the metrics and the check verdicts
 					}
 					opt.WindowSet = true
 				}
-				if err := htmlreport.WriteFile(c.Args().First(), p, opt); err != nil {
+				var d *htmlreport.Data
+				if d, rep, err = htmlreport.Report(c.Args().First(), opt); err != nil {
+					return err
+				}
+				if err := htmlreport.Save(p, d); err != nil {
 					return fmt.Errorf("trace report: --html: %w", err)
 				}
+			} else if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{}); err != nil {
+				return err
 			}
 			if c.Bool("json") {
 				return writeJSON(c.App.Writer, rep)

@@ -16,8 +16,8 @@ const PropBFSDepth = "bfs-depth"
 // appendBFSDepth adds the bfs-depth property to props when some parent
 // note of the run in dir carries a depth, judged outside the protocol's
 // assumptions as the tree property is (why).
-func appendBFSDepth(dir string, props []Property, why string, opt CheckOptions) []Property {
-	if p, ok := checkBFSDepth(dir, opt); ok {
+func appendBFSDepth(l *loader, props []Property, why string, opt CheckOptions) []Property {
+	if p, ok := checkBFSDepth(l, opt); ok {
 		props = append(props, judgeOutside(p, why))
 	}
 	return props
@@ -39,9 +39,9 @@ func parseDepth(text string) (int, bool) {
 // parent note names none. Members the root does not reach at the start
 // are not judged. ok is false when no parent note carries a depth: the
 // property does not apply.
-func checkBFSDepth(dir string, opt CheckOptions) (p Property, ok bool) {
+func checkBFSDepth(l *loader, opt CheckOptions) (p Property, ok bool) {
 	p = Property{Name: PropBFSDepth}
-	r, err := load([]string{dir}, loadOptions{keep: treeEvents})
+	r, err := l.run(readTree)
 	if err != nil {
 		return p, false
 	}

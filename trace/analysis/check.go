@@ -135,12 +135,15 @@ func seconds(t int64) float64 { return float64(t) / 1e9 }
 // agreed by all members and the component's best node; never two nodes in
 // the critical section at once, judged by happened-before.
 func Check(dir string, opt CheckOptions) (*CheckReport, error) {
+	return check(&loader{dir: dir}, opt)
+}
+
+// check decides every property of the run of l (visit.go).
+func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 	if opt.Step <= 0 {
 		opt.Step = DefaultStep
 	}
-	// Receives, most of a trace, are judged but not kept: only the causal
-	// graph of mutual exclusion needs them, and it loads them again.
-	r, err := load([]string{dir}, loadOptions{keep: checkEvents, lean: true})
+	r, err := l.run(readCheck)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +158,7 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 	} else {
 		rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why))
 	}
-	mx, err := checkMutexOf(r, dir)
+	mx, err := checkMutexOf(r, l)
 	if err != nil {
 		return nil, err
 	}
@@ -164,11 +167,11 @@ func Check(dir string, opt CheckOptions) (*CheckReport, error) {
 		rep.Properties = append(rep.Properties, checkGranted(r))
 	}
 	if _, ok := rounds.Lookup(r.header.Protocol); ok {
-		rep.Properties = append(rep.Properties, checkSync(dir)) // round protocols: rounds.go
+		rep.Properties = append(rep.Properties, checkSync(l)) // round protocols: rounds.go
 	}
 	if r.leaderGoal() == protocol.GoalTree {
-		rep.Properties = judgeTreeGoal(dir, rep.Properties, why, opt)  // tree identify: docs/analysis.md
-		rep.Properties = appendBFSDepth(dir, rep.Properties, why, opt) // sync/bfs: trace/analysis/bfsdepth.go
+		rep.Properties = judgeTreeGoal(l, rep.Properties, why, opt)  // tree identify: docs/analysis.md
+		rep.Properties = appendBFSDepth(l, rep.Properties, why, opt) // sync/bfs: trace/analysis/bfsdepth.go
 	}
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil

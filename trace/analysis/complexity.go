@@ -60,13 +60,13 @@ type Complexity struct {
 // computeComplexity counts r's messages as spec's Complexity classifies
 // them and computes the bound for the recorded scenario; nil when the
 // protocol has no Complexity or is unknown to this binary.
-func computeComplexity(r *run, tr *truth) (*Complexity, string) {
+func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
 	spec, err := protocol.Lookup(r.header.Protocol)
 	if err != nil {
 		return nil, ""
 	}
 	if info, ok := rounds.Lookup(spec.Name); ok && spec.Complexity == nil {
-		return computeRoundsComplexity(r, tr, info)
+		return computeRoundsComplexity(l, r, tr, info)
 	}
 	if spec.Complexity == nil || spec.Goal == protocol.GoalMutex {
 		// Mutual exclusion is measured per entry (MutexMetrics); its

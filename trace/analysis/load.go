@@ -122,6 +122,8 @@ type loadOptions struct {
 	// problems and duplicates, but does not keep them: the analyses that
 	// need them (the causal graph) load again without it.
 	lean bool
+	// visit, when not nil, is handed every event kept (Analyze, visit.go).
+	visit func(id protocol.NodeID, e *trace.Event)
 }
 
 // str interns s.
@@ -418,6 +420,9 @@ func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool
 		r.problems = append(r.problems, trace.Problem{File: r.files[fi], Line: line,
 			Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
 		return event{}, false
+	}
+	if opt.visit != nil {
+		opt.visit(pr.id, e)
 	}
 	if opt.lean && (e.Ev == trace.EvRecv || e.Ev == trace.EvDrop) {
 		r.leanEnd = max(r.leanEnd, e.T)

@@ -137,13 +137,18 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 // ComputeMetricsFrom is ComputeMetrics over the files of src (a
 // trace.Recording keeping at least MetricEvents).
 func ComputeMetricsFrom(src trace.Source, dir string, opt MetricsOptions) (*MetricsReport, error) {
+	return computeMetrics(&loader{dir: dir, src: src}, opt)
+}
+
+// computeMetrics measures the run of l (visit.go).
+func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 	if opt.BeaconKinds == nil {
 		opt.BeaconKinds = DefaultBeaconKinds
 	}
 	if opt.Step <= 0 {
 		opt.Step = DefaultStep
 	}
-	r, err := load([]string{dir}, loadOptions{keep: metricEvents, src: src})
+	r, err := l.run(readMetrics)
 	if err != nil {
 		return nil, err
 	}
@@ -357,9 +362,9 @@ func ComputeMetricsFrom(src trace.Source, dir string, opt MetricsOptions) (*Metr
 	}
 	var cnote string
 	if terr != nil {
-		rep.Complexity, cnote = computeComplexity(r, nil)
+		rep.Complexity, cnote = computeComplexity(l, r, nil)
 	} else {
-		rep.Complexity, cnote = computeComplexity(r, tr)
+		rep.Complexity, cnote = computeComplexity(l, r, tr)
 	}
 	if cnote != "" && rep.Note != "" {
 		rep.Note += "; " + cnote
@@ -369,7 +374,7 @@ func ComputeMetricsFrom(src trace.Source, dir string, opt MetricsOptions) (*Metr
 	if r.hasSections() {
 		// The synchronisation delay in messages follows the causal graph,
 		// which needs the receives this load skipped.
-		rm, err := load([]string{dir}, loadOptions{keep: checkEvents})
+		rm, err := l.run(readCausal)
 		if err != nil {
 			return nil, err
 		}

@@ -15,11 +15,11 @@ type section struct {
 	vc    []int32 // vector clock at enter, over the nodes that enter
 }
 
-// checkMutexOf is checkMutex of the run in dir, of which r is a lean load
+// checkMutexOf is checkMutex of the run of l, of which r is a lean load
 // (loadOptions.lean): when nodes' sections must be ordered by
-// happened-before, the run is loaded again with its receives, and the
-// problems the causal graph finds join r's.
-func checkMutexOf(r *run, dir string) (Property, error) {
+// happened-before, the run is loaded again with its receives (readCausal),
+// and the problems the causal graph finds join r's.
+func checkMutexOf(r *run, l *loader) (Property, error) {
 	entering := map[protocol.NodeID]bool{}
 	for _, pr := range r.procs[1:] {
 		for i := range pr.evs {
@@ -32,7 +32,7 @@ func checkMutexOf(r *run, dir string) (Property, error) {
 	if len(entering) < 2 {
 		return checkMutex(r), nil
 	}
-	full, err := load([]string{dir}, loadOptions{keep: checkEvents, src: r.fsrc})
+	full, err := l.run(readCausal)
 	if err != nil {
 		return Property{}, err
 	}

@@ -61,8 +61,8 @@ type roundsRun struct {
 	syncByKind                              map[string]uint64
 }
 
-func loadRounds(dirs []string) (*roundsRun, error) {
-	r, err := load(dirs, loadOptions{keep: roundsEvents})
+func loadRounds(l *loader) (*roundsRun, error) {
+	r, err := l.run(readRounds)
 	if err != nil {
 		return nil, err
 	}
@@ -213,9 +213,9 @@ func (rr *roundsRun) allAwakeHalted() bool {
 // after its round (abd's bound broken), stalled when live nodes were left
 // mid-round with their algorithm running, valid when every live node that
 // woke halted.
-func checkSync(dir string) Property {
+func checkSync(l *loader) Property {
 	p := Property{Name: PropSync}
-	rr, err := loadRounds([]string{dir})
+	rr, err := loadRounds(l)
 	if err != nil {
 		p.Verdict, p.Reason = Unknown, err.Error()
 		return p

@@ -48,8 +48,8 @@ type SyncCost struct {
 }
 
 // computeRoundsComplexity measures a round protocol's run.
-func computeRoundsComplexity(r *run, tr *truth, info rounds.Info) (*Complexity, string) {
-	rr, err := loadRounds(r.dirs)
+func computeRoundsComplexity(l *loader, r *run, tr *truth, info rounds.Info) (*Complexity, string) {
+	rr, err := loadRounds(l)
 	if err != nil {
 		return nil, "rounds: " + err.Error()
 	}

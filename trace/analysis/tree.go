@@ -18,14 +18,14 @@ const PropTree = "tree"
 // node the tree identify makes root, not the best node), and the tree
 // property is added, judged outside the protocol's assumptions as the
 // leader properties are (why).
-func judgeTreeGoal(dir string, props []Property, why string, opt CheckOptions) []Property {
+func judgeTreeGoal(l *loader, props []Property, why string, opt CheckOptions) []Property {
 	for i, p := range props {
 		if p.Name == PropStableLeader {
 			props[i] = Property{Name: p.Name, Verdict: Unknown, Checked: p.Checked,
 				Reason: "not judged: the goal is a tree, whose root need not be the best node; the tree property judges the root and the leader every member follows"}
 		}
 	}
-	return append(props, judgeOutside(checkTree(dir, opt), why))
+	return append(props, judgeOutside(checkTree(l, opt), why))
 }
 
 // treeEvents are the events the tree check reads: parent notes (the only
@@ -47,9 +47,9 @@ func treeEvents(ev string) bool {
 // reaches the root; and every member's latest leader note names the root.
 // One witness per settled stretch of a component: its first failing
 // instant.
-func checkTree(dir string, opt CheckOptions) Property {
+func checkTree(l *loader, opt CheckOptions) Property {
 	p := Property{Name: PropTree}
-	r, err := load([]string{dir}, loadOptions{keep: treeEvents})
+	r, err := l.run(readTree)
 	if err != nil {
 		p.Verdict, p.Reason = Unknown, err.Error()
 		return p

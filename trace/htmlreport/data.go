@@ -15,7 +15,6 @@ import (
 	"slices"
 	"time"
 
-	"manetlab/internal/geo"
 	"manetlab/mobility"
 	"manetlab/protocol"
 	"manetlab/radio"
@@ -47,6 +46,17 @@ type Options struct {
 	// MaxMessages bounds the frames drawn in the sequence diagram
 	// (default 400), the earliest first.
 	MaxMessages int
+	// MaxChanges bounds the leader segments and tree-edge changes kept
+	// (default 2,000,000: about 40 MB of page). Beyond it they are kept
+	// for a sample of the nodes only: those whose ID is a multiple of
+	// Data.Sample, which the page says.
+	MaxChanges int
+	// MaxHeld bounds the sends, receives and notes held for the sequence
+	// diagram while its window is not yet known (default 4,000,000, about
+	// 128 MB: a 10,000-node run of 30 s holds 3 million). Beyond it they
+	// are held, and the lifelines chosen, among the nodes of the lowest
+	// IDs only (neighbours in many layouts), which the page says.
+	MaxHeld int
 	// TreeKinds are the message kinds that carry a leader (default
 	// leader, beacon, announce). While a node follows another node, its
 	// tree edge goes to the sender of the last frame of these kinds it
@@ -64,6 +74,8 @@ const (
 	DefaultMaxLinks     = 250_000
 	DefaultMaxLifelines = 30
 	DefaultMaxMessages  = 400
+	DefaultMaxChanges   = 2_000_000
+	DefaultMaxHeld      = 4_000_000
 	DefaultWindow       = 2 * time.Second
 )
 
@@ -85,6 +97,12 @@ func (o *Options) defaults() {
 	}
 	if o.MaxMessages <= 0 {
 		o.MaxMessages = DefaultMaxMessages
+	}
+	if o.MaxChanges <= 0 {
+		o.MaxChanges = DefaultMaxChanges
+	}
+	if o.MaxHeld <= 0 {
+		o.MaxHeld = DefaultMaxHeld
 	}
 	if o.TreeKinds == nil {
 		o.TreeKinds = DefaultTreeKinds
@@ -120,6 +138,10 @@ type Data struct {
 	Crashes [][]float64    `json:"crashes"`
 	Dead    [][][2]float64 `json:"dead"`
 	Parents [][][2]float64 `json:"parents"`
+	// Sample, when above 1, says that Leaders and Parents are those of
+	// the nodes whose ID is a multiple of it only (a run too large to keep
+	// every node's).
+	Sample uint32 `json:"sample,omitempty"`
 
 	// Sections are the critical section lanes; nil without sections.
 	Sections *Sections               `json:"sections,omitempty"`
@@ -184,25 +206,22 @@ func round1(x float64) *float64 {
 	return &v
 }
 
-// nodeState is what one pass over a node's trace gathers.
-type nodeState struct {
-	leader   protocol.NodeID
-	since    int64
-	segs     [][3]float64
-	crashes  []float64
-	parents  [][2]float64
-	parent   protocol.NodeID
-	lastFrom protocol.NodeID // sender of the latest tree-kind receive
-	activity int             // sends and receives in the window
-	cs       csState         // critical section notes
+// Build reads the run in dir once and gathers the page's data.
+func Build(dir string, opt Options) (*Data, error) {
+	d, _, err := Report(dir, opt)
+	return d, err
 }
 
-// Build reads the run in dir and gathers the page's data.
-func Build(dir string, opt Options) (*Data, error) {
+// Report is Build that also returns the run's metrics report in full, as
+// analysis.ComputeMetrics gives it (the page shows it without its
+// per-node figures and problems), from the same one read of the run:
+// `trace report --html` prints it.
+func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	opt.defaults()
+	start := time.Now()
 	hdr, err := trace.ReadHeader(trace.RunFile(dir))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := &Data{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver}
 
@@ -211,16 +230,12 @@ func Build(dir string, opt Options) (*Data, error) {
 		members []scenario.Member
 		mob     mobility.Model
 		prop    radio.Propagation
-		// screen refuses hostile input (trace.Screen), a fresh one per
-		// pass over the files.
-		screen = func(*trace.Event) *trace.Screen { return trace.NewScreen(0, nil) }
 	)
 	if sc, err := scenario.Parse([]byte(hdr.Scenario), trace.RunFile(dir), nil); err != nil {
 		d.Notes = append(d.Notes, fmt.Sprintf("the scenario in the run header cannot be read (%v): no mobility model, no radio links", err))
 	} else {
 		d.Scenario = sc.Name
 		members = sc.Members()
-		screen = func(*trace.Event) *trace.Screen { return trace.NewScreen(sc.Duration.D(), sc.MemberIDs()) }
 		if m, err := sc.MobilityModel(); err != nil {
 			d.Notes = append(d.Notes, fmt.Sprintf("no mobility model (%v): positions from position events only", err))
 		} else {
@@ -234,31 +249,21 @@ func Build(dir string, opt Options) (*Data, error) {
 		}
 	}
 
-	// First pass: the run file, and the first election-start (cheap: other
-	// lines are not decoded).
-	firstElection, firstRequest := int64(-1), int64(-1)
-	run, err := trace.WalkDirScreen(dir, func(ev string) bool {
-		return ev == string(protocol.NoteElectionStart) || ev == string(protocol.NoteCSRequest)
-	}, screen, func(_ protocol.NodeID, e *trace.Event) {
-		first := &firstElection
-		if e.Ev == string(protocol.NoteCSRequest) {
-			first = &firstRequest
-		}
-		if *first < 0 || e.T < *first {
-			*first = e.T
-		}
-	})
+	// The one read: the metrics, the verdicts, and the page's own data
+	// (collect.go).
+	c := newCollector(opt)
+	metrics, check, err := analysis.Analyze(dir, analysis.AnalyzeOptions{Check: opt.Check, Visit: c.visit})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var end int64
-	posEvents := map[protocol.NodeID][]trace.Event{}
-	for _, e := range run.RunEvents {
-		end = max(end, e.T)
-		if e.Ev == trace.EvPosition && e.Pos != nil {
-			posEvents[e.Node] = append(posEvents[e.Node], e)
+	// A run that took long to read says where the page is.
+	progressf := func(format string, args ...any) {
+		if analysis.Progress != nil && time.Since(start) > analysis.ProgressEvery {
+			fmt.Fprintf(analysis.Progress, "%s: html: %s\n", analysis.ProgressName, fmt.Sprintf(format, args...))
 		}
 	}
+	progressf("%d nodes: timelines, map frames and radio links", len(c.states))
+	end := c.end
 
 	// Nodes: the scenario's members, then any other node with a trace.
 	index := map[protocol.NodeID]int{}
@@ -276,158 +281,20 @@ func Build(dir string, opt Options) (*Data, error) {
 			extra = append(extra, id)
 		}
 	}
-	for id := range posEvents {
+	for id := range c.pos {
 		addExtra(id)
 	}
-	for _, e := range run.RunEvents {
-		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
-			addExtra(e.Node)
-		}
+	for _, f := range c.faults {
+		addExtra(f.node)
+	}
+	for id := range c.states {
+		addExtra(id)
 	}
 	slices.Sort(extra)
-
-	// The sequence window.
-	w0, w1 := int64(0), int64(DefaultWindow)
-	switch {
-	case opt.WindowSet:
-		w0, w1 = int64(opt.Window[0]), int64(opt.Window[1])
-		d.Seq.Why = "as asked"
-	case firstElection >= 0:
-		w0, w1 = firstElection, firstElection+int64(DefaultWindow)
-		d.Seq.Why = "the 2 s from the first election-start"
-	case firstRequest >= 0:
-		w0, w1 = firstRequest, firstRequest+int64(DefaultWindow)
-		d.Seq.Why = "the 2 s from the first cs-request"
-	default:
-		d.Seq.Why = "the first 2 s (no election-start in the run)"
-	}
-	d.Seq.From, d.Seq.To = secs(w0), secs(w1)
-
-	// Second pass: every node's leader notes, crashes, tree edges and the
-	// window's messages.
-	states := map[protocol.NodeID]*nodeState{}
-	treeKind := map[string]bool{}
-	for _, k := range opt.TreeKinds {
-		treeKind[k] = true
-	}
-	var msgs []Message
-	sendAt := map[sendKey]int{} // latest send in the window
-	var recvs []recvEntry
-	var marks []Mark
-	inWindow := func(t int64) bool { return t >= w0 && t <= w1 }
-	// Receives may arrive after the window's end by a frame's delay.
-	inLate := func(t int64) bool { return t >= w0 && t <= w1+int64(time.Second) }
-	keep := func(ev string) bool {
-		switch ev {
-		case trace.EvSend, trace.EvRelay, trace.EvRecv, trace.EvDrop, trace.EvStart, trace.EvCrash,
-			trace.EvRecover, trace.EvEnd, string(protocol.NoteLeader), string(protocol.NoteElectionStart),
-			string(protocol.NoteCSRequest), string(protocol.NoteCSEnter), string(protocol.NoteCSExit):
-			return true
-		}
-		return false
-	}
-	state := func(id protocol.NodeID) *nodeState {
-		s := states[id]
-		if s == nil {
-			s = &nodeState{cs: newCSState()}
-			states[id] = s
-			addExtra(id)
-		}
-		return s
-	}
-	setLeader := func(s *nodeState, l protocol.NodeID, t int64) {
-		if l == s.leader {
-			return
-		}
-		if s.leader != protocol.None && t > s.since {
-			s.segs = append(s.segs, [3]float64{secs(s.since), secs(t), float64(s.leader)})
-		}
-		s.leader, s.since = l, t
-	}
-	setParent := func(s *nodeState, p protocol.NodeID, t int64) {
-		if p == s.parent {
-			return
-		}
-		s.parent = p
-		if n := len(s.parents); n > 0 && s.parents[n-1][0] == secs(t) {
-			s.parents[n-1][1] = float64(p)
-			return
-		}
-		s.parents = append(s.parents, [2]float64{secs(t), float64(p)})
-	}
-	run, err = trace.WalkDirScreen(dir, keep, screen, func(id protocol.NodeID, e *trace.Event) {
-		s := state(id)
-		end = max(end, e.T)
-		switch e.Ev {
-		case string(protocol.NoteCSRequest), string(protocol.NoteCSEnter), string(protocol.NoteCSExit):
-			s.cs.note(e.Ev, e.T)
-		case trace.EvStart, trace.EvCrash:
-			s.cs.note(e.Ev, e.T)
-			setLeader(s, protocol.None, e.T)
-			setParent(s, protocol.None, e.T)
-			s.lastFrom = protocol.None
-			if e.Ev == trace.EvCrash {
-				s.crashes = append(s.crashes, secs(e.T))
-			}
-		case string(protocol.NoteLeader):
-			setLeader(s, e.Leader, e.T)
-			p := protocol.None
-			if e.Leader != protocol.None && e.Leader != id {
-				p = s.lastFrom
-			}
-			setParent(s, p, e.T)
-		case trace.EvSend, trace.EvRelay:
-			if inWindow(e.T) {
-				s.activity++
-				sendAt[sendKey{id, e.Seq}] = len(msgs)
-				msgs = append(msgs, Message{T: secs(e.T), From: uint32(id), Kind: e.Kind, Seq: e.Seq, Dest: uint32(e.To), Relay: e.Ev == trace.EvRelay})
-			}
-		case trace.EvRecv, trace.EvDrop:
-			if e.Ev == trace.EvRecv && treeKind[e.Kind] {
-				s.lastFrom = e.From
-				if s.leader != protocol.None && s.leader != id {
-					setParent(s, e.From, e.T)
-				}
-			}
-			if inLate(e.T) {
-				if inWindow(e.T) {
-					s.activity++
-				}
-				r := Receipt{T: secs(e.T), Node: uint32(id)}
-				if e.Ev == trace.EvDrop {
-					r.Drop = e.Reason
-					if r.Drop == "" {
-						r.Drop = "drop"
-					}
-				}
-				recvs = append(recvs, recvEntry{e.From, e.Seq, r})
-			}
-		}
-		if inWindow(e.T) {
-			switch e.Ev {
-			case string(protocol.NoteLeader):
-				txt := "no leader"
-				if e.Leader != protocol.None {
-					txt = fmt.Sprintf("leader %d", e.Leader)
-				}
-				marks = append(marks, Mark{T: secs(e.T), Node: uint32(id), Text: txt})
-			case string(protocol.NoteElectionStart):
-				marks = append(marks, Mark{T: secs(e.T), Node: uint32(id), Text: "election " + e.Epoch})
-			case trace.EvCrash, trace.EvStart, trace.EvRecover:
-				marks = append(marks, Mark{T: secs(e.T), Node: uint32(id), Text: e.Ev})
-			case string(protocol.NoteCSRequest), string(protocol.NoteCSEnter), string(protocol.NoteCSExit):
-				marks = append(marks, Mark{T: secs(e.T), Node: uint32(id), Text: e.Ev})
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	d.End = secs(end)
 	for _, id := range extra {
 		index[id] = len(d.Nodes)
 		d.Nodes = append(d.Nodes, uint32(id))
-		d.Values = append(d.Values, math.NaN())
+		d.Values = append(d.Values, -1)
 		modelIndex = append(modelIndex, -1)
 	}
 	for i := range d.Values {
@@ -435,6 +302,7 @@ func Build(dir string, opt Options) (*Data, error) {
 			d.Values[i] = -1
 		}
 	}
+	d.End = secs(end)
 	n := len(d.Nodes)
 
 	// Leaders, crashes, dead spans, tree edges.
@@ -443,297 +311,64 @@ func Build(dir string, opt Options) (*Data, error) {
 	d.Dead = make([][][2]float64, n)
 	d.Parents = make([][][2]float64, n)
 	for i, id := range d.Nodes {
-		s := states[protocol.NodeID(id)]
+		s := c.states[protocol.NodeID(id)]
 		if s == nil {
 			continue
 		}
-		setLeader(s, protocol.None, end)
+		c.setLeader(protocol.NodeID(id), s, protocol.None, end)
 		d.Leaders[i] = s.segs
 		d.Parents[i] = s.parents
 		d.Crashes[i] = s.crashes
 	}
 	down := map[int]int64{}
-	for _, e := range run.RunEvents {
-		i, ok := index[e.Node]
+	for _, f := range c.faults {
+		i, ok := index[f.node]
 		if !ok || i < 0 {
 			continue
 		}
-		switch e.Ev {
-		case trace.EvCrash:
+		if f.crash {
 			if _, dead := down[i]; !dead {
-				down[i] = e.T
+				down[i] = f.t
 			}
-			if !slices.Contains(d.Crashes[i], secs(e.T)) {
-				d.Crashes[i] = append(d.Crashes[i], secs(e.T))
+			if !slices.Contains(d.Crashes[i], secs(f.t)) {
+				d.Crashes[i] = append(d.Crashes[i], secs(f.t))
 				slices.Sort(d.Crashes[i])
 			}
-		case trace.EvRecover:
-			if t0, dead := down[i]; dead {
-				d.Dead[i] = append(d.Dead[i], [2]float64{secs(t0), secs(e.T)})
-				delete(down, i)
-			}
+		} else if t0, dead := down[i]; dead {
+			d.Dead[i] = append(d.Dead[i], [2]float64{secs(t0), secs(f.t)})
+			delete(down, i)
 		}
 	}
 	for i, t0 := range down {
 		d.Dead[i] = append(d.Dead[i], [2]float64{secs(t0), secs(end)})
 	}
+	if c.sample > 1 {
+		d.Sample = c.sample
+		d.Notes = append(d.Notes, fmt.Sprintf("%d nodes: leader timelines and tree edges are those of the 1 in %d nodes whose ID is a multiple of %d (more than %d leader and tree-edge changes)",
+			n, c.sample, c.sample, opt.MaxChanges))
+	}
+	if c.heldUpTo != math.MaxUint32 {
+		d.Notes = append(d.Notes, fmt.Sprintf("the sequence diagram's lifelines are chosen among the nodes of ID at most %d (more than %d sends, receives and notes to hold before the window was known)",
+			c.heldUpTo, opt.MaxHeld))
+	}
 
-	d.buildSections(states, end)
-	d.buildFrames(opt, end, mob, prop, modelIndex, index, posEvents)
-	d.buildSequence(opt, msgs, recvs, sendAt, marks, states)
+	d.buildSections(c.states, end)
+	d.buildFrames(opt, end, mob, prop, modelIndex, index, c.pos)
+	progressf("the sequence diagram")
+	d.buildSequence(opt, c)
 
 	// Metrics and verdicts, as `trace report` and `trace check` give them.
-	if m, err := analysis.ComputeMetrics(dir, analysis.MetricsOptions{}); err != nil {
-		d.Notes = append(d.Notes, "metrics: "+err.Error())
-	} else {
-		m.PerNode, m.Problems = nil, nil
-		d.Metrics = m
-	}
-	if c, err := analysis.Check(dir, opt.Check); err != nil {
-		d.Notes = append(d.Notes, "check: "+err.Error())
-	} else {
-		c.Problems = nil
-		d.Check = c
-	}
-	for k, p := range run.Problems {
+	page := *metrics
+	page.PerNode, page.Problems = nil, nil
+	d.Metrics = &page
+	for k, p := range check.Problems {
 		if k == 20 {
-			d.Problems = append(d.Problems, fmt.Sprintf("... %d more", len(run.Problems)-20))
+			d.Problems = append(d.Problems, fmt.Sprintf("... %d more", len(check.Problems)-20))
 			break
 		}
-		d.Problems = append(d.Problems, p.String())
+		d.Problems = append(d.Problems, p)
 	}
-	return d, nil
-}
-
-// recvEntry is a receive in (or just after) the window, to be matched to
-// its send.
-type recvEntry struct {
-	from protocol.NodeID
-	seq  uint64
-	r    Receipt
-}
-
-// sendKey names a frame: its sender and sequence number.
-type sendKey struct {
-	from protocol.NodeID
-	seq  uint64
-}
-
-// buildSequence chooses the lifelines (the most active nodes in the
-// window), attaches every receive to its send by (from, seq) and keeps
-// the frames and notes of lifeline nodes.
-func (d *Data) buildSequence(opt Options, msgs []Message, recvs []recvEntry, sendAt map[sendKey]int, marks []Mark, states map[protocol.NodeID]*nodeState) {
-	type act struct {
-		id protocol.NodeID
-		n  int
-	}
-	var acts []act
-	for id, s := range states {
-		if s.activity > 0 {
-			acts = append(acts, act{id, s.activity})
-		}
-	}
-	slices.SortFunc(acts, func(a, b act) int {
-		if a.n != b.n {
-			return b.n - a.n
-		}
-		return int(a.id) - int(b.id)
-	})
-	if len(acts) > opt.MaxLifelines {
-		d.Seq.Truncated = fmt.Sprintf("%d of %d active nodes shown (the most active)", opt.MaxLifelines, len(acts))
-		acts = acts[:opt.MaxLifelines]
-	}
-	shown := map[uint32]bool{}
-	for _, a := range acts {
-		d.Seq.Nodes = append(d.Seq.Nodes, uint32(a.id))
-		shown[uint32(a.id)] = true
-	}
-	slices.Sort(d.Seq.Nodes)
-	for _, r := range recvs {
-		if !shown[r.r.Node] {
-			continue
-		}
-		if k, ok := sendAt[sendKey{r.from, r.seq}]; ok && msgs[k].T <= r.r.T {
-			msgs[k].Recvs = append(msgs[k].Recvs, r.r)
-		}
-	}
-	slices.SortStableFunc(msgs, func(a, b Message) int {
-		switch {
-		case a.T < b.T:
-			return -1
-		case a.T > b.T:
-			return 1
-		}
-		return int(a.From) - int(b.From)
-	})
-	d.Seq.Msgs = []Message{}
-	total := 0
-	for _, m := range msgs {
-		if !shown[m.From] {
-			continue
-		}
-		total++
-		if len(d.Seq.Msgs) < opt.MaxMessages {
-			if m.Recvs == nil {
-				m.Recvs = []Receipt{}
-			}
-			slices.SortFunc(m.Recvs, func(a, b Receipt) int { return int(a.Node) - int(b.Node) })
-			d.Seq.Msgs = append(d.Seq.Msgs, m)
-		}
-	}
-	if total > len(d.Seq.Msgs) {
-		t := fmt.Sprintf("the first %d of %d frames shown", len(d.Seq.Msgs), total)
-		if d.Seq.Truncated != "" {
-			t = d.Seq.Truncated + "; " + t
-		}
-		d.Seq.Truncated = t
-	}
-	d.Seq.Marks = []Mark{}
-	for _, m := range marks {
-		if shown[m.Node] {
-			d.Seq.Marks = append(d.Seq.Marks, m)
-		}
-	}
-	slices.SortStableFunc(d.Seq.Marks, func(a, b Mark) int {
-		switch {
-		case a.T < b.T:
-			return -1
-		case a.T > b.T:
-			return 1
-		}
-		return int(a.Node) - int(b.Node)
-	})
-}
-
-// buildFrames samples positions and radio links. A node's position at t
-// is the mobility model's, shifted by the difference between its
-// position events and the model at those events, interpolated linearly
-// between them (so positions match every event exactly, and follow the
-// model in between); without a model, the events interpolated linearly.
-func (d *Data) buildFrames(opt Options, end int64, mob mobility.Model, prop radio.Propagation, modelIndex []int, index map[protocol.NodeID]int, posEvents map[protocol.NodeID][]trace.Event) {
-	n := len(d.Nodes)
-	frames := int(math.Floor(float64(end)/1e9*opt.FPS)) + 1
-	if n > 0 && frames*n > opt.MaxPositions {
-		frames = max(2, opt.MaxPositions/n)
-		d.Notes = append(d.Notes, fmt.Sprintf("%d map frames (fewer than %g per second, to keep the page small)", frames, opt.FPS))
-	}
-	times := make([]int64, frames)
-	for k := range times {
-		if frames > 1 && float64(end)/1e9*opt.FPS+1 > float64(frames) {
-			times[k] = int64(float64(end) * float64(k) / float64(frames-1))
-		} else {
-			times[k] = int64(float64(k) / opt.FPS * 1e9)
-		}
-	}
-	if frames > 1 && times[frames-1] < end {
-		times = append(times, end)
-	}
-
-	type anchor struct {
-		t      int64
-		dx, dy float64 // event minus model (or the event itself without a model)
-	}
-	anchors := make([][]anchor, n)
-	for id, evs := range posEvents {
-		i, ok := index[id]
-		if !ok || i < 0 {
-			continue
-		}
-		slices.SortStableFunc(evs, func(a, b trace.Event) int {
-			return int(max(-1, min(1, a.T-b.T)))
-		})
-		for _, e := range evs {
-			a := anchor{t: e.T, dx: e.Pos[0], dy: e.Pos[1]}
-			if mob != nil && modelIndex[i] >= 0 && modelIndex[i] < mob.Len() {
-				p := mob.Position(modelIndex[i], time.Duration(e.T))
-				a.dx, a.dy = e.Pos[0]-p.X, e.Pos[1]-p.Y
-			}
-			anchors[i] = append(anchors[i], a)
-		}
-	}
-	interp := func(as []anchor, t int64) (float64, float64, bool) {
-		if len(as) == 0 {
-			return 0, 0, false
-		}
-		k, _ := slices.BinarySearchFunc(as, t, func(a anchor, t int64) int {
-			return int(max(-1, min(1, a.t-t)))
-		})
-		if k == 0 {
-			return as[0].dx, as[0].dy, true
-		}
-		if k == len(as) {
-			return as[k-1].dx, as[k-1].dy, true
-		}
-		a, b := as[k-1], as[k]
-		if b.t == a.t {
-			return b.dx, b.dy, true
-		}
-		f := float64(t-a.t) / float64(b.t-a.t)
-		return a.dx + f*(b.dx-a.dx), a.dy + f*(b.dy-a.dy), true
-	}
-
-	d.Area = [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-	links := 0
-	linksOK := prop != nil
-	if !linksOK {
-		d.LinksNote = "no radio model: links not drawn"
-	}
-	pos := make([]geo.Vec, n)
-	known := make([]bool, n)
-	for _, t := range times {
-		f := Frame{T: secs(t), XY: make([]*float64, 2*n)}
-		for i := range n {
-			var p geo.Vec
-			ok := false
-			if mob != nil && modelIndex[i] >= 0 && modelIndex[i] < mob.Len() {
-				p = mob.Position(modelIndex[i], time.Duration(t))
-				ok = true
-				if dx, dy, has := interp(anchors[i], t); has {
-					p.X += dx
-					p.Y += dy
-				}
-			} else if x, y, has := interp(anchors[i], t); has {
-				p, ok = geo.Vec{X: x, Y: y}, true
-			}
-			pos[i], known[i] = p, ok
-			if ok {
-				f.XY[2*i], f.XY[2*i+1] = round1(p.X), round1(p.Y)
-				d.Area[0], d.Area[1] = min(d.Area[0], p.X), min(d.Area[1], p.Y)
-				d.Area[2], d.Area[3] = max(d.Area[2], p.X), max(d.Area[3], p.Y)
-			}
-		}
-		if linksOK {
-			for i := range n {
-				if !known[i] {
-					continue
-				}
-				for j := i + 1; j < n; j++ {
-					if known[j] && prop.InRange(geo.Dist(pos[i], pos[j])) {
-						f.Links = append(f.Links, int32(i), int32(j))
-						links++
-					}
-				}
-				if links > opt.MaxLinks {
-					break
-				}
-			}
-			if links > opt.MaxLinks {
-				linksOK = false
-				d.LinksNote = fmt.Sprintf("more than %d radio links over the sampled frames: links not drawn", opt.MaxLinks)
-				for k := range d.Frames {
-					d.Frames[k].Links = nil
-				}
-				f.Links = nil
-			}
-		}
-		d.Frames = append(d.Frames, f)
-	}
-	if math.IsInf(d.Area[0], 0) {
-		d.Area = [4]float64{0, 0, 1, 1}
-		d.PosSource = "none: no mobility model and no position events"
-	} else if mob != nil {
-		d.PosSource = "the scenario's mobility model, aligned to the run file's position events"
-	} else {
-		d.PosSource = "the run file's position events, interpolated linearly"
-	}
+	check.Problems = nil
+	d.Check = check
+	return d, metrics, nil
 }

@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"bufio"
 	"bytes"
 	_ "embed"
 	"encoding/json"
@@ -56,11 +57,24 @@ func WriteFile(dir, path string, opt Options) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := Write(&buf, d); err != nil {
+	return Save(path, d)
+}
+
+// Save writes the page for d to path.
+func Save(path string, d *Data) error {
+	f, err := os.Create(path)
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = Write(w, d)
+	if ferr := w.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
 }
 
 // Extract returns the Data embedded in a page written by Write.

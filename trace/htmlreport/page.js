@@ -34,6 +34,11 @@
   }
   function secs(t) { return t.toFixed(t < 10 ? 3 : 2) + " s"; }
 
+  // Whether the page holds node i's leaders and tree edges: in a run too
+  // large for every node's, only those of the nodes whose ID is a
+  // multiple of D.sample.
+  function detailed(i) { return !D.sample || D.nodes[i] % D.sample === 0; }
+
   // State at time t from the per-node change lists.
   function leaderAt(i, t) {
     var segs = D.leaders[i] || [];
@@ -194,6 +199,16 @@
         continue;
       }
       var x = xy[2 * i], y = map.flip(xy[2 * i + 1]);
+      if (!detailed(i)) {
+        c.setAttribute("visibility", "visible");
+        c.setAttribute("cx", x); c.setAttribute("cy", y);
+        c.setAttribute("class", "node unsampled" + (dead[i] ? " dead" : ""));
+        c.firstChild.textContent = "node " + D.nodes[i] + (dead[i] ? " (crashed)" : " (not in the sample: its leader is not in the page)");
+        lab.setAttribute("x", x + map.r * 1.3); lab.setAttribute("y", y - map.r * 1.1);
+        lab.setAttribute("visibility", showLabels ? "visible" : "hidden");
+        e.setAttribute("visibility", "hidden");
+        continue;
+      }
       var l = dead[i] ? 0 : leaderAt(i, t);
       var isLeader = l === D.nodes[i];
       if (!dead[i]) counts[l] = (counts[l] || 0) + 1;
@@ -224,7 +239,7 @@
     }
     var legend = document.getElementById("map-legend");
     legend.textContent = "";
-    h("div", {}, legend, "followers at " + t.toFixed(1) + " s:");
+    h("div", {}, legend, "followers at " + t.toFixed(1) + " s" + (D.sample > 1 ? " (of the nodes whose ID is a multiple of " + D.sample + "; the others hollow)" : "") + ":");
     Object.keys(counts).map(Number).sort(function (a, b) { return counts[b] - counts[a] || a - b; }).forEach(function (l) {
       var d = h("div", {}, legend);
       h("span", { "class": "sw", style: "background:" + colour(l) }, d);
@@ -240,8 +255,11 @@
   var tl = {};
   function drawTimeline() {
     var W = 1100, left = 46, right = 12, top = 22;
-    var rowH = Math.max(3, Math.min(16, Math.floor(640 / Math.max(1, N))));
-    var H = top + rowH * N + 8;
+    var rows = [];
+    for (var i = 0; i < N; i++) if (detailed(i)) rows.push(i);
+    var R = rows.length;
+    var rowH = Math.max(3, Math.min(16, Math.floor(640 / Math.max(1, R))));
+    var H = top + rowH * R + 8;
     var end = Math.max(D.end, 1e-9);
     var x = function (t) { return left + (W - left - right) * t / end; };
     tl.x = x;
@@ -256,8 +274,8 @@
       el("line", { x1: x(t), x2: x(t), y1: top - 4, y2: H - 6 }, axis);
       el("text", { x: x(t), y: top - 8, "text-anchor": "middle" }, axis, (+t.toFixed(3)) + " s");
     }
-    for (var i = 0; i < N; i++) {
-      var y = top + i * rowH;
+    rows.forEach(function (i, row) {
+      var y = top + row * rowH;
       var g = el("g", { "class": "tl-row", "data-node": D.nodes[i] }, svg);
       if (rowH >= 8) el("text", { "class": "tl-label", x: left - 4, y: y + rowH - 2, "text-anchor": "end", "font-size": Math.min(11, rowH) }, g, String(D.nodes[i]));
       (D.dead[i] || []).forEach(function (s) {
@@ -265,12 +283,12 @@
       });
       (D.leaders[i] || []).forEach(function (s) {
         var r = el("rect", { "class": "seg", x: x(s[0]), y: y, width: Math.max(0.5, x(s[1]) - x(s[0])), height: Math.max(1, rowH - 1), fill: colour(s[2]), "data-leader": s[2] }, g);
-        if (N <= 200) el("title", {}, r, "node " + D.nodes[i] + ": leader " + s[2] + " from " + s[0].toFixed(3) + " s to " + s[1].toFixed(3) + " s");
+        if (R <= 200) el("title", {}, r, "node " + D.nodes[i] + ": leader " + s[2] + " from " + s[0].toFixed(3) + " s to " + s[1].toFixed(3) + " s");
       });
       (D.crashes[i] || []).forEach(function (c) {
         el("line", { "class": "crash-tick", x1: x(c), x2: x(c), y1: y - 1, y2: y + rowH }, g);
       });
-    }
+    });
     var ws = el("rect", { x: x(D.seq.from), y: top - 4, width: Math.max(1, x(Math.min(D.seq.to, end)) - x(D.seq.from)), height: H - top, fill: "#1565c0", "fill-opacity": 0.07 }, svg);
     el("title", {}, ws, "the message sequence window");
     drawTimelineLegend();
@@ -359,6 +377,7 @@
   function clip(s, n) { n = Math.max(4, n); return s.length <= n ? s : s.slice(0, n - 1) + "…"; }
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
+    S.nodes = S.nodes || []; // null when no node sent or received in the window
     var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
       "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " +
       "An arrow goes from a send to every receive matched by (from, seq), labelled by kind and seq; dashed red: dropped (reason in the tooltip). " +
