@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"manetlab/internal/intern"
 	"math"
 	"os"
 	"path/filepath"
@@ -82,8 +83,7 @@ type Recording struct {
 	kept    []keptType // keep's answers so far, a short list
 	files   map[string]*RecordedFile
 	names   []string
-	strs    []string
-	strIdx  map[string]uint32
+	strs    *intern.Table
 	dropped map[string]bool // event types seen and not kept
 	scratch []byte          // Add's encoding of an event
 }
@@ -98,7 +98,7 @@ type keptType struct {
 // the run file.
 func NewRecording(dir string, keep func(ev string) bool) *Recording {
 	return &Recording{dir: dir, keep: keep, files: map[string]*RecordedFile{},
-		strs: []string{""}, strIdx: map[string]uint32{"": 0}, dropped: map[string]bool{}}
+		strs: intern.New(""), dropped: map[string]bool{}}
 }
 
 // File starts recording the file at path (inside the directory), named
@@ -239,7 +239,7 @@ func (f *RecordedFile) Add(e *Event, line []byte) {
 	}
 	str := func(bit uint64, s string) {
 		if m&bit != 0 {
-			b = binary.AppendUvarint(b, uint64(r.str(s)))
+			b = binary.AppendUvarint(b, uint64(r.strs.Index(s)))
 		}
 	}
 	float := func(v float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }
@@ -342,16 +342,6 @@ func plain(e *Event, n int) bool {
 	return true
 }
 
-func (r *Recording) str(s string) uint32 {
-	if i, ok := r.strIdx[s]; ok {
-		return i
-	}
-	i := uint32(len(r.strs))
-	r.strs = append(r.strs, s)
-	r.strIdx[s] = i
-	return i
-}
-
 // Names lists the recorded files of dir, sorted.
 func (r *Recording) Names(dir string) ([]string, error) {
 	if filepath.Clean(dir) != filepath.Clean(r.dir) {
@@ -442,7 +432,7 @@ func (d *decoder) next() (e Event, line int, how uint64, ref int) {
 	if m&maskRaw != 0 {
 		return Event{}, d.line, maskRaw, int(d.uvarint())
 	}
-	strs := d.f.rec.strs
+	strs := d.f.rec.strs.Strs
 	d.t += d.varint()
 	e.T = d.t
 	u := func(bit uint64) uint64 {

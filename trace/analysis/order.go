@@ -233,13 +233,14 @@ type orderStats struct {
 	Broken int
 }
 
-// headItem is a process whose next event is ready to be emitted.
+// headItem is a process whose next event is ready to be emitted, in the
+// in-memory merge (order) and the streaming one (stream.go).
 type headItem struct {
 	w  int64
 	l  uint32
 	id protocol.NodeID
 	p  int32
-	i  int32 // the event's index (parked heads only)
+	at uint64 // parked heads only: the event's index (order), its position in its process (stream.go)
 }
 
 type headHeap []headItem
@@ -291,7 +292,7 @@ func (g *graph) order(fn func(x ref)) orderStats {
 		if s := g.pred[p][i]; s != noRef && next[s.p] <= s.i {
 			waiting[s] = append(waiting[s], ref{p, i})
 			w, l := clock(&procs[p].evs[i])
-			heap.Push(parked, headItem{w, l, procs[p].id, p, i})
+			heap.Push(parked, headItem{w, l, procs[p].id, p, uint64(i)})
 			return
 		}
 		w, l := clock(&procs[p].evs[i])
@@ -341,8 +342,8 @@ func (g *graph) breakCycle(next []int32, h, parked *headHeap, st *orderStats) {
 	best := noRef
 	for parked.Len() > 0 {
 		it := heap.Pop(parked).(headItem)
-		if next[it.p] == it.i { // still this process's head, hence parked
-			best = ref{it.p, it.i}
+		if next[it.p] == int32(it.at) { // still this process's head, hence parked
+			best = ref{it.p, int32(it.at)}
 			break
 		}
 	}

@@ -148,7 +148,7 @@ type merger struct {
 	combF    *os.File
 	combWhy  map[protocol.NodeID]string
 
-	h, parked *sheap
+	h, parked *headHeap
 	waiting   map[sendAt][]sendAt
 	buf       []byte
 	line      []byte
@@ -171,41 +171,6 @@ type unmatchedAt struct {
 // filePos is an event's position in its process: its file (run.files)
 // above its line; the combined file's events have their line alone.
 func filePos(fi int32, line int) uint64 { return uint64(fi)<<32 | uint64(uint32(line)) }
-
-// sitem is a process whose head is ready (or parked on its send).
-type sitem struct {
-	w   int64
-	l   uint32
-	id  protocol.NodeID
-	p   int32
-	pos uint64 // the head's position (parked heads only)
-}
-
-// sheap orders heads as headHeap does.
-type sheap []sitem
-
-func (h sheap) Len() int { return len(h) }
-func (h sheap) Less(a, b int) bool {
-	x, y := h[a], h[b]
-	if x.w != y.w {
-		return x.w < y.w
-	}
-	if x.l != y.l {
-		return x.l < y.l
-	}
-	if x.id != y.id {
-		return x.id < y.id
-	}
-	return x.p < y.p
-}
-func (h sheap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *sheap) Push(x any)   { *h = append(*h, x.(sitem)) }
-func (h *sheap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
 
 // head is process p's next event, or nil.
 func (m *merger) head(p int32) *sev {
@@ -239,15 +204,15 @@ func (m *merger) offer(p int32) {
 		s := &m.sends[hd.pred]
 		k := sendAt{s.p, s.pos}
 		m.waiting[k] = append(m.waiting[k], sendAt{p, hd.pos})
-		heap.Push(m.parked, sitem{w, l, sp.id, p, hd.pos})
+		heap.Push(m.parked, headItem{w, l, sp.id, p, hd.pos})
 		return
 	}
-	heap.Push(m.h, sitem{w, l, sp.id, p, 0})
+	heap.Push(m.h, headItem{w, l, sp.id, p, 0})
 }
 
 // run merges: graph.order over the streams.
 func (m *merger) run() {
-	m.h, m.parked = &sheap{}, &sheap{}
+	m.h, m.parked = &headHeap{}, &headHeap{}
 	m.prog = newProgress("merging", m.lines, linesUnit)
 	rp := m.procs[0]
 	for i := range rp.q {
@@ -267,7 +232,7 @@ func (m *merger) run() {
 		if m.h.Len() == 0 && !m.breakCycle() {
 			break
 		}
-		it := heap.Pop(m.h).(sitem)
+		it := heap.Pop(m.h).(headItem)
 		sp := m.procs[it.p]
 		x := &sp.q[sp.qh]
 		if x.pred >= 0 && before(&x.e, &event{hasHLC: true, hlcW: m.sends[x.pred].w, hlcL: m.sends[x.pred].l}) {
@@ -296,7 +261,7 @@ func (m *merger) run() {
 			for _, wt := range ws {
 				if hd := m.head(wt.p); hd != nil && hd.pos == wt.pos { // still parked on this send
 					ww, wl := clock(&hd.e)
-					heap.Push(m.h, sitem{ww, wl, m.procs[wt.p].id, wt.p, 0})
+					heap.Push(m.h, headItem{ww, wl, m.procs[wt.p].id, wt.p, 0})
 				}
 			}
 		}
@@ -326,11 +291,11 @@ func (m *merger) emit(x *sev) {
 // that cannot come first; the parked head with the smallest clock is
 // released without its edge. It reports false when no head is left.
 func (m *merger) breakCycle() bool {
-	var best sitem
+	var best headItem
 	found := false
 	for m.parked.Len() > 0 {
-		it := heap.Pop(m.parked).(sitem)
-		if hd := m.head(it.p); hd != nil && hd.pos == it.pos {
+		it := heap.Pop(m.parked).(headItem)
+		if hd := m.head(it.p); hd != nil && hd.pos == it.at {
 			best, found = it, true
 			break
 		}
@@ -347,7 +312,7 @@ func (m *merger) breakCycle() bool {
 	}
 	hd.pred = -1
 	w, l := clock(&hd.e)
-	heap.Push(m.h, sitem{w, l, m.procs[best.p].id, best.p, 0})
+	heap.Push(m.h, headItem{w, l, m.procs[best.p].id, best.p, 0})
 	return true
 }
 

@@ -127,7 +127,7 @@ func (m *merger) openCombined() {
 // safe reports whether the heap's smallest head can be merged: every
 // event of the combined file with a clock up to its own has been read
 // (the file is in time order).
-func (m *merger) safe(it sitem) bool {
+func (m *merger) safe(it headItem) bool {
 	return m.readAny && (m.readW > it.w || m.readW == it.w && m.readL > it.l)
 }
 

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"manetlab/internal/intern"
 	"maps"
 	"math"
 	"slices"
@@ -41,8 +42,7 @@ type collector struct {
 
 	held     []heldEvent     // sends, receives and notes the window may need
 	heldUpTo protocol.NodeID // held only for nodes of ID at most this
-	texts    []string        // interned kinds, drop reasons and note texts
-	textI    map[string]uint32
+	texts    *intern.Table   // kinds, drop reasons and note texts
 }
 
 // posEvent is a position event of the run file.
@@ -93,7 +93,7 @@ type nodeState struct {
 func newCollector(opt Options) *collector {
 	c := &collector{opt: opt, treeKind: map[string]bool{}, states: map[protocol.NodeID]*nodeState{},
 		pos: map[protocol.NodeID][]posEvent{}, firstElection: -1, firstRequest: -1, sample: 1,
-		heldUpTo: math.MaxUint32, textI: map[string]uint32{}}
+		heldUpTo: math.MaxUint32, texts: intern.New()}
 	for _, k := range opt.TreeKinds {
 		c.treeKind[k] = true
 	}
@@ -109,16 +109,6 @@ func pageEvents(ev string) bool {
 		return true
 	}
 	return false
-}
-
-func (c *collector) text(s string) uint32 {
-	if i, ok := c.textI[s]; ok {
-		return i
-	}
-	i := uint32(len(c.texts))
-	c.texts = append(c.texts, s)
-	c.textI[s] = i
-	return i
 }
 
 // sampled reports whether id's leader segments and tree edges are kept.
@@ -228,7 +218,7 @@ func (c *collector) hold(id protocol.NodeID, e *trace.Event) {
 	h := heldEvent{t: e.T, node: id, what: heldMark}
 	switch e.Ev {
 	case trace.EvSend, trace.EvRelay:
-		h.what, h.peer, h.seq, h.text = heldSend, e.To, e.Seq, c.text(e.Kind)
+		h.what, h.peer, h.seq, h.text = heldSend, e.To, e.Seq, c.texts.Index(e.Kind)
 		if e.Ev == trace.EvRelay {
 			h.what = heldRelay
 		}
@@ -239,18 +229,18 @@ func (c *collector) hold(id protocol.NodeID, e *trace.Event) {
 		if reason == "" {
 			reason = "drop"
 		}
-		h.what, h.peer, h.seq, h.text = heldDrop, e.From, e.Seq, c.text(reason)
+		h.what, h.peer, h.seq, h.text = heldDrop, e.From, e.Seq, c.texts.Index(reason)
 	case string(protocol.NoteLeader):
 		txt := "no leader"
 		if e.Leader != protocol.None {
 			txt = fmt.Sprintf("leader %d", e.Leader)
 		}
-		h.text = c.text(txt)
+		h.text = c.texts.Index(txt)
 	case string(protocol.NoteElectionStart):
-		h.text = c.text("election " + e.Epoch)
+		h.text = c.texts.Index("election " + e.Epoch)
 	case trace.EvCrash, trace.EvStart, trace.EvRecover,
 		string(protocol.NoteCSRequest), string(protocol.NoteCSEnter), string(protocol.NoteCSExit):
-		h.text = c.text(e.Ev)
+		h.text = c.texts.Index(e.Ev)
 	default:
 		return
 	}

@@ -84,7 +84,7 @@ func (d *Data) buildSequence(opt Options, c *collector) {
 	for _, h := range held {
 		if (h.what == heldSend || h.what == heldRelay) && shown[h.node] && inWindow(h.t) {
 			sendAt[sendKey{h.node, h.seq}] = len(msgs)
-			msgs = append(msgs, Message{T: secs(h.t), From: uint32(h.node), Kind: c.texts[h.text], Seq: h.seq,
+			msgs = append(msgs, Message{T: secs(h.t), From: uint32(h.node), Kind: c.texts.Strs[h.text], Seq: h.seq,
 				Dest: uint32(h.peer), Relay: h.what == heldRelay})
 		}
 	}
@@ -100,14 +100,14 @@ func (d *Data) buildSequence(opt Options, c *collector) {
 			}
 			r := Receipt{T: secs(h.t), Node: uint32(h.node)}
 			if h.what == heldDrop {
-				r.Drop = c.texts[h.text]
+				r.Drop = c.texts.Strs[h.text]
 			}
 			if k, ok := sendAt[sendKey{h.peer, h.seq}]; ok && msgs[k].T <= r.T {
 				msgs[k].Recvs = append(msgs[k].Recvs, r)
 			}
 		case heldMark:
 			if inWindow(h.t) {
-				marks = append(marks, Mark{T: secs(h.t), Node: uint32(h.node), Text: c.texts[h.text]})
+				marks = append(marks, Mark{T: secs(h.t), Node: uint32(h.node), Text: c.texts.Strs[h.text]})
 			}
 		}
 	}
