@@ -32,10 +32,10 @@ const (
 	// produce legs without end.
 	MaxLegs = 5_000_000
 	// SimBytesPerNode is what one node costs the simulator, measured with
-	// a margin: static floodmax took 52 KB per node at 50,000 nodes once
-	// the summary read an in-memory recording (2.6 GB; docs/performance.md;
-	// 40 KB before, most of it the trace writer's 16 KB buffers), so 60 KB.
-	SimBytesPerNode = 60_000
+	// a margin: static floodmax peaks at 14 to 16.4 KiB per node from
+	// 10,000 to 100,000 nodes, the summary included (docs/performance.md;
+	// 52 KB before the combined layout and the packed recording), so 20 KB.
+	SimBytesPerNode = 20_000
 	// NodeProcessBytes is what one `manetlab node` process holds at rest
 	// (10.6 MB resident, measured in issue 10); `run` starts one per node
 	// or per --ids-per-process nodes, plus the mobility player.

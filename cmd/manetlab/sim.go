@@ -52,7 +52,7 @@ byte-identical traces.`,
 			if err != nil {
 				return err
 			}
-			machine := scenario.ReadMachine()
+			machine := readMachine()
 			if err := s.CheckMemory(machine, scenario.SimBytesPerNode); err != nil {
 				return fmt.Errorf("%s: %w", s.Path, err)
 			}
@@ -192,3 +192,7 @@ func countOf(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// readMachine reads the machine's limits (a variable, so that a test can
+// stand in a smaller machine).
+var readMachine = scenario.ReadMachine
