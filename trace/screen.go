@@ -21,14 +21,12 @@ type Screen struct {
 	// acceptable time and floor the earliest.
 	horizon, limit, floor int64
 	members               map[protocol.NodeID]bool // nil: unknown, every node accepted
-	files                 map[screenKey]*screenFile
-}
-
-// screenKey is what the Screen keeps apart: a file, or one node's lines of
-// the combined node file (node 0 for a file of its own).
-type screenKey struct {
-	path string
-	node protocol.NodeID
+	// files keeps apart, by path, a file (node 0) or each node's lines
+	// of a combined node file; cur is files[curPath], so that a combined
+	// file's lines do not hash its path each.
+	files   map[string]map[protocol.NodeID]*screenFile
+	curPath string
+	cur     map[protocol.NodeID]*screenFile
 }
 
 // screenFile is the Screen's state for one file.
@@ -62,7 +60,7 @@ const screenListed = 3
 // then only times beyond a year are refused) whose nodes are members
 // (nil: unknown, any node).
 func NewScreen(duration time.Duration, members []protocol.NodeID) *Screen {
-	s := &Screen{horizon: int64(duration), files: map[screenKey]*screenFile{}}
+	s := &Screen{horizon: int64(duration), files: map[string]map[protocol.NodeID]*screenFile{}}
 	slack := max(int64(ScreenSlack), s.horizon)
 	if s.horizon <= 0 {
 		slack = int64(366 * 24 * time.Hour)
@@ -100,12 +98,7 @@ func (s *Screen) NodeEvent(path string, node protocol.NodeID, line int, e *Event
 	if s == nil {
 		return true
 	}
-	k := screenKey{path, node}
-	f := s.files[k]
-	if f == nil {
-		f = &screenFile{}
-		s.files[k] = f
-	}
+	f := s.file(path, node)
 	add := func(msg string, args ...any) {
 		*probs = append(*probs, Problem{File: path, Line: line, Msg: fmt.Sprintf(msg, args...)})
 	}
@@ -164,6 +157,24 @@ func (s *Screen) NodeEvent(path string, node protocol.NodeID, line int, e *Event
 	return true
 }
 
+// file is the state of node's lines at path (node 0: the whole file).
+func (s *Screen) file(path string, node protocol.NodeID) *screenFile {
+	if s.cur == nil || path != s.curPath {
+		m := s.files[path]
+		if m == nil {
+			m = map[protocol.NodeID]*screenFile{}
+			s.files[path] = m
+		}
+		s.curPath, s.cur = path, m
+	}
+	f := s.cur[node]
+	if f == nil {
+		f = &screenFile{}
+		s.cur[node] = f
+	}
+	return f
+}
+
 // Finish reports, per file, the events of each kind beyond those listed.
 func (s *Screen) Finish(path string, probs *[]Problem) { s.FinishNode(path, 0, probs) }
 
@@ -172,7 +183,7 @@ func (s *Screen) FinishNode(path string, node protocol.NodeID, probs *[]Problem)
 	if s == nil {
 		return
 	}
-	f := s.files[screenKey{path, node}]
+	f := s.files[path][node]
 	if f == nil {
 		return
 	}
