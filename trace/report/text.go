@@ -36,6 +36,10 @@ func (s *Summary) WriteText(w io.Writer) {
 		case c.Valid:
 		case c.State == Unsettled:
 			mark = fmt.Sprintf("not settled yet (changed %.1fs before the end)", c.Changed)
+		case s.Verdict == "unknown":
+			// The run is outside the protocol's assumptions: a leader
+			// other than the expected one is reported, not judged.
+			mark = "not the expected leader; not judged (outside the assumptions)"
 		default:
 			mark = "WRONG"
 		}

@@ -40,6 +40,19 @@ func TestTextCountsAndIDOrder(t *testing.T) {
 	}
 }
 
+// A run outside its protocol's assumptions (verdict unknown) does not
+// call a component WRONG: it says the leader differs and is not judged.
+func TestTextUnknownDoesNotSayWrong(t *testing.T) {
+	s := &Summary{Run: "r", Protocol: "p", Driver: "sim", Nodes: 3, Alive: 3, Verdict: "unknown", Reason: "outside",
+		Components: []Component{{Nodes: []protocol.NodeID{1, 2, 3}, ExpectedLeader: 3, Leaders: map[string]int{"1": 2, "3": 1}}}}
+	var b bytes.Buffer
+	s.WriteText(&b)
+	text := b.String()
+	if want := "members follow 1 (x2), 3 (x1)  not the expected leader; not judged (outside the assumptions)"; !strings.Contains(text, want) || strings.Contains(text, "WRONG") {
+		t.Errorf("want %q and no WRONG in:\n%s", want, text)
+	}
+}
+
 func TestLeaderCountsJSONInNumericOrder(t *testing.T) {
 	b, err := json.Marshal(Component{Leaders: LeaderCounts{"100": 1, "9": 2, "10": 3, "none": 4}})
 	if err != nil {
