@@ -2,95 +2,13 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"manetlab/internal/tracetest"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"manetlab/protocol"
-	"manetlab/trace"
 )
-
-// combineRun copies the run directory src into dst in the combined
-// layout: every node's header in node order, then every node's events by
-// time, each node's in its order (a stable sort of the node files taken
-// in node order), as the simulator writes nodes.jsonl.
-func combineRun(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []protocol.NodeID
-	for _, de := range entries {
-		num, ok := strings.CutPrefix(de.Name(), "node-")
-		if num, ok2 := strings.CutSuffix(num, ".jsonl"); ok && ok2 {
-			id, err := strconv.ParseUint(num, 10, 32)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, protocol.NodeID(id))
-			continue
-		}
-		if de.Name() == trace.RunFileName {
-			data, err := os.ReadFile(filepath.Join(src, de.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dst, de.Name()), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	slices.Sort(ids)
-	type line struct {
-		t    int64
-		text string
-	}
-	var heads []string
-	var evs []line
-	for _, id := range ids {
-		data, err := os.ReadFile(trace.NodeFile(src, id))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-		heads = append(heads, lines[0])
-		for _, l := range lines[1:] {
-			var e trace.Event
-			if err := json.Unmarshal([]byte(l), &e); err != nil {
-				t.Fatal(err)
-			}
-			evs = append(evs, line{e.T, l})
-		}
-	}
-	slices.SortStableFunc(evs, func(a, b line) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return 0
-	})
-	var b strings.Builder
-	for _, h := range heads {
-		b.WriteString(h + "\n")
-	}
-	for _, e := range evs {
-		b.WriteString(e.text + "\n")
-	}
-	if err := os.WriteFile(trace.NodesFile(dst), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // fileRef is a trace file name with its line, in any layout.
 var fileRef = regexp.MustCompile(`[^\s"\[]*(node-\d+|nodes)\.jsonl(:\d+)?`)
@@ -118,7 +36,7 @@ func TestTraceLayoutsAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			comb := filepath.Join(t.TempDir(), "combined")
-			combineRun(t, per, comb)
+			tracetest.Combine(t, per, comb)
 			outputs := func(dir string) map[string]string {
 				out := map[string]string{}
 				run := func(name string, args ...string) {

@@ -7,13 +7,13 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"manetlab/internal/tracetest"
 	"manetlab/protocol"
 	"manetlab/trace"
 )
@@ -51,76 +51,6 @@ func sameMerge(t *testing.T, dirs ...string) *MergeReport {
 	return got
 }
 
-// combine writes the node files of src as one combined node file in dst,
-// as the simulator would: every header in node order, then the events by
-// time, each node's in its order (a stable sort); other files are copied.
-func combine(t *testing.T, src, dst string) {
-	t.Helper()
-	names, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type line struct {
-		t    int64
-		text string
-	}
-	var heads []string
-	var evs []line
-	nodeFile := regexp.MustCompile(`^node-(\d+)\.jsonl$`)
-	var ids []int
-	for _, de := range names {
-		m := nodeFile.FindStringSubmatch(de.Name())
-		if m == nil {
-			data, err := os.ReadFile(filepath.Join(src, de.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dst, de.Name()), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		id, _ := strconv.Atoi(m[1])
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		data, err := os.ReadFile(trace.NodeFile(src, protocol.NodeID(id)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-		heads = append(heads, lines[0])
-		last := int64(0)
-		for _, l := range lines[1:] {
-			var e trace.Event
-			if err := json.Unmarshal([]byte(l), &e); err == nil {
-				last = e.T
-			}
-			evs = append(evs, line{last, l}) // damage goes with the line before
-		}
-	}
-	slices.SortStableFunc(evs, func(a, b line) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return 0
-	})
-	var out strings.Builder
-	for _, h := range heads {
-		out.WriteString(h + "\n")
-	}
-	for _, e := range evs {
-		out.WriteString(e.text + "\n")
-	}
-	if err := os.WriteFile(trace.NodesFile(dst), []byte(out.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestStreamMergeMatchesInMemory(t *testing.T) {
 	for _, skew := range []time.Duration{5 * time.Second, -5 * time.Second} {
 		for _, withHLC := range []bool{true, false} {
@@ -152,14 +82,14 @@ func TestStreamMergeMatchesInMemory(t *testing.T) {
 			t.Errorf("the damage is not all there: %+v", rep)
 		}
 		comb := t.TempDir()
-		combine(t, dir, comb)
+		tracetest.Combine(t, dir, comb)
 		sameMerge(t, comb)
 	})
 	t.Run("combined", func(t *testing.T) {
 		dir := t.TempDir()
 		skewedRun(t, dir, nil, false)
 		comb := t.TempDir()
-		combine(t, dir, comb)
+		tracetest.Combine(t, dir, comb)
 		sameMerge(t, comb)
 		// Damage: a line of no node, a node's second header, an event of
 		// a node without a header, garbage, a duplicate.
@@ -208,7 +138,7 @@ func TestStreamMergeHostileCombined(t *testing.T) {
 	src := t.TempDir()
 	skewedRun(t, src, nil, false)
 	base := t.TempDir()
-	combine(t, src, base)
+	tracetest.Combine(t, src, base)
 	data, _ := os.ReadFile(trace.NodesFile(base))
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	junk := []string{`{"t":-5,"node":2,"ev":"recv","from":3,"seq":1}`, `{"t":1e99,"node":1,"ev":"send"}`, `{"t":9,"node":4294967295,"ev":"send","seq":1}`,
@@ -296,7 +226,7 @@ func TestRecordingCombined(t *testing.T) {
 	src := t.TempDir()
 	skewedRun(t, src, nil, false)
 	dir := t.TempDir()
-	combine(t, src, dir)
+	tracetest.Combine(t, src, dir)
 	rec := recordDir(t, dir, MetricEvents)
 	want, err := ComputeMetricsFrom(trace.Disk, dir, MetricsOptions{})
 	if err != nil {
@@ -326,7 +256,7 @@ func TestMergeCombinedWithOthers(t *testing.T) {
 	src := t.TempDir()
 	skewedRun(t, src, nil, true)
 	comb := t.TempDir()
-	combine(t, src, comb)
+	tracetest.Combine(t, src, comb)
 	other := t.TempDir()
 	writeTrace(t, trace.NodeFile(other, 4), "r1", 4, "", trace.Event{T: 1, Node: 4, Ev: trace.EvStart})
 	if _, ok, err := streamMerge([]string{comb, other}, &bytes.Buffer{}); ok || err != nil {
