@@ -2,6 +2,11 @@
 // index, so that events can hold a small integer instead of a string.
 package intern
 
+import (
+	"maps"
+	"slices"
+)
+
 // Table holds the strings in the order they were first seen.
 type Table struct {
 	// Strs are the strings by index.
@@ -27,4 +32,9 @@ func (t *Table) Index(s string) uint32 {
 	t.Strs = append(t.Strs, s)
 	t.idx[s] = i
 	return i
+}
+
+// Clone returns a table of its own holding the same strings.
+func (t *Table) Clone() *Table {
+	return &Table{Strs: slices.Clone(t.Strs), idx: maps.Clone(t.idx)}
 }

@@ -12,3 +12,11 @@ func TestIndex(t *testing.T) {
 		t.Fatalf("table %q", tab.Strs)
 	}
 }
+
+func TestClone(t *testing.T) {
+	a := New("", "x")
+	b := a.Clone()
+	if b.Index("y") != 2 || a.Index("z") != 2 || a.Strs[2] != "z" || b.Strs[2] != "y" || b.Index("x") != 1 {
+		t.Fatalf("a %q, b %q: a clone shares its table", a.Strs, b.Strs)
+	}
+}

@@ -59,7 +59,7 @@ func checkBFSDepth(l *loader, opt CheckOptions) (p Property, ok bool) {
 			case tStart, tCrash:
 				delete(notes, pr.id)
 			case tOther: // a parent note: the only untyped event kept
-				d, isDepth := parseDepth(r.strs[e.text])
+				d, isDepth := parseDepth(r.strs.Strs[e.text])
 				if !isDepth {
 					delete(notes, pr.id)
 					continue

@@ -212,7 +212,7 @@ func checkEpochs(r *run) Property {
 			if len(p.Witnesses) < maxWitnesses {
 				p.Witnesses = append(p.Witnesses, Witness{
 					Text: fmt.Sprintf("epoch %s has two leaders: node %d announces %d, node %d announces %d",
-						r.strs[e.epoch], f.node, f.leader, e.node, e.leader),
+						r.strs.Strs[e.epoch], f.node, f.leader, e.node, e.leader),
 					Events: []WitnessEvent{r.witnessEvent(f, ""), r.witnessEvent(e, "")},
 				})
 			}

@@ -89,7 +89,7 @@ func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
 			switch e.typ {
 			case tSend:
 				switch cls, ok := kinds[e.kind]; {
-				case !ok && protocol.IsTransport(r.strs[e.kind]):
+				case !ok && protocol.IsTransport(r.strs.Strs[e.kind]):
 					c.Transport++
 				case cls == 1:
 					c.Announce++

@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"manetlab/internal/intern"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,8 +97,7 @@ type run struct {
 	procs      []*proc // the run file's first (id 0), then nodes by ID
 	byID       map[protocol.NodeID]*proc
 	files      []string
-	strs       []string
-	strIdx     map[string]int32
+	strs       *intern.Table
 	arena      []byte // canonical lines, when loadOptions.lines
 	problems   []trace.Problem
 	duplicates int
@@ -127,15 +127,7 @@ type loadOptions struct {
 }
 
 // str interns s.
-func (r *run) str(s string) int32 {
-	if i, ok := r.strIdx[s]; ok {
-		return i
-	}
-	i := int32(len(r.strs))
-	r.strs = append(r.strs, s)
-	r.strIdx[s] = i
-	return i
-}
+func (r *run) str(s string) int32 { return int32(r.strs.Index(s)) }
 
 // src formats an event's origin as file:line.
 func (r *run) src(e *event) string {
@@ -232,12 +224,11 @@ func openRun(dirs []string, opt loadOptions) (*run, *layout, error) {
 	if len(dirs) == 0 {
 		return nil, nil, errors.New("no trace directory given")
 	}
-	r := &run{dirs: dirs, byID: map[protocol.NodeID]*proc{}, strIdx: map[string]int32{},
+	r := &run{dirs: dirs, byID: map[protocol.NodeID]*proc{}, strs: intern.New(""),
 		hosts: map[protocol.NodeID]string{}, fsrc: opt.src}
 	if r.fsrc == nil {
 		r.fsrc = trace.Disk
 	}
-	r.str("")
 	runProc := &proc{}
 	r.procs = append(r.procs, runProc)
 

@@ -273,14 +273,14 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 			case tSend, tRelay:
 				nm.Sent++
 				nm.Bytes += uint64(e.bytes)
-				kc := rep.Messages[r.strs[e.kind]]
+				kc := rep.Messages[r.strs.Strs[e.kind]]
 				if e.to == protocol.None {
 					kc.Broadcast++
 				} else {
 					kc.Unicast++
 				}
 				kc.Bytes += uint64(e.bytes)
-				rep.Messages[r.strs[e.kind]] = kc
+				rep.Messages[r.strs.Strs[e.kind]] = kc
 				if !beacon[e.kind] {
 					sendTimes[id] = append(sendTimes[id], e.t)
 					if e.to != protocol.None {
@@ -302,7 +302,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 	tCount, participations := 0, 0
 	for _, k := range epochOrder {
 		ep := epochs[k]
-		em := ElectionMetrics{Epoch: r.strs[k], Start: seconds(ep.start), Participants: len(ep.started)}
+		em := ElectionMetrics{Epoch: r.strs.Strs[k], Start: seconds(ep.start), Participants: len(ep.started)}
 		participations += len(ep.started)
 		until := end
 		if ep.done {

@@ -260,7 +260,7 @@ func computeMutex(r *run, n int) *MutexMetrics {
 			if e.typ != tSend {
 				continue
 			}
-			switch k := r.strs[e.kind]; {
+			switch k := r.strs.Strs[e.kind]; {
 			case k == HelloKind:
 			case protocol.IsTransport(k):
 				mm.Transport++

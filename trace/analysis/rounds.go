@@ -73,7 +73,7 @@ func loadRounds(l *loader) (*roundsRun, error) {
 		rr.byID[pr.id] = n
 		for i := range pr.evs {
 			e := &pr.evs[i]
-			text := r.strs[e.text]
+			text := r.strs.Strs[e.text]
 			switch e.typ {
 			case tSync:
 				_, rest, _ := strings.Cut(text, " ")
@@ -111,12 +111,12 @@ func loadRounds(l *loader) (*roundsRun, error) {
 				n.lastT = e.t
 			case tSafe:
 				var round int
-				fmt.Sscanf(r.strs[e.epoch], "%d", &round)
+				fmt.Sscanf(r.strs.Strs[e.epoch], "%d", &round)
 				n.safe = max(n.safe, round)
 			case tLate:
 				n.lates = append(n.lates, e)
 			case tSend:
-				kind := r.strs[e.kind]
+				kind := r.strs.Strs[e.kind]
 				switch {
 				case protocol.IsTransport(kind):
 					rr.transport++
@@ -229,7 +229,7 @@ func checkSync(l *loader) Property {
 		for _, e := range n.lates {
 			p.Violations++
 			if len(p.Witnesses) < maxWitnesses {
-				text := rr.r.strs[e.text]
+				text := rr.r.strs.Strs[e.text]
 				p.Witnesses = append(p.Witnesses, Witness{
 					Text:   fmt.Sprintf("node %d: %s", n.id, text),
 					Events: []WitnessEvent{rr.r.witnessEvent(e, text)},
@@ -280,7 +280,7 @@ func (rr *roundsRun) stallWitness(id protocol.NodeID) Witness {
 	pr := rr.r.byID[id]
 	for i := len(pr.evs) - 1; i >= 0; i-- {
 		if pr.evs[i].typ == tRound {
-			w.Events = append(w.Events, rr.r.witnessEvent(&pr.evs[i], rr.r.strs[pr.evs[i].text]))
+			w.Events = append(w.Events, rr.r.witnessEvent(&pr.evs[i], rr.r.strs.Strs[pr.evs[i].text]))
 			break
 		}
 	}

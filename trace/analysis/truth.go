@@ -91,7 +91,7 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 		}
 		for k := range p.evs {
 			e := &p.evs[k]
-			if e.typ == tCommand && r.strs[e.text] == string(protocol.SetValue) && e.hasValue {
+			if e.typ == tCommand && r.strs.Strs[e.text] == string(protocol.SetValue) && e.hasValue {
 				tr.values = append(tr.values, fault{t: e.t, i: i, value: e.value})
 			}
 		}

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"maps"
 	"slices"
 
 	"manetlab/protocol"
@@ -169,8 +168,7 @@ func filtered(evs []event, n int, allowed *[256]bool) []event {
 func (r *run) view(keep func(ev string) bool) *run {
 	allowed := typesOf(keep)
 	v := *r
-	v.strs = slices.Clone(r.strs)
-	v.strIdx = maps.Clone(r.strIdx)
+	v.strs = r.strs.Clone()
 	v.problems = slices.Clone(r.problems)
 	if !allowed[tRecv] && !allowed[tDrop] {
 		v.leanEnd = 0 // a load of its own would not have read them
