@@ -5,13 +5,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
-	"manetlab/internal/intern"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"unicode/utf8"
 
+	"manetlab/internal/intern"
 	"manetlab/protocol"
 )
 

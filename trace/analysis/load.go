@@ -3,11 +3,11 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"manetlab/internal/intern"
 	"slices"
 	"strconv"
 	"strings"
 
+	"manetlab/internal/intern"
 	"manetlab/protocol"
 	"manetlab/trace"
 )

@@ -2,11 +2,11 @@ package htmlreport
 
 import (
 	"fmt"
-	"manetlab/internal/intern"
 	"maps"
 	"math"
 	"slices"
 
+	"manetlab/internal/intern"
 	"manetlab/protocol"
 	"manetlab/trace"
 )
