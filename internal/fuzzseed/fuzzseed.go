@@ -13,7 +13,7 @@ import (
 
 // Write writes the seed NAME of fuzzer in testdata/fuzz under the current
 // directory (a package's, under go test). Args are the fuzz function's
-// arguments after *testing.T: []byte, string, bool, int or uint32.
+// arguments after *testing.T: []byte, string, bool, int, uint16 or uint32.
 func Write(fuzzer, name string, args ...any) error {
 	var buf bytes.Buffer
 	buf.WriteString("go test fuzz v1\n")
@@ -27,6 +27,8 @@ func Write(fuzzer, name string, args ...any) error {
 			fmt.Fprintf(&buf, "bool(%t)\n", v)
 		case int:
 			fmt.Fprintf(&buf, "int(%d)\n", v)
+		case uint16:
+			fmt.Fprintf(&buf, "uint16(%d)\n", v)
 		case uint32:
 			fmt.Fprintf(&buf, "uint32(%d)\n", v)
 		default:

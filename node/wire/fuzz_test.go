@@ -3,11 +3,10 @@ package wire
 import (
 	"bytes"
 	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
+
+	"manetlab/internal/fuzzseed"
 )
 
 var writeCorpus = flag.Bool("write-corpus", false, "rewrite the seed corpora under testdata/fuzz")
@@ -74,21 +73,7 @@ func TestWriteSeedCorpus(t *testing.T) {
 		t.Skip("run with -write-corpus to rewrite testdata/fuzz")
 	}
 	write := func(fuzzer, name string, args ...any) {
-		var buf bytes.Buffer
-		buf.WriteString("go test fuzz v1\n")
-		for _, a := range args {
-			switch v := a.(type) {
-			case []byte:
-				fmt.Fprintf(&buf, "[]byte(%q)\n", v)
-			case uint16:
-				fmt.Fprintf(&buf, "uint16(%d)\n", v)
-			}
-		}
-		dir := filepath.Join("testdata", "fuzz", fuzzer)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "seed-"+name), buf.Bytes(), 0o644); err != nil {
+		if err := fuzzseed.Write(fuzzer, name, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
