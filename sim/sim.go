@@ -223,11 +223,15 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	} else if warn != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("%s: %s", s.Path, warn.Text))
 	}
-	paths := make([]string, len(w.nodes))
-	for _, n := range w.nodes {
-		paths[n.index] = trace.NodeFile(opt.Out, n.id)
+	combined := s.Trace.Combined(len(w.nodes))
+	var paths []string // the node files; none in the combined layout
+	if !combined {
+		paths = make([]string, len(w.nodes))
+		for _, n := range w.nodes {
+			paths[n.index] = trace.NodeFile(opt.Out, n.id)
+		}
 	}
-	out, err := newSink(opt.Out, paths, s.Trace.Combined(len(w.nodes)), opt.Record)
+	out, err := newSink(opt.Out, paths, combined, opt.Record)
 	if err != nil {
 		return nil, err
 	}

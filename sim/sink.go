@@ -66,8 +66,8 @@ type chunk struct {
 }
 
 // newSink writes the node files at paths (by node index) and the run file
-// into dir, or with combined nodes.jsonl instead of the node files; record,
-// when not nil, keeps a trace.Recording of them.
+// into dir, or with combined nodes.jsonl instead of the node files (paths
+// is then unused); record, when not nil, keeps a trace.Recording of them.
 func newSink(dir string, paths []string, combined bool, record func(ev string) bool) (*sink, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("sim: no output directory")
