@@ -193,39 +193,9 @@ func (m *Medium) position(i int, t time.Duration) geo.Vec {
 // reproducible. t may be any time, though a non-decreasing t avoids
 // rebuilding the index.
 func (m *Medium) Transmit(from int, t time.Duration, out []Reception) []Reception {
-	m.sync(t)
 	base := len(out)
-	if m.static && m.near != nil && m.near[from] != nil {
-		out = append(out, m.near[from]...)
-		m.draw(from, out[base:])
-		return out
-	}
-	p := m.position(from, t)
-	x0, x1, y0, y1, ok := m.idx.span(p, m.radius)
-	if !ok {
-		return out
-	}
-	for y := y0; y <= y1; y++ {
-		for _, j := range m.idx.row(y, x0, x1) {
-			k := int(j)
-			if k == from {
-				continue
-			}
-			q := m.pos[k]
-			if !m.static {
-				q = m.mob.Position(k, t)
-			}
-			if d := geo.Dist(p, q); d <= m.maxR {
-				out = append(out, Reception{Node: k, Dist: d})
-			}
-		}
-	}
-	recs := out[base:]
-	slices.SortFunc(recs, func(a, b Reception) int { return cmp.Compare(a.Node, b.Node) })
-	if m.static {
-		m.remember(from, recs)
-	}
-	m.draw(from, recs)
+	out = m.Reach(from, t, out)
+	m.draw(from, out[base:])
 	return out
 }
 
@@ -255,14 +225,7 @@ func (m *Medium) remember(from int, recs []Reception) {
 func (m *Medium) draw(from int, recs []Reception) {
 	for i := range recs {
 		r := &recs[i]
-		switch {
-		case !m.prop.Receive(r.Dist, m.rng):
-			r.Outcome = OutOfRange
-		case m.loss.Lost(from, r.Node, r.Dist, m.rng):
-			r.Outcome = Lost
-		default:
-			r.Outcome = Received
-		}
+		r.Outcome = Hear(m.prop, m.loss, from, r.Node, r.Dist, m.rng)
 	}
 }
 
@@ -274,4 +237,64 @@ func (m *Medium) Linked(a, b int, t time.Duration) bool {
 		return true
 	}
 	return m.prop.InRange(geo.Dist(m.position(a, t), m.position(b, t)))
+}
+
+// Reach appends to out every other node within MaxRange of node from at
+// time t, with its distance, in ascending node index order, and returns
+// it: the nodes whose radio a frame sent then reaches. Nothing is drawn;
+// each receiver decides with Hear.
+func (m *Medium) Reach(from int, t time.Duration, out []Reception) []Reception {
+	m.sync(t)
+	base := len(out)
+	if m.static && m.near != nil && m.near[from] != nil {
+		return append(out, m.near[from]...)
+	}
+	p := m.position(from, t)
+	x0, x1, y0, y1, ok := m.idx.span(p, m.radius)
+	if !ok {
+		return out
+	}
+	for y := y0; y <= y1; y++ {
+		for _, j := range m.idx.row(y, x0, x1) {
+			k := int(j)
+			if k == from {
+				continue
+			}
+			q := m.pos[k]
+			if !m.static {
+				q = m.mob.Position(k, t)
+			}
+			if d := geo.Dist(p, q); d <= m.maxR {
+				out = append(out, Reception{Node: k, Dist: d})
+			}
+		}
+	}
+	recs := out[base:]
+	slices.SortFunc(recs, func(a, b Reception) int { return cmp.Compare(a.Node, b.Node) })
+	if m.static {
+		m.remember(from, recs)
+	}
+	return out
+}
+
+// Dist is the distance between nodes a and b at time t.
+func (m *Medium) Dist(a, b int, t time.Duration) float64 {
+	return geo.Dist(m.position(a, t), m.position(b, t))
+}
+
+// Loss returns the loss model.
+func (m *Medium) Loss() Loss { return m.loss }
+
+// Hear decides the fate of a frame from node from at node to, d metres
+// away: propagation first, then loss, drawing from rng (the receiver's
+// own stream in both drivers, so that a receiver's decisions do not
+// depend on what other nodes heard).
+func Hear(prop Propagation, loss Loss, from, to int, d float64, rng *rand.Rand) Outcome {
+	switch {
+	case !prop.Receive(d, rng):
+		return OutOfRange
+	case loss.Lost(from, to, d, rng):
+		return Lost
+	}
+	return Received
 }

@@ -18,29 +18,16 @@ type env struct {
 
 func (e *env) Now() time.Duration { return e.w.now }
 
-func (e *env) Send(to protocol.NodeID, m protocol.Message) {
-	if i, ok := e.w.byID[to]; ok && e.n.alive {
-		e.w.unicast(e.n, int32(i), m)
-	}
-}
+// The sending methods hand the message to the node's network stack,
+// which does nothing once the node has crashed.
 
-func (e *env) Broadcast(m protocol.Message) {
-	if e.n.alive {
-		e.w.send(e.n, e.w.newFrame(frame{msg: m, to: -1}))
-	}
-}
+func (e *env) Send(to protocol.NodeID, m protocol.Message) { e.n.stack.Send(to, m) }
 
-func (e *env) Deliver(to protocol.NodeID, m protocol.Message) {
-	if e.n.alive {
-		e.w.originate(e.n, to, m)
-	}
-}
+func (e *env) Broadcast(m protocol.Message) { e.n.stack.Broadcast(m) }
 
-func (e *env) Flood(m protocol.Message) {
-	if e.n.alive {
-		e.w.originate(e.n, protocol.None, m)
-	}
-}
+func (e *env) Deliver(to protocol.NodeID, m protocol.Message) { e.n.stack.Deliver(to, m) }
+
+func (e *env) Flood(m protocol.Message) { e.n.stack.Flood(m) }
 
 func (e *env) SetTimer(after time.Duration, name string, arg int64) protocol.TimerID {
 	if after < 0 {

@@ -17,6 +17,7 @@ type probe struct {
 	id   protocol.NodeID
 	ids  []protocol.NodeID
 	seen *probeLog
+	sent bool // the unicasts went out (at the first NeighborUp of node 2)
 }
 
 type probeMsg struct {
@@ -49,7 +50,8 @@ func (p *probe) Step(ev protocol.Event) {
 			p.env.SetTimer(5*time.Second, "multihop", 0)
 		}
 	case protocol.NeighborUp:
-		if p.id == 1 && e.ID == 2 {
+		if p.id == 1 && e.ID == 2 && !p.sent {
+			p.sent = true
 			for i := 0; i < 50; i++ {
 				p.env.Send(2, probeMsg{N: i, Mode: "unicast"})
 			}

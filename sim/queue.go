@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"manetlab/internal/timeq"
+	"manetlab/netstack"
 )
 
 // itemKind says what a queued item does when its time comes.
@@ -15,6 +16,7 @@ const (
 	itemTimer                   // a protocol timer fires
 	itemHello                   // a node's neighbour-discovery tick
 	itemRelay                   // a node forwards a multi-hop frame
+	itemRetx                    // a unicast's acknowledgement is overdue
 	itemFault                   // a crash or a recovery
 	itemCommand                 // a workload command
 )
@@ -26,18 +28,19 @@ type item struct {
 	kind itemKind
 	node int32  // node index
 	gen  uint32 // the node's incarnation when queued; stale items are skipped
-	// ref is, for itemTimer, the timer ID; for itemFault and itemCommand,
-	// the index into the scenario's list.
+	// ref is, for itemTimer, the timer ID; for itemRetx, the frame's
+	// sequence number; for itemFault and itemCommand, the index into the
+	// scenario's list.
 	ref uint64
-	f   *frame // itemArrive, itemRelay
-	to  int32  // itemArrive: the only receiver (-1: everyone who heard it)
+	f   *netstack.Frame // itemArrive, itemRelay
+	to  int32           // itemRetx: the link's other end
 }
 
 // queued is an item as the queue holds it, without its time (kept
 // beside it) and packed: the queue's memory traffic is a good part of a
 // large run's time.
 type queued struct {
-	f    *frame
+	f    *netstack.Frame
 	ref  uint64
 	seq  uint64 // the order of pushes, across the heap and the lanes
 	node int32

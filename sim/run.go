@@ -3,10 +3,10 @@ package sim
 import (
 	"cmp"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
+	"manetlab/netstack"
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
@@ -79,9 +79,9 @@ func (w *world) dispatch(it item) {
 		w.boot(n)
 	case itemArrive:
 		w.arrive(it)
-	case itemRelay:
+	case itemHello, itemRetx, itemRelay:
 		if n.alive && n.gen == it.gen {
-			w.send(n, it.f)
+			w.netTimer(n, it)
 		}
 	case itemTimer:
 		if !n.alive || n.gen != it.gen {
@@ -92,10 +92,6 @@ func (w *world) dispatch(it item) {
 			return // cancelled
 		}
 		n.proc.Step(protocol.Timeout{ID: protocol.TimerID(it.ref), Name: pt.name, Arg: pt.arg})
-	case itemHello:
-		if n.alive && n.gen == it.gen {
-			w.helloTick(n)
-		}
 	case itemFault:
 		w.fault(w.s.Faults[it.ref])
 	case itemCommand:
@@ -110,11 +106,15 @@ func (w *world) dispatch(it item) {
 func (w *world) boot(n *node) {
 	n.alive = true
 	n.gen++
+	n.inc++
 	n.timers = n.timerBuf[:0]
-	n.nbrs = n.nbrBuf[:0]
-	n.seen = map[floodKey]struct{}{}
-	n.fifo = map[int32]time.Duration{}
-	n.envBuf = env{w: w, n: n, rng: rand.New(rand.NewPCG(w.s.Seed, uint64(n.id)<<32|uint64(n.gen)))}
+	seed := w.s.Seed
+	n.radioRng = netstack.Source(seed, netstack.RadioStream, n.id, n.inc)
+	n.link = link{w: w, n: n}
+	// A restarted node's frame numbers must not fall inside what its
+	// neighbours' duplicate windows remember of its earlier life.
+	n.stack.Init(w.net, int32(n.index), &n.link, netstack.Source(seed, netstack.StackStream, n.id, n.inc), uint64(n.inc-1)<<32)
+	n.envBuf = env{w: w, n: n, rng: netstack.Source(seed, netstack.ProtocolStream, n.id, n.inc)}
 	n.env = &n.envBuf
 	var penv protocol.Env = n.env
 	var gen *workload.Generator
@@ -133,9 +133,7 @@ func (w *world) boot(n *node) {
 	}
 	n.proc = proc
 	w.out.node(n.index, &trace.Event{T: int64(w.now), Node: n.id, Ev: trace.EvStart})
-	// Spread hello phases so that nodes do not all transmit at once.
-	phase := time.Duration(w.rng.Int64N(int64(w.hello)))
-	w.q.push(item{at: w.now + phase, kind: itemHello, node: int32(n.index), gen: n.gen})
+	n.stack.Start()
 	n.proc.Step(protocol.Start{})
 }
 
@@ -147,7 +145,8 @@ func (w *world) fault(f scenario.Fault) {
 		}
 		n.alive = false
 		n.gen++
-		n.proc, n.env, n.timers, n.nbrs = nil, nil, nil, nil
+		n.stack.Stop()
+		n.proc, n.env, n.timers = nil, nil, nil
 		w.out.node(n.index, &trace.Event{T: int64(w.now), Node: id, Ev: trace.EvCrash})
 		w.out.run(&trace.Event{T: int64(w.now), Node: id, Ev: trace.EvCrash})
 	}

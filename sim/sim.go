@@ -19,6 +19,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"manetlab/mobility"
+	"manetlab/netstack"
 	"manetlab/protocol"
 	"manetlab/radio"
 	"manetlab/scenario"
@@ -36,10 +37,11 @@ type Options struct {
 	Progress io.Writer
 	// Debug receives the protocols' Logf lines; nil discards them.
 	Debug io.Writer
-	// HopLimit bounds multi-hop floods (default 32).
+	// HopLimit bounds multi-hop floods (default netstack.DefaultHopLimit).
 	HopLimit int
 	// Retries is how many times a unicast frame is retransmitted before
-	// the link gives up (default 7, as 802.11's short retry limit).
+	// the link gives up (default netstack.DefaultRetries, 802.11's short
+	// retry limit).
 	Retries int
 	// Record, when not nil, keeps the run in memory as it is written
 	// (Result.Recording): the node files' events of the types it accepts
@@ -53,7 +55,7 @@ type Result struct {
 	Dir     string
 	RunID   string
 	Events  uint64        // queue items processed
-	Frames  uint64        // radio transmissions, hellos included
+	Frames  uint64        // radio transmissions: hellos, acknowledgements and retransmissions included
 	Hellos  uint64        // neighbour-discovery transmissions
 	Virtual time.Duration // simulated time
 	Wall    time.Duration // real time taken
@@ -74,6 +76,15 @@ func (r *Result) EventsPerSecond() float64 {
 	return float64(r.Events) / r.Wall.Seconds()
 }
 
+// indexIDs lists the members' IDs by member index.
+func indexIDs(members []scenario.Member) []protocol.NodeID {
+	ids := make([]protocol.NodeID, len(members))
+	for _, m := range members {
+		ids[m.Index] = m.ID
+	}
+	return ids
+}
+
 // Run simulates the scenario and writes its traces to opt.Out.
 func Run(s *scenario.Scenario, opt Options) (*Result, error) {
 	w, err := newWorld(s, opt)
@@ -84,26 +95,24 @@ func Run(s *scenario.Scenario, opt Options) (*Result, error) {
 }
 
 // node is the simulator's state for one node. The fields used on every
-// frame come first, and the first timers, neighbours and the Env live in
-// the node itself: a large run's time goes mostly to fetching memory, and
-// a receiver's state is then a few adjacent cache lines.
+// frame come first, and the first timers, the network stack and the Env
+// live in the node itself: a large run's time goes mostly to fetching
+// memory, and a receiver's state is then a few adjacent cache lines.
 type node struct {
-	alive  bool
-	gen    uint32
-	index  int
-	id     protocol.NodeID
-	proc   protocol.Process
-	env    *env           // &envBuf while alive
-	nbrs   []neighbor     // by ascending index
-	timers []pendingTimer // pending protocol timers, in the order set
-	nbrBuf [8]neighbor
-	envBuf env
+	alive    bool
+	gen      uint32 // bumped at every boot and crash: stale queue items are skipped
+	inc      uint32 // incarnation: 1 in the first life
+	index    int
+	id       protocol.NodeID
+	proc     protocol.Process
+	radioRng *rand.Rand // the radio's decisions at this receiver
+	stack    netstack.Stack
+	env      *env           // &envBuf while alive
+	timers   []pendingTimer // pending protocol timers, in the order set
+	envBuf   env
+	link     link
 
 	value    float64
-	seq      uint64                  // last frame sequence number used
-	oseq     uint64                  // last multi-hop origin sequence used
-	seen     map[floodKey]struct{}   // multi-hop frames already handled
-	fifo     map[int32]time.Duration // per-link time of the last unicast delivery
 	timerBuf [2]pendingTimer
 	// store is the node's stable storage: it outlives crashes, and every
 	// process the node boots gets it.
@@ -129,11 +138,6 @@ func (n *node) timer(id uint64) (t pendingTimer, ok bool) {
 	return t, false
 }
 
-type floodKey struct {
-	origin int32
-	oseq   uint64
-}
-
 // world is one simulation run.
 type world struct {
 	s       *scenario.Scenario
@@ -151,16 +155,17 @@ type world struct {
 	q        queue
 	now      time.Duration
 	end      time.Duration
-	rng      *rand.Rand // the simulator's own choices (hello phases, relay jitter)
+	net      *netstack.Config
+	prop     radio.Propagation
+	loss     radio.Loss
+	maxRange float64
 	out      *sink
 	res      Result
-	rx       []radio.Reception // scratch for Transmit
-	frames   []*frame          // frames done with, for re-use
+	rx       []radio.Reception // scratch for Reach
+	frames   []*netstack.Frame // frames done with, for re-use
 	enc      *msgpack.Encoder  // msgSize's, writing to size
 	size     byteCount
 	timerID  uint64
-	hello    time.Duration
-	timeout  time.Duration
 	delay    time.Duration
 }
 
@@ -183,12 +188,6 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
-	if opt.HopLimit == 0 {
-		opt.HopLimit = 32
-	}
-	if opt.Retries == 0 {
-		opt.Retries = 7
-	}
 	if opt.RunID == "" {
 		opt.RunID = fmt.Sprintf("sim-%s-%d", s.Name, s.Seed)
 	}
@@ -197,10 +196,17 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 		members: s.MemberIDs(),
 		byID:    map[protocol.NodeID]int{},
 		end:     s.Duration.D(),
-		rng:     rand.New(rand.NewPCG(s.Seed, 0x51a1a7e)),
-		hello:   s.Radio.Hello.Period.D(),
-		timeout: s.Radio.Hello.Timeout.D(),
 		delay:   medium.Delay(),
+		prop:    medium.Propagation(),
+		loss:    medium.Loss(),
+	}
+	w.maxRange = w.prop.MaxRange()
+	w.net = netstack.NewConfig(indexIDs(s.Members()), s.Radio.Hello.Period.D(), s.Radio.Hello.Timeout.D(), medium.Delay(), s.Trace.Hello)
+	if opt.HopLimit != 0 {
+		w.net.HopLimit = opt.HopLimit
+	}
+	if opt.Retries != 0 {
+		w.net.Retries = opt.Retries
 	}
 	members := s.Members()
 	w.all = make([]node, len(members)) // adjacent in memory

@@ -81,6 +81,8 @@ const (
 	EvRecv     = "recv"     // a frame was delivered to the protocol
 	EvRelay    = "relay"    // a multi-hop frame was forwarded
 	EvDrop     = "drop"     // a frame reached this node's radio but was not delivered
+	EvAck      = "ack"      // a link acknowledgement sent for the unicast (To, Seq) just heard
+	EvRetx     = "retx"     // a unicast frame (To, Seq) transmitted again, unacknowledged
 	EvStart    = "start"    // the process started (boot or recovery)
 	EvCrash    = "crash"    // the node crashed (fault schedule)
 	EvRecover  = "recover"  // the node came back

@@ -1,0 +1,63 @@
+package netstack
+
+import (
+	"cmp"
+	"slices"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// helloTick sends this node's hello, declares down the neighbours not
+// heard for longer than the timeout (in ascending member index order,
+// which the protocol sees) and sets the next tick.
+func (s *Stack) helloTick() {
+	var ev *trace.Event
+	if s.cfg.TraceHello {
+		ev = &trace.Event{Ev: trace.EvSend, Kind: "hello"}
+	}
+	s.transmitNew(&Frame{Type: Hello, To: -1}, ev)
+	now := s.now()
+	gone := s.down[:0]
+	kept := s.nbrs[:0]
+	for _, nb := range s.nbrs {
+		if now-nb.Last > s.cfg.Timeout {
+			gone = append(gone, nb.Index)
+		} else {
+			kept = append(kept, nb)
+		}
+	}
+	s.nbrs, s.down = kept, gone
+	for _, j := range gone {
+		s.neighborEvent(j, false)
+		if s.stopped {
+			return
+		}
+	}
+	s.d.SetTimer(s.cfg.Hello, Timer{Kind: TimerHello})
+}
+
+func (s *Stack) heardHello(from int32) {
+	now := s.now()
+	i, known := slices.BinarySearchFunc(s.nbrs, from, func(nb Neighbor, j int32) int { return cmp.Compare(nb.Index, j) })
+	if known {
+		s.nbrs[i].Last = now
+		return
+	}
+	s.nbrs = slices.Insert(s.nbrs, i, Neighbor{Index: from, Last: now})
+	s.neighborEvent(from, true)
+}
+
+func (s *Stack) neighborEvent(peer int32, up bool) {
+	id := s.cfg.IDs[peer]
+	ev := trace.Event{Ev: trace.EvNbrDown, Peer: id}
+	if up {
+		ev.Ev = trace.EvNbrUp
+	}
+	s.d.Trace(&ev)
+	if up {
+		s.d.Up(protocol.NeighborUp{ID: id})
+	} else {
+		s.d.Up(protocol.NeighborDown{ID: id})
+	}
+}

@@ -1,0 +1,75 @@
+package netstack
+
+import (
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// Deliver sends m to node to across several hops: a flood that every
+// node relays once, up to the hop limit, until it reaches to.
+func (s *Stack) Deliver(to protocol.NodeID, m protocol.Message) { s.originate(to, m) }
+
+// Flood sends m to every node it reaches across several hops.
+func (s *Stack) Flood(m protocol.Message) { s.originate(protocol.None, m) }
+
+func (s *Stack) originate(dest protocol.NodeID, m protocol.Message) {
+	if s.stopped {
+		return
+	}
+	f := &Frame{Type: Flood, To: -1, Msg: m, Origin: s.self, HopLimit: uint8(s.cfg.HopLimit), Final: dest}
+	if !s.d.Encode(f) {
+		return
+	}
+	s.oseq++
+	f.OSeq = s.oseq
+	s.window(s.self).Accept(s.oseq)
+	s.transmitNew(f, &trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes,
+		Origin: s.id, OSeq: f.OSeq, Hops: 1, To: dest})
+}
+
+// window is this node's record of the floods of origin it has handled:
+// one per origin that ever reached it, bounded by the run's size.
+func (s *Stack) window(origin int32) *Window {
+	if s.floods == nil {
+		s.floods = map[int32]*Window{}
+	}
+	w := s.floods[origin]
+	if w == nil {
+		w = &Window{}
+		s.floods[origin] = w
+	}
+	return w
+}
+
+// floodArrive delivers a flood frame if it is for this node and relays it
+// once, after a random jitter, if it may travel further.
+func (s *Stack) floodArrive(f *Frame) Verdict {
+	if !s.window(f.Origin).Accept(f.OSeq) {
+		return Handled // handled already: relays of relays end here
+	}
+	hops := int(f.Hops) + 1
+	if f.Final == protocol.None || f.Final == s.id {
+		if v := s.deliver(f, s.cfg.IDs[f.Origin], hops); v != Handled || s.stopped {
+			return v
+		}
+	} else if !s.d.Decode(f) {
+		return BadBody
+	}
+	limit := min(int(f.HopLimit), s.cfg.HopLimit)
+	if f.Final == s.id || hops >= limit {
+		return Handled
+	}
+	relay := &Frame{Type: Flood, To: -1, Msg: f.Msg, Bytes: f.Bytes, Code: f.Code, Body: f.Body,
+		Origin: f.Origin, OSeq: f.OSeq, Hops: uint8(hops), HopLimit: uint8(limit), Final: f.Final}
+	jitter := time.Duration(s.rng.Int64N(int64(s.cfg.RelayJitter)))
+	s.d.SetTimer(jitter, Timer{Kind: TimerRelay, Frame: relay})
+	return Handled
+}
+
+// relay forwards a flood frame, its jitter over.
+func (s *Stack) relay(f *Frame) {
+	s.transmitNew(f, &trace.Event{Ev: trace.EvRelay, Kind: f.Msg.Kind(), Bytes: f.Bytes,
+		Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, Hops: int(f.Hops) + 1, To: f.Final})
+}

@@ -1,0 +1,76 @@
+package netstack
+
+import "manetlab/protocol"
+
+// Type is the kind of a frame on the air.
+type Type uint8
+
+// Frame types.
+const (
+	Hello     Type = iota + 1 // neighbour discovery, no body
+	Broadcast                 // one hop to every node in range, no acknowledgement
+	Unicast                   // one hop to one neighbour, acknowledged
+	Ack                       // acknowledges a unicast frame
+	Flood                     // one hop of a multi-hop message
+)
+
+// String returns the type's name.
+func (t Type) String() string {
+	switch t {
+	case Hello:
+		return "hello"
+	case Broadcast:
+		return "broadcast"
+	case Unicast:
+		return "unicast"
+	case Ack:
+		return "ack"
+	case Flood:
+		return "flood"
+	}
+	return "frame"
+}
+
+// HasBody reports whether frames of type t carry a protocol message.
+func (t Type) HasBody() bool { return t == Broadcast || t == Unicast || t == Flood }
+
+// Frame is one transmission. Nodes are named by member index (the
+// mobility model's node number), as the radio names them; Final, a
+// protocol-level destination, is an ID.
+type Frame struct {
+	Type Type
+	From int32  // the transmitter
+	To   int32  // Unicast and Ack: the receiver; -1 otherwise
+	Seq  uint64 // the transmitter's frame sequence number (a retransmission keeps it)
+	// AckSeq is, in an Ack, the Seq of the unicast frame acknowledged.
+	AckSeq uint64
+
+	// Flood: the originator and its sequence number (duplicate
+	// suppression), the hops travelled before this transmission (0 from
+	// the origin), the most it may travel, and its destination (None:
+	// every node).
+	Origin   int32
+	OSeq     uint64
+	Hops     uint8
+	HopLimit uint8
+	Final    protocol.NodeID
+
+	// Msg is the protocol message of a Broadcast, Unicast or Flood frame.
+	// On a frame heard it may be nil until Driver.Decode sets it.
+	Msg protocol.Message
+	// Bytes is the size of Msg's encoding (Driver.Encode sets it).
+	Bytes int
+	// Code and Body are a driver's encoding of Msg, kept so that a
+	// retransmission or a relay is not encoded again; the simulator
+	// leaves them empty.
+	Code uint16
+	Body []byte
+}
+
+// Kind is the trace's kind of f: its message's kind, or "hello".
+func (f *Frame) Kind() string {
+	if f.Msg == nil {
+		return f.Type.String()
+	}
+	return f.Msg.Kind()
+}

@@ -1,0 +1,278 @@
+package netstack
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// Defaults of Config's link constants.
+const (
+	// DefaultHopLimit bounds a flood's hops.
+	DefaultHopLimit = 32
+	// DefaultRetries is how many times a unicast frame is retransmitted
+	// before the sender gives up (802.11's short retry limit).
+	DefaultRetries = 7
+	// DefaultRetrySlack is what the first wait for an acknowledgement
+	// adds to the round trip (two radio delays).
+	DefaultRetrySlack = time.Millisecond
+	// DefaultRelayJitter bounds the random wait before relaying a flood
+	// frame, so that neighbours do not all retransmit at the same instant.
+	DefaultRelayJitter = time.Millisecond
+	// DefaultQueueLimit bounds the frames waiting per unicast link; a
+	// protocol that sends faster than the link acknowledges loses the
+	// excess (traced as drop reason "queue").
+	DefaultQueueLimit = 1024
+)
+
+// Config is what every node's stack of a run shares.
+type Config struct {
+	// IDs maps member index to node ID; Index is its inverse.
+	IDs   []protocol.NodeID
+	Index map[protocol.NodeID]int32
+	// Hello is the period of neighbour discovery's hellos; a neighbour
+	// not heard for longer than Timeout is down (checked at each hello).
+	Hello, Timeout time.Duration
+	// TraceHello traces hellos sent and dropped (trace.hello).
+	TraceHello bool
+	// HopLimit bounds a flood's hops (at most 255).
+	HopLimit int
+	// Retries is how many times a unicast frame is retransmitted.
+	Retries int
+	// RetryBase is the wait for the first acknowledgement; each
+	// retransmission doubles it.
+	RetryBase time.Duration
+	// RelayJitter bounds the random wait before a relay.
+	RelayJitter time.Duration
+	// QueueLimit bounds the frames waiting on one unicast link.
+	QueueLimit int
+}
+
+// NewConfig is the configuration of a run whose members are ids (in
+// member index order), with the defaults for a radio of one-hop latency
+// delay: the first acknowledgement is awaited for the round trip plus
+// DefaultRetrySlack.
+func NewConfig(ids []protocol.NodeID, hello, timeout, delay time.Duration, traceHello bool) *Config {
+	c := &Config{IDs: ids, Index: make(map[protocol.NodeID]int32, len(ids)),
+		Hello: hello, Timeout: timeout, TraceHello: traceHello,
+		HopLimit: DefaultHopLimit, Retries: DefaultRetries, RetryBase: 2*delay + DefaultRetrySlack,
+		RelayJitter: DefaultRelayJitter, QueueLimit: DefaultQueueLimit}
+	for i, id := range ids {
+		c.Index[id] = int32(i)
+	}
+	return c
+}
+
+// Driver is how a stack acts on the world. Its methods are called from
+// the stack's own methods, on the driver's one thread.
+type Driver interface {
+	// Now is the driver's time since the start of the run.
+	Now() time.Duration
+	// Transmit puts f on the air now. f is the stack's: the driver keeps
+	// a copy of what it needs, not f.
+	Transmit(f *Frame)
+	// Encode prepares f.Msg for sending: it sets f.Bytes (and may keep
+	// the encoding in f.Code and f.Body). False means the message cannot
+	// be sent (the driver logged why) and the stack forgets it.
+	Encode(f *Frame) bool
+	// Decode makes sure f.Msg is set on a frame heard; false means its
+	// body does not decode (the driver counted it), and the stack drops
+	// the frame.
+	Decode(f *Frame) bool
+	// Up hands an event to the node's protocol: a Receive, NeighborUp or
+	// NeighborDown.
+	Up(ev protocol.Event)
+	// SetTimer calls the stack's Timer with t after the given duration,
+	// unless the stack was stopped meanwhile.
+	SetTimer(after time.Duration, t Timer)
+	// Trace writes ev to the node's trace; the driver sets its time and
+	// node.
+	Trace(ev *trace.Event)
+}
+
+// TimerKind says what a stack timer does.
+type TimerKind uint8
+
+// Timer kinds.
+const (
+	TimerHello TimerKind = iota + 1 // send a hello, time out silent neighbours
+	TimerRetx                       // a unicast's acknowledgement is overdue
+	TimerRelay                      // forward a flood frame, its jitter over
+)
+
+// Timer is a stack timer, handed back to Stack.Timer when it is due.
+type Timer struct {
+	Kind  TimerKind
+	Peer  int32  // TimerRetx: the link's other end
+	Ref   uint64 // TimerRetx: the frame's sequence number
+	Frame *Frame // TimerRelay: the frame to send
+}
+
+// Neighbor is a node heard from, in a stack's neighbour list.
+type Neighbor struct {
+	Index int32
+	Last  time.Duration // when last heard
+}
+
+// Verdict is what became of a frame heard.
+type Verdict uint8
+
+// Verdicts.
+const (
+	Handled   Verdict = iota // used, or dropped as the model says (traced)
+	BadBody                  // its body does not decode: nothing done
+	Duplicate                // a unicast delivered before (acknowledged again)
+)
+
+// Stack is one node's network layer in one life: a node that crashes and
+// recovers gets a new one (Init).
+type Stack struct {
+	cfg     *Config
+	d       Driver
+	rng     *rand.Rand
+	self    int32
+	id      protocol.NodeID
+	stopped bool
+
+	seq, oseq uint64 // last frame and flood-origin sequence numbers used
+	nbrs      []Neighbor
+	nbrBuf    [8]Neighbor
+	floods    map[int32]*Window    // flood origin -> origin sequences handled
+	unicasts  map[int32]*Window    // unicast sender -> sequences delivered
+	queues    map[int32]*linkQueue // unicast destination -> queue
+	down      []int32              // helloTick's scratch
+}
+
+// Init makes s the stack of member self in a new life: no neighbours,
+// nothing queued, frame and origin sequence numbers starting after seq
+// (a restarted node's must not fall inside what its neighbours' duplicate
+// windows remember of its earlier life: drivers give (incarnation-1)<<32).
+// rng is the stack's own seeded source.
+func (s *Stack) Init(cfg *Config, self int32, d Driver, rng *rand.Rand, seq uint64) {
+	*s = Stack{cfg: cfg, d: d, rng: rng, self: self, id: cfg.IDs[self], seq: seq, oseq: seq}
+	s.nbrs = s.nbrBuf[:0]
+}
+
+// Start begins neighbour discovery: the first hello at a random phase of
+// the period, so that nodes started together do not all send at once.
+func (s *Stack) Start() {
+	phase := time.Duration(s.rng.Int64N(int64(s.cfg.Hello)))
+	s.d.SetTimer(phase, Timer{Kind: TimerHello})
+}
+
+// Stop ends the stack's life (a crash): it does nothing more.
+func (s *Stack) Stop() {
+	s.stopped = true
+	s.queues, s.nbrs = nil, nil
+}
+
+func (s *Stack) now() time.Duration { return s.d.Now() }
+
+// Stopped reports whether Stop was called.
+func (s *Stack) Stopped() bool { return s.stopped }
+
+// Neighbors are the neighbours now up, by ascending member index.
+func (s *Stack) Neighbors() []Neighbor { return s.nbrs }
+
+// Timer runs a timer the stack set.
+func (s *Stack) Timer(t Timer) {
+	if s.stopped {
+		return
+	}
+	switch t.Kind {
+	case TimerHello:
+		s.helloTick()
+	case TimerRetx:
+		s.retransmit(t.Peer, t.Ref)
+	case TimerRelay:
+		s.relay(t.Frame)
+	}
+}
+
+// Broadcast sends m once to every node in range, unacknowledged.
+func (s *Stack) Broadcast(m protocol.Message) {
+	if s.stopped {
+		return
+	}
+	f := &Frame{Type: Broadcast, To: -1, Msg: m}
+	if !s.d.Encode(f) {
+		return
+	}
+	s.transmitNew(f, &trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes})
+}
+
+// transmitNew numbers a new frame from this node, traces ev (its Seq set)
+// and transmits the frame.
+func (s *Stack) transmitNew(f *Frame, ev *trace.Event) {
+	s.seq++
+	f.From, f.Seq = s.self, s.seq
+	if ev != nil {
+		ev.Seq = f.Seq
+		s.d.Trace(ev)
+	}
+	s.d.Transmit(f)
+}
+
+// Heard handles frame f, which reached this node's radio within the
+// propagation model's maximum range with outcome o (radio.Received or
+// the reason it was not).
+func (s *Stack) Heard(f *Frame, o Outcome) Verdict {
+	if s.stopped {
+		return Handled
+	}
+	if o != Received {
+		// Drops are traced for what was meant for everyone in range;
+		// unicast attempts are retransmitted and not traced.
+		if f.Type == Broadcast || f.Type == Flood || f.Type == Hello && s.cfg.TraceHello {
+			if f.Type.HasBody() && !s.d.Decode(f) {
+				return BadBody
+			}
+			s.d.Trace(&trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), From: s.cfg.IDs[f.From], Seq: f.Seq, Reason: o.DropReason()})
+		}
+		return Handled
+	}
+	switch f.Type {
+	case Hello:
+		s.heardHello(f.From)
+	case Ack:
+		s.acked(f.From, f.AckSeq)
+	case Broadcast:
+		return s.deliver(f, s.cfg.IDs[f.From], 1)
+	case Unicast:
+		return s.heardUnicast(f)
+	case Flood:
+		return s.floodArrive(f)
+	}
+	return Handled
+}
+
+// deliver traces a reception and hands the message to the protocol.
+func (s *Stack) deliver(f *Frame, from protocol.NodeID, hops int) Verdict {
+	if !s.d.Decode(f) {
+		return BadBody
+	}
+	ev := trace.Event{Ev: trace.EvRecv, Kind: f.Msg.Kind(), From: s.cfg.IDs[f.From], Seq: f.Seq}
+	if f.Type == Flood {
+		ev.Origin, ev.OSeq, ev.Hops = from, f.OSeq, hops
+	}
+	s.d.Trace(&ev)
+	s.d.Up(protocol.Receive{From: from, Hops: hops, Msg: f.Msg})
+	return Handled
+}
+
+// Random streams: every node's life draws from its own sources, seeded
+// from the scenario's seed, the node's ID and its incarnation (1 for the
+// first life), so that both drivers draw the same numbers for the same
+// node whatever the other nodes do.
+const (
+	ProtocolStream = 0              // the protocol's Env.Rand
+	StackStream    = 0x6e6574737461 // the stack's (hello phases, relay jitter)
+	RadioStream    = 0x726164696f   // the radio's decisions at this receiver
+)
+
+// Source is node id's random source of stream in its inc-th life.
+func Source(seed, stream uint64, id protocol.NodeID, inc uint32) *rand.Rand {
+	return rand.New(rand.NewPCG(seed^stream, uint64(id)<<32|uint64(inc)))
+}

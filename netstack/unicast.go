@@ -1,0 +1,121 @@
+package netstack
+
+import (
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// linkQueue holds the unicast frames from this node to one neighbour: the
+// head is in flight, the rest wait, so delivery is FIFO per link.
+type linkQueue struct {
+	pending  []*Frame
+	attempts int // transmissions of the head so far
+}
+
+// Send sends m to the neighbour to in one hop: queued behind the frames
+// already waiting on that link, acknowledged by the receiver, and
+// retransmitted after RetryBase, doubling, up to Retries times before it
+// is dropped ("no-ack"). The send is traced now; a retransmission is
+// traced as "retx".
+func (s *Stack) Send(to protocol.NodeID, m protocol.Message) {
+	j, ok := s.cfg.Index[to]
+	if !ok || s.stopped {
+		return
+	}
+	f := &Frame{Type: Unicast, To: j, Msg: m}
+	if !s.d.Encode(f) {
+		return
+	}
+	s.seq++
+	f.From, f.Seq = s.self, s.seq
+	s.d.Trace(&trace.Event{Ev: trace.EvSend, Kind: m.Kind(), To: to, Seq: f.Seq, Bytes: f.Bytes})
+	if s.queues == nil {
+		s.queues = map[int32]*linkQueue{}
+	}
+	q := s.queues[j]
+	if q == nil {
+		q = &linkQueue{}
+		s.queues[j] = q
+	}
+	if len(q.pending) >= s.cfg.QueueLimit {
+		s.d.Trace(&trace.Event{Ev: trace.EvDrop, Kind: m.Kind(), To: to, Seq: f.Seq, Reason: "queue"})
+		return
+	}
+	q.pending = append(q.pending, f)
+	if len(q.pending) == 1 {
+		s.transmitHead(j, q)
+	}
+}
+
+// transmitHead sends the head of a link queue (again) and arms its
+// retransmission: RetryBase, doubling with every attempt.
+func (s *Stack) transmitHead(dest int32, q *linkQueue) {
+	head := q.pending[0]
+	if q.attempts > 0 {
+		s.d.Trace(&trace.Event{Ev: trace.EvRetx, Kind: head.Msg.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Bytes: head.Bytes})
+	}
+	s.d.Transmit(head)
+	wait := s.cfg.RetryBase << q.attempts
+	q.attempts++
+	s.d.SetTimer(wait, Timer{Kind: TimerRetx, Peer: dest, Ref: head.Seq})
+}
+
+// retransmit runs when the head of a link queue may not have been
+// acknowledged in time.
+func (s *Stack) retransmit(dest int32, seq uint64) {
+	q := s.queues[dest]
+	if q == nil || len(q.pending) == 0 || q.pending[0].Seq != seq {
+		return // acknowledged meanwhile
+	}
+	if q.attempts <= s.cfg.Retries {
+		s.transmitHead(dest, q)
+		return
+	}
+	head := q.pending[0]
+	s.d.Trace(&trace.Event{Ev: trace.EvDrop, Kind: head.Msg.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Reason: "no-ack"})
+	s.advance(dest, q)
+}
+
+// advance drops the head of a link queue and sends the next frame.
+func (s *Stack) advance(dest int32, q *linkQueue) {
+	q.pending[0] = nil
+	q.pending = q.pending[1:]
+	q.attempts = 0
+	if len(q.pending) == 0 {
+		delete(s.queues, dest) // the queue's memory goes with it
+		return
+	}
+	s.transmitHead(dest, q)
+}
+
+// acked handles an acknowledgement from member from.
+func (s *Stack) acked(from int32, seq uint64) {
+	q := s.queues[from]
+	if q != nil && len(q.pending) > 0 && q.pending[0].Seq == seq {
+		s.advance(from, q)
+	}
+}
+
+// heardUnicast acknowledges a unicast frame addressed to this node and
+// delivers it once: a retransmission whose acknowledgement was lost is
+// acknowledged again, not delivered again.
+func (s *Stack) heardUnicast(f *Frame) Verdict {
+	if !s.d.Decode(f) {
+		return BadBody // not acknowledged: the sender gives up
+	}
+	from := s.cfg.IDs[f.From]
+	s.d.Trace(&trace.Event{Ev: trace.EvAck, Kind: f.Msg.Kind(), To: from, Seq: f.Seq})
+	s.transmitNew(&Frame{Type: Ack, To: f.From, AckSeq: f.Seq}, nil)
+	if s.unicasts == nil {
+		s.unicasts = map[int32]*Window{}
+	}
+	w := s.unicasts[f.From]
+	if w == nil {
+		w = &Window{}
+		s.unicasts[f.From] = w
+	}
+	if !w.Accept(f.Seq) {
+		return Duplicate
+	}
+	return s.deliver(f, from, 1)
+}
