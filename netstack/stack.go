@@ -253,13 +253,18 @@ func (s *Stack) deliver(f *Frame, from protocol.NodeID, hops int) Verdict {
 	if !s.d.Decode(f) {
 		return BadBody
 	}
+	s.traceRecv(f, from, hops)
+	s.d.Up(protocol.Receive{From: from, Hops: hops, Msg: f.Msg})
+	return Handled
+}
+
+// traceRecv traces the reception of f (decoded), from its origin from.
+func (s *Stack) traceRecv(f *Frame, from protocol.NodeID, hops int) {
 	ev := trace.Event{Ev: trace.EvRecv, Kind: f.Msg.Kind(), From: s.cfg.IDs[f.From], Seq: f.Seq}
 	if f.Type == Flood {
 		ev.Origin, ev.OSeq, ev.Hops = from, f.OSeq, hops
 	}
 	s.d.Trace(&ev)
-	s.d.Up(protocol.Receive{From: from, Hops: hops, Msg: f.Msg})
-	return Handled
 }
 
 // Random streams: every node's life draws from its own sources, seeded

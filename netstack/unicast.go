@@ -103,9 +103,6 @@ func (s *Stack) heardUnicast(f *Frame) Verdict {
 	if !s.d.Decode(f) {
 		return BadBody // not acknowledged: the sender gives up
 	}
-	from := s.cfg.IDs[f.From]
-	s.d.Trace(&trace.Event{Ev: trace.EvAck, Kind: f.Msg.Kind(), To: from, Seq: f.Seq})
-	s.transmitNew(&Frame{Type: Ack, To: f.From, AckSeq: f.Seq}, nil)
 	if s.unicasts == nil {
 		s.unicasts = map[int32]*Window{}
 	}
@@ -114,8 +111,16 @@ func (s *Stack) heardUnicast(f *Frame) Verdict {
 		w = &Window{}
 		s.unicasts[f.From] = w
 	}
-	if !w.Accept(f.Seq) {
+	first := w.Accept(f.Seq)
+	from := s.cfg.IDs[f.From]
+	if first {
+		s.traceRecv(f, from, 1)
+	}
+	s.d.Trace(&trace.Event{Ev: trace.EvAck, Kind: f.Msg.Kind(), To: from, Seq: f.Seq})
+	s.transmitNew(&Frame{Type: Ack, To: f.From, AckSeq: f.Seq}, nil)
+	if !first {
 		return Duplicate
 	}
-	return s.deliver(f, from, 1)
+	s.d.Up(protocol.Receive{From: from, Hops: 1, Msg: f.Msg})
+	return Handled
 }

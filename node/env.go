@@ -20,27 +20,29 @@ func (e *env) live() bool { return e.n.alive && !e.h.stopped }
 
 func (e *env) Now() time.Duration { return e.h.now() }
 
+// The sending methods hand the message to the node's network stack.
+
 func (e *env) Send(to protocol.NodeID, m protocol.Message) {
-	if i, ok := e.h.index[to]; ok && e.live() {
-		e.h.unicast(e.n, i, m)
+	if e.live() {
+		e.n.stack.Send(to, m)
 	}
 }
 
 func (e *env) Broadcast(m protocol.Message) {
 	if e.live() {
-		e.h.broadcast(e.n, m)
+		e.n.stack.Broadcast(m)
 	}
 }
 
 func (e *env) Deliver(to protocol.NodeID, m protocol.Message) {
 	if e.live() {
-		e.h.originate(e.n, to, m)
+		e.n.stack.Deliver(to, m)
 	}
 }
 
 func (e *env) Flood(m protocol.Message) {
 	if e.live() {
-		e.h.originate(e.n, protocol.None, m)
+		e.n.stack.Flood(m)
 	}
 }
 
@@ -50,7 +52,7 @@ func (e *env) SetTimer(after time.Duration, name string, arg int64) protocol.Tim
 	id := e.h.timerID
 	if e.live() {
 		e.n.timers[id] = pendingTimer{name: name, arg: arg}
-		e.h.sched.push(task{at: e.h.now() + after, kind: taskTimer, n: e.n, id: id})
+		e.h.sched.push(task{at: e.h.now() + after, kind: taskTimer, n: e.n, inc: e.n.inc, id: id})
 	}
 	return protocol.TimerID(id)
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"manetlab/internal/timeq"
+	"manetlab/netstack"
 )
 
 // taskKind says what a scheduled task does when its time comes.
@@ -11,10 +12,10 @@ type taskKind uint8
 
 const (
 	taskTimer   taskKind = iota // a protocol timer
-	taskHello                   // a neighbour-discovery tick
-	taskRetx                    // a unicast's acknowledgement is overdue
-	taskRelay                   // forward a flood frame after its jitter
+	taskNet                     // a network stack's timer
 	taskCommand                 // a workload command
+	taskArrive                  // a datagram of the in-memory medium (virtualNet)
+	taskFunc                    // a test's action (virtualNet)
 )
 
 // task is one entry of the loop's schedule. Tasks with equal times run in
@@ -23,10 +24,12 @@ type task struct {
 	at    time.Duration
 	kind  taskKind
 	n     *hosted
-	id    uint64 // taskTimer: timer ID; taskRetx: the frame's sequence number
-	dest  int    // taskRetx: destination member index
-	relay *outTx // taskRelay
-	ref   int    // taskCommand: index into the workload
+	inc   uint32         // n's incarnation when scheduled: a task of an earlier life is stale
+	id    uint64         // taskTimer: timer ID
+	net   netstack.Timer // taskNet
+	ref   int            // taskCommand: index into the workload
+	data  []byte         // taskArrive: the datagram
+	fn    func()         // taskFunc
 }
 
 // schedule is the loop's timer queue.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"sync"
 	"time"
 
 	"manetlab/mobility"
+	"manetlab/netstack"
 	"manetlab/node/link"
 	"manetlab/node/wire"
 	"manetlab/protocol"
@@ -50,11 +50,20 @@ type Host struct {
 	sched   schedule
 	timer   *time.Timer
 	timerID uint64
-	senders []seqWindow // per member index: duplicate suppression
-	locs    []location  // per member index: latest location frame
-	ext     float64     // the scenario's extent in metres (see extent)
-	jitter  *rand.Rand  // relay and hello-phase choices
-	txbuf   []byte
+	senders []netstack.Window // per member index: duplicate suppression
+	locs    []location        // per member index: latest location frame
+	ext     float64           // the scenario's extent in metres (see extent)
+	net     *netstack.Config  // what the hosted nodes' stacks share
+	// maxRange is the propagation model's: beyond it nothing is heard.
+	maxRange float64
+	// rx is the frame being received, while the hosted nodes hear it, and
+	// rxStamped says whether the receiver's clock merged its clock yet.
+	rx        *rxFrame
+	rxStamped bool
+	// virt, when not nil, replaces the sockets and the clock: an
+	// in-memory medium in virtual time (tests of parity with sim).
+	virt  *virtualNet
+	txbuf []byte
 	line    trace.Event // emit's scratch event
 	lineHLC trace.HLC   // and its clock reading
 
@@ -81,6 +90,7 @@ type Result struct {
 // first needed.
 type rxFrame struct {
 	f       wire.Frame
+	nf      netstack.Frame // the stack's view of f
 	msg     protocol.Message
 	decoded bool
 	bad     bool
@@ -192,7 +202,13 @@ func newHost(opt Options) (*Host, error) {
 	}
 	h.codec = h.codec.WithBounds(h.bodyBounds())
 	h.ext = h.extent()
-	h.senders = make([]seqWindow, len(h.members))
+	h.senders = make([]netstack.Window, len(h.members))
+	ids := make([]protocol.NodeID, len(h.members))
+	for _, m := range h.members {
+		ids[m.Index] = m.ID
+	}
+	h.net = netstack.NewConfig(ids, h.hello, h.timeout, s.Radio.Delay.D(), s.Trace.Hello)
+	h.maxRange = prop.MaxRange()
 	h.locs = make([]location, len(h.members))
 	for _, id := range opt.IDs {
 		i, ok := h.index[id]
@@ -223,8 +239,6 @@ func newHost(opt Options) (*Host, error) {
 		start = h.base.UnixNano()
 	}
 	h.offset = time.Duration(h.base.UnixNano() - start)
-	seed := s.Seed
-	h.jitter = rand.New(rand.NewPCG(seed^uint64(h.base.UnixNano()), 0x6a6974746572))
 	return h, nil
 }
 
@@ -237,6 +251,11 @@ func (h *Host) open() error {
 	if h.ctrl, err = link.Open(link.Config{Group: h.opt.Control, Iface: h.opt.Iface, TTL: h.opt.TTL}); err != nil {
 		return fmt.Errorf("node: control group: %w", err)
 	}
+	return h.openTraces()
+}
+
+// openTraces opens the trace files and loads the stores.
+func (h *Host) openTraces() error {
 	for _, n := range h.nodes {
 		if err := h.openTrace(n); err != nil {
 			return err
@@ -266,7 +285,12 @@ func (h *Host) closeAll() {
 }
 
 // now is the time since the run's start.
-func (h *Host) now() time.Duration { return h.offset + time.Since(h.base) }
+func (h *Host) now() time.Duration {
+	if h.virt != nil {
+		return h.virt.now
+	}
+	return h.offset + time.Since(h.base)
+}
 
 // Stats returns the counters so far; safe to call at any time.
 func (h *Host) Stats() Stats { return h.cnt.snapshot() }

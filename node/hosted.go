@@ -3,18 +3,13 @@ package node
 import (
 	"fmt"
 	"math/rand/v2"
-	"time"
 
+	"manetlab/netstack"
 	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/trace"
 	"manetlab/workload"
 )
-
-// radioStream separates the radio model's random draws from the
-// protocol's, so that the number of frames heard does not shift what a
-// protocol draws.
-const radioStream = 0x726164696f // "radio"
 
 // hosted is the loop's state for one hosted node.
 type hosted struct {
@@ -39,12 +34,9 @@ type hosted struct {
 	// there (corrupt, unreadable); the trace notes it at the start.
 	storeLost error
 
-	seq, oseq uint64                  // last frame and flood-origin sequence numbers used
-	timers    map[uint64]pendingTimer // pending protocol timers
-	nbrs      map[int]time.Duration   // neighbour member index -> last hello heard
-	seen      map[int]*seqWindow      // flood origin member index -> oseqs handled
-	queues    map[int]*linkQueue      // unicast destination member index -> queue
-	unicasts  map[int]*seqWindow      // unicast sender member index -> sequences delivered
+	stack  netstack.Stack          // its network layer
+	link   hostLink                // the stack's driver
+	timers map[uint64]pendingTimer // pending protocol timers
 
 	leader protocol.NodeID
 }
@@ -66,18 +58,15 @@ func (h *Host) bootAll() error {
 // boot starts a hosted node's process.
 func (h *Host) boot(n *hosted) error {
 	n.timers = map[uint64]pendingTimer{}
-	n.nbrs = map[int]time.Duration{}
-	n.seen = map[int]*seqWindow{}
-	n.queues = map[int]*linkQueue{}
-	n.unicasts = map[int]*seqWindow{}
-	// A restarted node's sequence numbers must not fall inside what its
-	// neighbours' duplicate windows remember of its earlier life.
-	n.seq = uint64(n.inc-1) << 32
-	n.oseq = n.seq
 	n.clock = wire.NewClock(nil)
 	n.clock.SetMaxOffset(h.maxOffset())
-	n.rng = rand.New(rand.NewPCG(h.s.Seed, uint64(n.id)<<32|uint64(n.inc)))
-	n.radioRng = rand.New(rand.NewPCG(h.s.Seed^radioStream, uint64(n.id)<<32|uint64(n.inc)))
+	seed := h.s.Seed
+	n.rng = netstack.Source(seed, netstack.ProtocolStream, n.id, n.inc)
+	n.radioRng = netstack.Source(seed, netstack.RadioStream, n.id, n.inc)
+	n.link = hostLink{h: h, n: n}
+	// A restarted node's sequence numbers must not fall inside what its
+	// neighbours' duplicate windows remember of its earlier life.
+	n.stack.Init(h.net, int32(n.idx), &n.link, netstack.Source(seed, netstack.StackStream, n.id, n.inc), uint64(n.inc-1)<<32)
 	n.env = &env{h: h, n: n}
 	// A node of the workload's generator gets a fresh one each start: a
 	// restarted process has lost what the old one planned.
@@ -106,11 +95,10 @@ func (h *Host) boot(n *hosted) error {
 		n.storeLost = nil
 	}
 	now := h.now()
-	phase := time.Duration(h.jitter.Int64N(int64(h.hello) + 1))
-	h.sched.push(task{at: now + phase, kind: taskHello, n: n})
+	n.stack.Start()
 	for i, c := range h.s.Workload.Commands {
 		if c.Node == n.id && c.At.D() >= now {
-			h.sched.push(task{at: c.At.D(), kind: taskCommand, n: n, ref: i})
+			h.sched.push(task{at: c.At.D(), kind: taskCommand, n: n, inc: n.inc, ref: i})
 		}
 	}
 	n.proc.Step(protocol.Start{})
@@ -119,8 +107,16 @@ func (h *Host) boot(n *hosted) error {
 
 // dispatch runs a scheduled task.
 func (h *Host) dispatch(t task) {
+	switch t.kind {
+	case taskArrive:
+		h.virt.arrive(h, t.data)
+		return
+	case taskFunc:
+		t.fn()
+		return
+	}
 	n := t.n
-	if !n.alive {
+	if !n.alive || t.inc != n.inc {
 		return
 	}
 	switch t.kind {
@@ -131,12 +127,8 @@ func (h *Host) dispatch(t task) {
 		}
 		delete(n.timers, t.id)
 		n.proc.Step(protocol.Timeout{ID: protocol.TimerID(t.id), Name: pt.name, Arg: pt.arg})
-	case taskHello:
-		h.helloTick(n)
-	case taskRetx:
-		h.retransmit(n, t.dest, t.id)
-	case taskRelay:
-		h.relay(n, t.relay)
+	case taskNet:
+		n.stack.Timer(t.net)
 	case taskCommand:
 		c := h.s.Workload.Commands[t.ref]
 		cmd := protocol.Command{Name: protocol.CommandName(c.Command), Value: c.Value}

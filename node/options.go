@@ -20,26 +20,8 @@ const (
 	DefaultControl = "239.77.0.2:47001"
 )
 
-// Link-layer constants, as the simulator uses them.
-const (
-	// HopLimit bounds a flood's hops.
-	HopLimit = 32
-	// Retries is how many times a unicast frame is retransmitted before
-	// the sender gives up (802.11's short retry limit).
-	Retries = 7
-	// RetryBase is the wait for the first acknowledgement; each
-	// retransmission doubles it.
-	RetryBase = 2 * time.Millisecond
-	// RelayJitter bounds the random wait before relaying a flood frame, so
-	// that neighbours do not all retransmit at the same instant.
-	RelayJitter = time.Millisecond
-	// QueueLimit bounds the frames waiting per unicast link; a protocol
-	// that sends faster than the link acknowledges loses the excess
-	// (traced as drop reason "queue").
-	QueueLimit = 1024
-	// LogPeriod is the least time between two log lines for one reason.
-	LogPeriod = 5 * time.Second
-)
+// LogPeriod is the least time between two log lines for one reason.
+const LogPeriod = 5 * time.Second
 
 // Options say what a node process runs and where.
 type Options struct {

@@ -1,13 +1,12 @@
 package node
 
 import (
-	"slices"
 
 	"manetlab/internal/geo"
+	"manetlab/netstack"
 	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/radio"
-	"manetlab/trace"
 )
 
 // admit applies the checks every frame passes first: its clock is not too
@@ -59,12 +58,15 @@ func (h *Host) receive(rf *rxFrame) {
 	}
 	// A unicast is retransmitted with its sequence number until
 	// acknowledged, and a copy the radio model dropped at its receiver must
-	// not shadow the retransmission: unicasts are checked per receiver,
-	// after the radio, below.
-	if f.Type != wire.TypeUnicast && !h.senders[si].accept(f.Seq) {
+	// not shadow the retransmission: unicasts are checked per receiver, by
+	// the stack, after the radio.
+	if f.Type != wire.TypeUnicast && !h.senders[si].Accept(f.Seq) {
 		h.reject("duplicate", "%s frame (%d, %d) seen before", f.Type, f.From, f.Seq)
 		return
 	}
+	h.stackFrame(rf, si)
+	h.rx = rf
+	defer func() { h.rx = nil }()
 	for _, r := range h.nodes {
 		if r == own || !r.alive {
 			continue
@@ -72,68 +74,56 @@ func (h *Host) receive(rf *rxFrame) {
 		if (f.Type == wire.TypeUnicast || f.Type == wire.TypeAck) && f.To != r.id {
 			continue // not modelled as overheard, as in the simulator
 		}
-		if o, d := h.hear(r, si); o != radio.Received {
-			h.reject(o.DropReason(), "")
-			// The simulator traces drops within MaxRange only, and not
-			// those of unicast attempts, which are retransmitted.
-			if d <= h.prop.MaxRange() && (f.Type == wire.TypeBroadcast || f.Type == wire.TypeFlood ||
-				f.Type == wire.TypeHello && h.s.Trace.Hello) {
-				kind := "hello"
-				if f.Type != wire.TypeHello {
-					m, ok := h.message(rf)
-					if !ok {
-						return
-					}
-					kind = m.Kind()
-				}
-				h.emit(r, &trace.Event{Ev: trace.EvDrop, Kind: kind, From: f.From, Seq: f.Seq, Reason: o.DropReason()}, r.clock.Update(f.Clock))
-			}
-			continue
+		d := geo.Dist(h.position(si), h.position(r.idx))
+		if d > h.maxRange {
+			h.reject(radio.OutOfRange.DropReason(), "")
+			continue // beyond every reception: no draw, no trace
 		}
-		switch f.Type {
-		case wire.TypeHello:
+		o := radio.Hear(h.prop, h.loss, si, r.idx, d, r.radioRng)
+		if o != radio.Received {
+			h.reject(o.DropReason(), "")
+		}
+		h.rxStamped = false
+		v := r.stack.Heard(&rf.nf, o)
+		if o == radio.Received && !h.rxStamped {
 			r.clock.Update(f.Clock)
-			h.heardHello(r, si)
-		case wire.TypeAck:
-			r.clock.Update(f.Clock)
-			h.acked(r, si, f.AckSeq)
-		case wire.TypeBroadcast:
-			if !h.deliver(r, rf, f.From, 1) {
-				return
-			}
-		case wire.TypeUnicast:
-			if _, ok := h.message(rf); !ok {
-				return // not acknowledged: the sender gives up
-			}
-			h.ack(r, f)
-			if !r.unicastWindow(si).accept(f.Seq) {
-				// A retransmission whose ack was lost (or a replay):
-				// acknowledged again, delivered once.
-				h.reject("duplicate", "unicast frame (%d, %d) delivered before", f.From, f.Seq)
-				r.clock.Update(f.Clock)
-				continue
-			}
-			h.deliver(r, rf, f.From, 1)
-		case wire.TypeFlood:
-			if !h.floodArrive(r, rf) {
-				return
-			}
+		}
+		switch v {
+		case netstack.BadBody:
+			return // counted and logged by message
+		case netstack.Duplicate:
+			// A retransmission whose ack was lost (or a replay):
+			// acknowledged again, delivered once.
+			h.reject("duplicate", "unicast frame (%d, %d) delivered before", f.From, f.Seq)
 		}
 	}
 }
 
-// hear applies the radio model to a frame from member si at hosted node
-// r: the distance between their current positions, propagation, then
-// loss, with r's seeded random source.
-func (h *Host) hear(r *hosted, si int) (radio.Outcome, float64) {
-	d := geo.Dist(h.position(si), h.position(r.idx))
-	switch {
-	case !h.prop.Receive(d, r.radioRng):
-		return radio.OutOfRange, d
-	case h.loss.Lost(si, r.idx, d, r.radioRng):
-		return radio.Lost, d
+// stackFrame fills rf.nf, the stack's view of the frame from member si.
+func (h *Host) stackFrame(rf *rxFrame, si int) {
+	f := &rf.f
+	nf := netstack.Frame{From: int32(si), To: -1, Seq: f.Seq, AckSeq: f.AckSeq, Code: f.Code, Body: f.Body}
+	switch f.Type {
+	case wire.TypeHello:
+		nf.Type = netstack.Hello
+	case wire.TypeBroadcast:
+		nf.Type = netstack.Broadcast
+	case wire.TypeUnicast:
+		nf.Type = netstack.Unicast
+	case wire.TypeAck:
+		nf.Type = netstack.Ack
+	case wire.TypeFlood:
+		nf.Type = netstack.Flood
+		nf.Origin, nf.OSeq = int32(h.index[f.Origin]), f.OriginSeq
+		nf.Hops, nf.HopLimit, nf.Final = f.Hops, f.HopLimit, f.Final
 	}
-	return radio.Received, d
+	if i, ok := h.index[f.To]; ok && f.To != protocol.None {
+		nf.To = int32(i)
+	}
+	if rf.decoded && !rf.bad {
+		nf.Msg = rf.msg
+	}
+	rf.nf = nf
 }
 
 // message decodes a frame's body once; false (counted and logged) if it
@@ -151,52 +141,3 @@ func (h *Host) message(rf *rxFrame) (protocol.Message, bool) {
 	return rf.msg, !rf.bad
 }
 
-// deliver traces a reception at r and steps r's protocol; false if the
-// body does not decode.
-func (h *Host) deliver(r *hosted, rf *rxFrame, from protocol.NodeID, hops int) bool {
-	m, ok := h.message(rf)
-	if !ok {
-		return false
-	}
-	f := &rf.f
-	ev := trace.Event{Ev: trace.EvRecv, Kind: m.Kind(), From: f.From, Seq: f.Seq}
-	if f.Type == wire.TypeFlood {
-		ev.Origin, ev.OSeq, ev.Hops = from, f.OriginSeq, hops
-	}
-	h.emit(r, &ev, r.clock.Update(f.Clock))
-	h.cnt.delivered.Add(1)
-	r.proc.Step(protocol.Receive{From: from, Hops: hops, Msg: m})
-	return true
-}
-
-// floodArrive handles a flood frame r heard: deliver it if it is for r,
-// relay it once if it may travel further; false if the body is bad.
-func (h *Host) floodArrive(r *hosted, rf *rxFrame) bool {
-	f := &rf.f
-	if !r.window(h.index[f.Origin]).accept(f.OriginSeq) {
-		r.clock.Update(f.Clock)
-		return true // handled already: relays of relays end here
-	}
-	hops := int(f.Hops) + 1
-	if f.Final == protocol.None || f.Final == r.id {
-		if !h.deliver(r, rf, f.Origin, hops) {
-			return false
-		}
-	} else {
-		if _, ok := h.message(rf); !ok {
-			return false
-		}
-		r.clock.Update(f.Clock)
-	}
-	limit := min(f.HopLimit, HopLimit)
-	if f.Final == r.id || hops >= int(limit) || !r.alive {
-		return true
-	}
-	m := rf.msg
-	h.sched.push(task{at: h.now() + h.relayDelay(), kind: taskRelay, n: r, relay: &outTx{
-		kind: m.Kind(), code: f.Code, body: f.Body, origin: f.Origin, oseq: f.OriginSeq,
-		hops: uint8(hops), hopLimit: limit, final: f.Final}})
-	return true
-}
-
-func sortInts(s []int) { slices.Sort(s) }
