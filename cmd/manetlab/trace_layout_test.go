@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"manetlab/internal/tracetest"
+	"manetlab/trace/tracetest"
 	"os"
 	"path/filepath"
 	"regexp"
