@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"manetlab/internal/chromium"
-	"manetlab/internal/mutextest"
+	"manetlab/mutex/mutextest"
 	"manetlab/scenario"
 	"manetlab/sim"
 )
