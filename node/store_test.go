@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 	"manetlab/protocol"
 	_ "manetlab/protocol/protocoltest/bootcount" // registers test/boots
 	"manetlab/trace"
