@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 // faultsEnd is when faultRun's crashes and partitions stop; settle is

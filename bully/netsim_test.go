@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 // The tests in this package run the forms on protonet's in-memory network

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 	"manetlab/protocol/reliable"
 )
 

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"manetlab/bully"
-	"manetlab/internal/simtest"
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/sim"
+	"manetlab/sim/simtest"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/internal/chromium"
+	"manetlab/trace/htmlreport/chromiumtest"
 )
 
 // ringPoint is a Chang-Roberts-like point over n nodes: an ascending ring
@@ -186,7 +186,7 @@ func TestChartPageIsSelfContained(t *testing.T) {
 // a path per series, a dashed path per theory line, a legend entry for
 // each, and data-ready="1" once the script has drawn them.
 func TestChartPageRendersInChromium(t *testing.T) {
-	checkChartDOM(t, chromium.ReadyDOM(t, writePage(t, ringResult(), HTMLOptions{})), 2, 8)
+	checkChartDOM(t, chromiumtest.ReadyDOM(t, writePage(t, ringResult(), HTMLOptions{})), 2, 8)
 }
 
 // checkChartDOM checks a sweep page's DOM after its script ran: series

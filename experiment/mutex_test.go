@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/internal/mutextest"
-	_ "manetlab/internal/mutextest"
+	"manetlab/mutex/mutextest"
+	_ "manetlab/mutex/mutextest"
 )
 
 // TestSweepMeasuresMutualExclusion sweeps the test coordinator protocol

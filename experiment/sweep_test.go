@@ -9,7 +9,7 @@ import (
 
 	_ "manetlab/adhoc"
 	_ "manetlab/baseline"
-	"manetlab/internal/mutextest"
+	"manetlab/mutex/mutextest"
 )
 
 func TestParseAxisKeepsYAMLLists(t *testing.T) {

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"manetlab/firewire"
-	"manetlab/internal/simtest"
 	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/radio"
 	"manetlab/scenario"
 	"manetlab/sim"
+	"manetlab/sim/simtest"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"

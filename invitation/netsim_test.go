@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 // The tests in this package run on protonet's in-memory network in virtual

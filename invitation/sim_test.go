@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/simtest"
 	"manetlab/invitation"
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/sim"
+	"manetlab/sim/simtest"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )

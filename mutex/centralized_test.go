@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/internal/protonet"
 	"manetlab/mutex"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 	"manetlab/protocol/reliable"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 // fastChannel is a reliable channel that gives a peer up after 50+100+200 ms.

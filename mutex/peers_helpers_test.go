@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 // The unit tests run the algorithms on protonet's in-memory network in

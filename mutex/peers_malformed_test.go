@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 	"manetlab/protocol/reliable"
 )
 

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/internal/simtest"
 	"manetlab/mutex"
 	"manetlab/scenario"
+	"manetlab/sim/simtest"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )

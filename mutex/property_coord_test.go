@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 // coordGuard watches a protonet run's notes after every step: never two live

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 func ra(net *protonet.Network, id protocol.NodeID) *ricartAgrawala {

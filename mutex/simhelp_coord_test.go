@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/simtest"
 	"manetlab/protocol"
+	"manetlab/sim/simtest"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 )

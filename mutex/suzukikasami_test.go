@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 func sk(net *protonet.Network, id protocol.NodeID) *suzukiKasami {

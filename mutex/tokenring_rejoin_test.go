@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 // Regression: a node its predecessor's channel gave up on was skipped on

@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/net/ipv4"
 
-	"manetlab/internal/netnstest"
 	"manetlab/node/link"
+	"manetlab/node/netnstest"
 	"manetlab/node/wire"
 )
 

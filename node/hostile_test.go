@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/netnstest"
 	"manetlab/node/link"
+	"manetlab/node/netnstest"
 	"manetlab/node/wire"
 )
 

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"manetlab/baseline"
-	"manetlab/internal/netnstest"
 	"manetlab/node/link"
+	"manetlab/node/netnstest"
 	"manetlab/node/wire"
 	"manetlab/protocol"
 	"manetlab/trace/report"

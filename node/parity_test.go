@@ -4,7 +4,7 @@ import (
 	"maps"
 	"testing"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 	"manetlab/sim"
 	"manetlab/trace/report"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 )
 
 const pairYAML = `

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/netnstest"
 	"manetlab/node/link"
+	"manetlab/node/netnstest"
 	"manetlab/node/wire"
 	"manetlab/protocol"
 )

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 	"manetlab/trace"
 	"manetlab/trace/collect"
 )

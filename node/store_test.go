@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	_ "manetlab/internal/bootcount" // registers test/boots
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 	"manetlab/protocol"
+	_ "manetlab/protocol/protocoltest/bootcount" // registers test/boots
 	"manetlab/trace"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 	"manetlab/protocol"
 )
 

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/mutextest"
-	"manetlab/internal/netnstest"
+	"manetlab/mutex/mutextest"
+	"manetlab/node/netnstest"
 	"manetlab/protocol"
 	"manetlab/sim"
 	"manetlab/trace"

@@ -3,8 +3,8 @@ package ring
 import (
 	"testing"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 // The ring tests run on protonet's in-memory network in virtual time

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/protonet"
 	"manetlab/protocol"
+	"manetlab/protocol/protonet"
 )
 
 // newProc builds node cfg.ID of alg with a network-less Env.

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"testing"
 
-	"manetlab/internal/simtest"
 	"manetlab/protocol"
 	_ "manetlab/ring"
 	"manetlab/scenario"
+	"manetlab/sim/simtest"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/mutextest"
+	"manetlab/mutex/mutextest"
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"

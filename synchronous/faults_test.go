@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/simtest"
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
+	"manetlab/sim/simtest"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 )

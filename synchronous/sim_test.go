@@ -5,10 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	"manetlab/internal/simtest"
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
 	"manetlab/scenario"
+	"manetlab/sim/simtest"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"

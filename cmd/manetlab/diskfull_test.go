@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 )
 
 // TestRunOnAFullDisk runs real nodes with their output on a tmpfs too

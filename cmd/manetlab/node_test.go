@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 	"manetlab/protocol"
 	"manetlab/trace"
 )

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/internal/netnstest"
 	"manetlab/node/launch"
 	"manetlab/node/launch/launchtest"
+	"manetlab/node/netnstest"
 	"manetlab/trace"
 	"manetlab/trace/report"
 )

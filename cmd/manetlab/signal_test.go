@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 )
 
 // procID names a process across PID reuse: its PID and start time.

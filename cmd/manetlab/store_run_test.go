@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	_ "manetlab/internal/bootcount" // registers test/boots
 	"manetlab/protocol"
+	_ "manetlab/protocol/protocoltest/bootcount" // registers test/boots
 	"manetlab/trace"
 )
 

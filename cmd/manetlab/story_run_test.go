@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 	"manetlab/trace/report"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"manetlab/experiment"
-	"manetlab/internal/chromium"
 	_ "manetlab/ring" // registers ring/chang-roberts
+	"manetlab/trace/htmlreport/chromiumtest"
 )
 
 // pageChart reads the chart embedded in a sweep page.
@@ -37,7 +37,7 @@ func pageChart(t *testing.T, path string) *experiment.Chart {
 // entry for each, and set data-ready.
 func checkPageInChromium(t *testing.T, path string, series, theory int) {
 	t.Helper()
-	dom := chromium.ReadyDOM(t, path)
+	dom := chromiumtest.ReadyDOM(t, path)
 	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(dom, -1)) }
 	if n := count(`<path class="series"`); n != series {
 		t.Errorf("%d series paths, want %d", n, series)

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )

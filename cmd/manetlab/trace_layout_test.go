@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
-	"manetlab/internal/tracetest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"manetlab/trace/tracetest"
 )
 
 // fileRef is a trace file name with its line, in any layout.

@@ -2,6 +2,11 @@
 // (testdata/fuzz/FuzzXxx/seed-NAME, in the format go test reads), so that
 // each package's seeds live in its test code and are rewritten with
 // `go test -run TestWriteSeedCorpus ./PKG -write-corpus`.
+//
+// It stays in internal, unlike the other test helpers, because it serves
+// no one package but the fuzz targets of several (scenario, mobility,
+// trace, trace/collect, node/wire) and knows only go test's corpus format.
+// It imports only the standard library; only tests use it.
 package fuzzseed
 
 import (

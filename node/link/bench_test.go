@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 )
 
 // BenchmarkRecv measures receive throughput, frames/s, through Conn.Recv

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/netnstest"
+	"manetlab/node/netnstest"
 )
 
 const (

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/internal/simtest"
 	"manetlab/protocol/rounds"
+	"manetlab/sim/simtest"
 	"manetlab/trace/analysis"
 )
 

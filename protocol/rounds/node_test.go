@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/netnstest"
 	"manetlab/node"
+	"manetlab/node/netnstest"
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
 	"manetlab/scenario"

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"manetlab/internal/simtest"
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
+	"manetlab/sim/simtest"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 	"manetlab/trace/report"

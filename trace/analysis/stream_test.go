@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/tracetest"
 	"manetlab/protocol"
 	"manetlab/trace"
+	"manetlab/trace/tracetest"
 )
 
 // sameMerge asserts that the streaming merge writes what the in-memory

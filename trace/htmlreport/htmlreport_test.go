@@ -12,11 +12,11 @@ import (
 	"time"
 
 	_ "manetlab/adhoc" // registers adhoc/vasudevan
-	"manetlab/internal/chromium"
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace"
+	"manetlab/trace/htmlreport/chromiumtest"
 )
 
 // simRun simulates the quickstart scenario shortened to 8 nodes and 20 s
@@ -307,7 +307,7 @@ func TestParseWindow(t *testing.T) {
 // which the script sets only when every part was drawn without error.
 func TestPageRendersInChromium(t *testing.T) {
 	path, d := buildPage(t, runDir(t), Options{})
-	dom := chromium.ReadyDOM(t, path)
+	dom := chromiumtest.ReadyDOM(t, path)
 	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(dom, -1)) }
 	if n := count(`<svg[^>]*id="map-svg"`); n != 1 {
 		t.Errorf("%d map SVGs", n)

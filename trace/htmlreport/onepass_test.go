@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"manetlab/internal/chromium"
 	"manetlab/internal/geo"
 	_ "manetlab/mutex" // registers mutex/ricart-agrawala
 	"manetlab/protocol"
@@ -20,6 +19,7 @@ import (
 	"manetlab/sim"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
+	"manetlab/trace/htmlreport/chromiumtest"
 )
 
 func jsonOf(t *testing.T, v any) string {
@@ -120,7 +120,7 @@ func TestSampledPage(t *testing.T) {
 	if jsonOf(t, d.Crashes) != jsonOf(t, full.Crashes) || jsonOf(t, d.Dead) != jsonOf(t, full.Dead) || jsonOf(t, d.Frames) != jsonOf(t, full.Frames) {
 		t.Error("crashes, dead spans or map frames differ from the full page's")
 	}
-	dom := chromium.ReadyDOM(t, path)
+	dom := chromiumtest.ReadyDOM(t, path)
 	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(dom, -1)) }
 	if n := count(`<g class="tl-row" data-node="\d+"`); n != detailed {
 		t.Errorf("%d timeline rows, want %d", n, detailed)
@@ -217,7 +217,7 @@ func TestPageWithoutLifelines(t *testing.T) {
 	if len(d.Seq.Nodes) != 0 {
 		t.Fatalf("lifelines %v in a window after the run", d.Seq.Nodes)
 	}
-	if dom := chromium.ReadyDOM(t, path); !strings.Contains(dom, `id="seq-empty"`) {
+	if dom := chromiumtest.ReadyDOM(t, path); !strings.Contains(dom, `id="seq-empty"`) {
 		t.Error("the empty sequence diagram does not say so")
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"testing"
 
-	"manetlab/internal/chromium"
-	"manetlab/internal/mutextest"
+	"manetlab/mutex/mutextest"
 	"manetlab/scenario"
 	"manetlab/sim"
+	"manetlab/trace/htmlreport/chromiumtest"
 )
 
 // mutexRun simulates the test coordinator protocol (node 1 coordinates):
@@ -63,7 +63,7 @@ func TestSectionLanes(t *testing.T) {
 		t.Errorf("lanes for an election: %+v", e.Sections)
 	}
 
-	dom := chromium.ReadyDOM(t, path)
+	dom := chromiumtest.ReadyDOM(t, path)
 	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(dom, -1)) }
 	if n := count(`<section id="cs-section"[^>]*hidden`); n != 0 {
 		t.Error("the critical section lanes are hidden")

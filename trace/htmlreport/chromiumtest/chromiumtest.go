@@ -1,10 +1,10 @@
-// Package chromium runs a headless Chromium on the project's
+// Package chromiumtest runs a headless Chromium on the project's
 // self-contained HTML pages, for the tests that check what their scripts
 // draw. It finds the browser, skips a test without one (scripts/deps.sh
 // installs it), and dumps a page's DOM after its scripts ran.
 //
 // It imports only the standard library.
-package chromium
+package chromiumtest
 
 import (
 	"bytes"
