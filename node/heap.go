@@ -21,15 +21,15 @@ const (
 // task is one entry of the loop's schedule. Tasks with equal times run in
 // the order they were scheduled.
 type task struct {
-	at    time.Duration
-	kind  taskKind
-	n     *hosted
-	inc   uint32         // n's incarnation when scheduled: a task of an earlier life is stale
-	id    uint64         // taskTimer: timer ID
-	net   netstack.Timer // taskNet
-	ref   int            // taskCommand: index into the workload
-	data  []byte         // taskArrive: the datagram
-	fn    func()         // taskFunc
+	at   time.Duration
+	kind taskKind
+	n    *hosted
+	inc  uint32         // n's incarnation when scheduled: a task of an earlier life is stale
+	id   uint64         // taskTimer: timer ID
+	net  netstack.Timer // taskNet
+	ref  int            // taskCommand: index into the workload
+	data []byte         // taskArrive: the datagram
+	fn   func()         // taskFunc
 }
 
 // schedule is the loop's timer queue.

@@ -62,8 +62,8 @@ type Host struct {
 	rxStamped bool
 	// virt, when not nil, replaces the sockets and the clock: an
 	// in-memory medium in virtual time (tests of parity with sim).
-	virt  *virtualNet
-	txbuf []byte
+	virt    *virtualNet
+	txbuf   []byte
 	line    trace.Event // emit's scratch event
 	lineHLC trace.HLC   // and its clock reading
 

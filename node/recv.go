@@ -1,7 +1,6 @@
 package node
 
 import (
-
 	"manetlab/internal/geo"
 	"manetlab/netstack"
 	"manetlab/node/wire"
@@ -140,4 +139,3 @@ func (h *Host) message(rf *rxFrame) (protocol.Message, bool) {
 	}
 	return rf.msg, !rf.bad
 }
-
