@@ -81,7 +81,11 @@ type Result struct {
 }
 
 // MetricNames are the metrics a sweep tabulates, in column order; leader
-// is the share of live node-time with a leader. The complexity metrics
+// is the share of live node-time with a leader; messages counts the
+// messages the protocols sent (not frames: relays, retransmissions and
+// acknowledgements apart), frames every transmission of them (relays
+// included) plus the link layer's acknowledgements and retransmissions
+// (hellos apart). The complexity metrics
 // (analysis.Complexity) exist only for protocols whose counts theory
 // predicts: the election's, announcement's, transport's and control
 // messages, the election time in seconds, and theory for this run: the
@@ -100,7 +104,7 @@ type Result struct {
 // tree's messages, the synchronizer's messages by its counting rule
 // (sync_exact), the measured M_A and the seed's M_A evaluated
 // (docs/protocols/synchronizers.md).
-var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages",
+var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages", "frames",
 	"complexity.messages", "complexity.announce", "complexity.transport", "complexity.control", "complexity.time",
 	"complexity.bound", "complexity.exact", "complexity.best", "complexity.worst",
 	"complexity.rounds", "complexity.sync_messages", "complexity.sync_exact", "complexity.tree_messages", "complexity.m_a", "complexity.m_a_bound",
@@ -265,6 +269,13 @@ func measure(sum *report.Summary) *sample {
 			out[name] = *v
 		}
 	}
+	frames := mr.Link.Acks + mr.Link.Retx
+	for k, c := range mr.Messages {
+		if k != "hello" {
+			frames += c.Broadcast + c.Unicast
+		}
+	}
+	out["frames"] = float64(frames)
 	m := mr.Metrics
 	put("F", m.F)
 	put("R", m.R)

@@ -101,7 +101,7 @@ func (h *Host) receive(rf *rxFrame) {
 // stackFrame fills rf.nf, the stack's view of the frame from member si.
 func (h *Host) stackFrame(rf *rxFrame, si int) {
 	f := &rf.f
-	nf := netstack.Frame{From: int32(si), To: -1, Seq: f.Seq, AckSeq: f.AckSeq, Code: f.Code, Body: f.Body}
+	nf := netstack.Frame{From: int32(si), To: -1, Seq: f.Seq, AckSeq: f.AckSeq, Code: f.Code, Body: f.Body, Bytes: len(f.Body)}
 	switch f.Type {
 	case wire.TypeHello:
 		nf.Type = netstack.Hello

@@ -80,7 +80,7 @@ byte-identical traces.`,
 			if err := printSummary(c, res.Recording, out, nil); err != nil || c.Bool("json") {
 				return err
 			}
-			fmt.Fprintf(c.App.Writer, "simulated %s in %s: %d events (%.0f/s), %d frames (%d hellos); traces in %s\n",
+			fmt.Fprintf(c.App.Writer, "simulated %s in %s: %d events (%.0f/s), %d frames on the air (%d hellos; acknowledgements, relays and retransmissions included); traces in %s\n",
 				res.Virtual, res.Wall.Round(1e6), res.Events, res.EventsPerSecond(), res.Frames, res.Hellos, out)
 			return nil
 		},

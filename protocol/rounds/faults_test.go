@@ -94,10 +94,12 @@ func settleAfter(settle string) string {
 
 // TestABDBreaksWhenDelaysExceedD: abd with d below the radio delay (2
 // ms): messages arrive after their round, the check is invalid and its
-// witnesses say who was late, for which round.
+// witnesses say who was late, for which round. Twenty rounds, so that the
+// receivers still run when the late messages arrive (a link sends one
+// unicast at a time: the second waits for the first's acknowledgement).
 func TestABDBreaksWhenDelaysExceedD(t *testing.T) {
 	y := "name: abd\nseed: 1\nduration: 10s\nnodes: {count: 5, values: id, placement: ring}\nradio: {range: 250}\nmobility: {model: static}\n" +
-		"protocol: {name: test/flood-radio, params: {synchronizer: abd, d: 500us, rounds: 6}}\n"
+		"protocol: {name: test/flood-radio, params: {synchronizer: abd, d: 500us, rounds: 20}}\n"
 	dir, sum := simtest.RunYAML(t, "abd.yaml", y)
 	p := syncProp(t, dir)
 	if p.Verdict != analysis.Invalid || p.Violations == 0 || len(p.Witnesses) == 0 || !strings.Contains(p.Witnesses[0].Text, "late: the round 1 message from") {

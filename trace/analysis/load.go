@@ -37,6 +37,8 @@ const (
 	tRound
 	tSafe
 	tLate
+	tAck  // a link acknowledgement sent (network stack)
+	tRetx // a unicast frame retransmitted (network stack)
 )
 
 var evTypes = map[string]evType{
@@ -48,6 +50,7 @@ var evTypes = map[string]evType{
 	trace.EvEnd: tEnd, trace.EvPosition: tPosition,
 	string(protocol.NoteSync): tSync, string(protocol.NoteRound): tRound,
 	string(protocol.NoteSafe): tSafe, string(protocol.NoteLate): tLate,
+	trace.EvAck: tAck, trace.EvRetx: tRetx,
 }
 
 // event is one trace event in compact form: the fields the analysis uses,

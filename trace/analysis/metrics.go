@@ -34,7 +34,12 @@ type MetricsReport struct {
 	Nodes    int     `json:"nodes"`
 	Duration float64 `json:"duration"`
 	Metrics
-	Messages  map[string]KindCount `json:"messages"`
+	// Messages counts frames by kind: the protocols' messages as sent and
+	// relayed (a flood counts once per transmission).
+	Messages map[string]KindCount `json:"messages"`
+	// Link counts the network stack's own frames, apart from Messages:
+	// acknowledgements and retransmissions of one-hop unicasts.
+	Link LinkCount `json:"link"`
 	PerNode   []NodeMetrics        `json:"per_node"`
 	Elections []ElectionMetrics    `json:"elections"`
 	// Complexity sets message counts beside theory, for protocols that
@@ -68,6 +73,14 @@ type EndComponent struct {
 	Reach []protocol.NodeID `json:"reach,omitempty"`
 	// Settled: unchanged for the stabilisation delay, so it is judged.
 	Settled bool `json:"settled"`
+}
+
+// LinkCount counts the link layer's frames of a run (the network
+// stack's; hellos are not traced by default and not counted).
+type LinkCount struct {
+	Acks      uint64 `json:"acks"`       // acknowledgement frames sent
+	Retx      uint64 `json:"retx"`       // unicast frames sent again
+	RetxBytes uint64 `json:"retx_bytes"` // their message bytes
 }
 
 // KindCount counts the frames of one kind put on the air (send and
@@ -270,6 +283,11 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 				}
 			case tElEnd:
 				inElection = false
+			case tAck:
+				rep.Link.Acks++
+			case tRetx:
+				rep.Link.Retx++
+				rep.Link.RetxBytes += uint64(e.bytes)
 			case tSend, tRelay:
 				nm.Sent++
 				nm.Bytes += uint64(e.bytes)

@@ -96,10 +96,13 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	fmt.Fprintln(w, "messages by kind: broadcast unicast bytes")
+	fmt.Fprintln(w, "frames by kind (every transmission, relays included): broadcast unicast bytes")
 	for _, k := range kinds {
 		c := m.Messages[k]
 		fmt.Fprintf(w, "  %-18s %9d %9d %12d\n", k, c.Broadcast, c.Unicast, c.Bytes)
+	}
+	if l := m.Link; l.Acks+l.Retx > 0 {
+		fmt.Fprintf(w, "link frames (counted apart): %d acknowledgements, %d retransmissions (%d bytes)\n", l.Acks, l.Retx, l.RetxBytes)
 	}
 	const most = 20
 	changes := 0

@@ -200,17 +200,21 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Messages counts protocol messages originated (relays and hellos apart).
-// Total and Bytes are the algorithm's messages; the acknowledgements and
-// retransmissions of a protocol-side reliable channel (kinds with
-// protocol.TransportPrefix) are counted apart in Transport and
-// TransportBytes. ByKind has every kind.
+// Messages counts protocol messages originated: messages, not frames
+// (relays, retransmissions and hellos apart). Total and Bytes are the
+// algorithm's messages; the acknowledgements and retransmissions of a
+// protocol-side reliable channel (kinds with protocol.TransportPrefix)
+// are counted apart in Transport and TransportBytes. ByKind has every
+// kind. LinkAcks and LinkRetx count frames of the network stack, apart
+// from both: one-hop acknowledgements and retransmissions of unicasts.
 type Messages struct {
 	Total          uint64            `json:"total"`
 	ByKind         map[string]uint64 `json:"by_kind"`
 	Bytes          uint64            `json:"bytes"`
 	Transport      uint64            `json:"transport,omitempty"`
 	TransportBytes uint64            `json:"transport_bytes,omitempty"`
+	LinkAcks       uint64            `json:"link_acks,omitempty"`
+	LinkRetx       uint64            `json:"link_retx,omitempty"`
 }
 
 // nodeState is what the summary tracks per node while reading its trace.
@@ -224,7 +228,7 @@ type nodeState struct {
 // drops, neighbour changes) are skipped undecoded, which is most of a trace.
 func summaryEvents(ev string) bool {
 	switch ev {
-	case trace.EvStart, string(protocol.NoteLeader), trace.EvCommand, trace.EvSend:
+	case trace.EvStart, string(protocol.NoteLeader), trace.EvCommand, trace.EvSend, trace.EvAck, trace.EvRetx:
 		return true
 	}
 	return false
@@ -297,6 +301,10 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 			if e.Text == string(protocol.SetValue) && e.Value != nil {
 				st.value = *e.Value
 			}
+		case trace.EvAck:
+			sum.Messages.LinkAcks++
+		case trace.EvRetx:
+			sum.Messages.LinkRetx++
 		case trace.EvSend:
 			sum.Messages.ByKind[e.Kind]++
 			if protocol.IsTransport(e.Kind) {

@@ -49,7 +49,7 @@ func (s *Summary) WriteText(w io.Writer) {
 	if len(shown) == most && len(s.Components) > most {
 		fmt.Fprintf(w, "  ... %s more (see --json)\n", count(len(s.Components)-most, "component", "components"))
 	}
-	fmt.Fprintf(w, "messages: %d (%d bytes)", s.Messages.Total, s.Messages.Bytes)
+	fmt.Fprintf(w, "messages (sent by the protocol, relays apart): %d (%d bytes)", s.Messages.Total, s.Messages.Bytes)
 	kinds := make([]string, 0, len(s.Messages.ByKind))
 	for k := range s.Messages.ByKind {
 		kinds = append(kinds, k)
@@ -62,13 +62,17 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if s.Messages.Transport > 0 {
-		fmt.Fprintf(w, "transport (reliable channel, counted apart): %d (%d bytes)", s.Messages.Transport, s.Messages.TransportBytes)
+		fmt.Fprintf(w, "transport messages (reliable channel, counted apart): %d (%d bytes)", s.Messages.Transport, s.Messages.TransportBytes)
 		for _, k := range kinds {
 			if protocol.IsTransport(k) {
 				fmt.Fprintf(w, ", %s %d", strings.TrimPrefix(k, protocol.TransportPrefix), s.Messages.ByKind[k])
 			}
 		}
 		fmt.Fprintln(w)
+	}
+	if s.Messages.LinkAcks+s.Messages.LinkRetx > 0 {
+		fmt.Fprintf(w, "link frames (one-hop unicasts, counted apart): %d acknowledgements, %d retransmissions\n",
+			s.Messages.LinkAcks, s.Messages.LinkRetx)
 	}
 	if s.Complexity != nil {
 		s.Complexity.WriteText(w)
