@@ -39,9 +39,9 @@ type MetricsReport struct {
 	Messages map[string]KindCount `json:"messages"`
 	// Link counts the network stack's own frames, apart from Messages:
 	// acknowledgements and retransmissions of one-hop unicasts.
-	Link LinkCount `json:"link"`
-	PerNode   []NodeMetrics        `json:"per_node"`
-	Elections []ElectionMetrics    `json:"elections"`
+	Link      LinkCount         `json:"link"`
+	PerNode   []NodeMetrics     `json:"per_node"`
+	Elections []ElectionMetrics `json:"elections"`
 	// Complexity sets message counts beside theory, for protocols that
 	// declare one (ring elections).
 	Complexity *Complexity `json:"complexity,omitempty"`
