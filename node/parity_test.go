@@ -19,8 +19,9 @@ protocol: {name: baseline/floodmax, params: {period: 400ms}}
 `
 
 // TestParityWithSim runs the same static scenario in the simulator and
-// with real nodes (five in one process) and expects the same final
-// leaders, and a valid summary of the real run's directory.
+// with real nodes (five in one process) over real multicast and expects
+// the same protocol messages, kind by kind, the same final leaders, and a
+// valid summary of the real run's directory.
 func TestParityWithSim(t *testing.T) {
 	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
 		return
@@ -56,6 +57,9 @@ func TestParityWithSim(t *testing.T) {
 		if !maps.Equal(got.Components[i].Leaders, want.Components[i].Leaders) {
 			t.Errorf("component %d: node leaders %v, sim %v", i, got.Components[i].Leaders, want.Components[i].Leaders)
 		}
+	}
+	if !maps.Equal(got.Messages.ByKind, want.Messages.ByKind) || got.Messages.Total == 0 {
+		t.Errorf("messages: node %v, sim %v", got.Messages.ByKind, want.Messages.ByKind)
 	}
 	for id, l := range res.Leaders {
 		if l != got.Components[0].ExpectedLeader {

@@ -101,18 +101,9 @@ func (h *Host) receive(rf *rxFrame) {
 // stackFrame fills rf.nf, the stack's view of the frame from member si.
 func (h *Host) stackFrame(rf *rxFrame, si int) {
 	f := &rf.f
-	nf := netstack.Frame{From: int32(si), To: -1, Seq: f.Seq, AckSeq: f.AckSeq, Code: f.Code, Body: f.Body, Bytes: len(f.Body)}
-	switch f.Type {
-	case wire.TypeHello:
-		nf.Type = netstack.Hello
-	case wire.TypeBroadcast:
-		nf.Type = netstack.Broadcast
-	case wire.TypeUnicast:
-		nf.Type = netstack.Unicast
-	case wire.TypeAck:
-		nf.Type = netstack.Ack
-	case wire.TypeFlood:
-		nf.Type = netstack.Flood
+	nf := netstack.Frame{Type: stackType(f.Type), From: int32(si), To: -1, Seq: f.Seq, AckSeq: f.AckSeq,
+		Code: f.Code, Body: f.Body, Bytes: len(f.Body)}
+	if f.Type == wire.TypeFlood {
 		nf.Origin, nf.OSeq = int32(h.index[f.Origin]), f.OriginSeq
 		nf.Hops, nf.HopLimit, nf.Final = f.Hops, f.HopLimit, f.Final
 	}

@@ -23,21 +23,29 @@ func (l *hostLink) Now() time.Duration { return l.h.now() }
 // it and multicasts it.
 func (l *hostLink) Transmit(f *netstack.Frame) {
 	h, n := l.h, l.n
-	wf := wire.Frame{From: n.id, Seq: f.Seq, Clock: n.clock.Now(), Code: f.Code, Body: f.Body}
-	switch f.Type {
-	case netstack.Hello:
-		wf.Type = wire.TypeHello
-	case netstack.Broadcast:
-		wf.Type = wire.TypeBroadcast
-	case netstack.Unicast:
-		wf.Type, wf.To = wire.TypeUnicast, h.members[f.To].ID
-	case netstack.Ack:
-		wf.Type, wf.To, wf.AckSeq = wire.TypeAck, h.members[f.To].ID, f.AckSeq
-	case netstack.Flood:
-		wf.Type, wf.Origin, wf.OriginSeq = wire.TypeFlood, h.members[f.Origin].ID, f.OSeq
+	wf := wire.Frame{Type: wireTypes[f.Type], From: n.id, Seq: f.Seq, Clock: n.clock.Now(), AckSeq: f.AckSeq, Code: f.Code, Body: f.Body}
+	if f.To >= 0 {
+		wf.To = h.members[f.To].ID
+	}
+	if f.Type == netstack.Flood {
+		wf.Origin, wf.OriginSeq = h.members[f.Origin].ID, f.OSeq
 		wf.Hops, wf.HopLimit, wf.Final = f.Hops, f.HopLimit, f.Final
 	}
 	h.send(&wf)
+}
+
+// wireTypes are the wire's frame types of the stack's.
+var wireTypes = [...]wire.Type{netstack.Hello: wire.TypeHello, netstack.Broadcast: wire.TypeBroadcast,
+	netstack.Unicast: wire.TypeUnicast, netstack.Ack: wire.TypeAck, netstack.Flood: wire.TypeFlood}
+
+// stackType is the stack's frame type of a wire type (0 for none).
+func stackType(t wire.Type) netstack.Type {
+	for i, w := range wireTypes {
+		if w == t && i > 0 {
+			return netstack.Type(i)
+		}
+	}
+	return 0
 }
 
 // Encode encodes the message once; its body goes out with every
