@@ -12,11 +12,11 @@ import (
 // heard for longer than the timeout (in ascending member index order,
 // which the protocol sees) and sets the next tick.
 func (s *Stack) helloTick() {
-	var ev *trace.Event
+	var ev trace.Event
 	if s.cfg.TraceHello {
-		ev = &trace.Event{Ev: trace.EvSend, Kind: "hello"}
+		ev = trace.Event{Ev: trace.EvSend, Kind: "hello"}
 	}
-	s.transmitNew(&Frame{Type: Hello, To: -1}, ev)
+	s.transmitNew(s.scratch(Frame{Type: Hello, To: -1}), ev)
 	now := s.now()
 	gone := s.down[:0]
 	kept := s.nbrs[:0]
@@ -54,7 +54,7 @@ func (s *Stack) neighborEvent(peer int32, up bool) {
 	if up {
 		ev.Ev = trace.EvNbrUp
 	}
-	s.d.Trace(&ev)
+	s.emit(ev)
 	if up {
 		s.d.Up(protocol.NeighborUp{ID: id})
 	} else {

@@ -18,14 +18,14 @@ func (s *Stack) originate(dest protocol.NodeID, m protocol.Message) {
 	if s.stopped {
 		return
 	}
-	f := &Frame{Type: Flood, To: -1, Msg: m, Origin: s.self, HopLimit: uint8(s.cfg.HopLimit), Final: dest}
+	f := s.scratch(Frame{Type: Flood, To: -1, Msg: m, Origin: s.self, HopLimit: uint8(s.cfg.HopLimit), Final: dest})
 	if !s.d.Encode(f) {
 		return
 	}
 	s.oseq++
 	f.OSeq = s.oseq
 	s.window(s.self).Accept(s.oseq)
-	s.transmitNew(f, &trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes,
+	s.transmitNew(f, trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes,
 		Origin: s.id, OSeq: f.OSeq, Hops: 1, To: dest})
 }
 
@@ -70,6 +70,6 @@ func (s *Stack) floodArrive(f *Frame) Verdict {
 
 // relay forwards a flood frame, its jitter over.
 func (s *Stack) relay(f *Frame) {
-	s.transmitNew(f, &trace.Event{Ev: trace.EvRelay, Kind: f.Msg.Kind(), Bytes: f.Bytes,
+	s.transmitNew(f, trace.Event{Ev: trace.EvRelay, Kind: f.Msg.Kind(), Bytes: f.Bytes,
 		Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, Hops: int(f.Hops) + 1, To: f.Final})
 }

@@ -48,6 +48,13 @@ type Config struct {
 	RelayJitter time.Duration
 	// QueueLimit bounds the frames waiting on one unicast link.
 	QueueLimit int
+
+	// Scratch for the frames and events the stacks hand their driver
+	// without keeping them: a Config and its stacks are used from one
+	// goroutine, and a Driver keeps neither past the call (without them,
+	// every event and frame passed through the interface was allocated).
+	ev trace.Event
+	tx Frame
 }
 
 // NewConfig is the configuration of a run whose members are ids (in
@@ -196,21 +203,34 @@ func (s *Stack) Broadcast(m protocol.Message) {
 	if s.stopped {
 		return
 	}
-	f := &Frame{Type: Broadcast, To: -1, Msg: m}
+	f := s.scratch(Frame{Type: Broadcast, To: -1, Msg: m})
 	if !s.d.Encode(f) {
 		return
 	}
-	s.transmitNew(f, &trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes})
+	s.transmitNew(f, trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes})
 }
 
-// transmitNew numbers a new frame from this node, traces ev (its Seq set)
-// and transmits the frame.
-func (s *Stack) transmitNew(f *Frame, ev *trace.Event) {
+// scratch is f in the shared scratch frame, for a frame transmitted at
+// once and not kept.
+func (s *Stack) scratch(f Frame) *Frame {
+	s.cfg.tx = f
+	return &s.cfg.tx
+}
+
+// emit traces e.
+func (s *Stack) emit(e trace.Event) {
+	s.cfg.ev = e
+	s.d.Trace(&s.cfg.ev)
+}
+
+// transmitNew numbers a new frame from this node, traces ev (its Seq set;
+// nothing when ev.Ev is empty) and transmits the frame.
+func (s *Stack) transmitNew(f *Frame, ev trace.Event) {
 	s.seq++
 	f.From, f.Seq = s.self, s.seq
-	if ev != nil {
+	if ev.Ev != "" {
 		ev.Seq = f.Seq
-		s.d.Trace(ev)
+		s.emit(ev)
 	}
 	s.d.Transmit(f)
 }
@@ -229,7 +249,7 @@ func (s *Stack) Heard(f *Frame, o Outcome) Verdict {
 			if f.Type.HasBody() && !s.d.Decode(f) {
 				return BadBody
 			}
-			s.d.Trace(&trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), From: s.cfg.IDs[f.From], Seq: f.Seq, Reason: o.DropReason()})
+			s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), From: s.cfg.IDs[f.From], Seq: f.Seq, Reason: o.DropReason()})
 		}
 		return Handled
 	}
@@ -264,7 +284,7 @@ func (s *Stack) traceRecv(f *Frame, from protocol.NodeID, hops int) {
 	if f.Type == Flood {
 		ev.Origin, ev.OSeq, ev.Hops = from, f.OSeq, hops
 	}
-	s.d.Trace(&ev)
+	s.emit(ev)
 }
 
 // Random streams: every node's life draws from its own sources, seeded

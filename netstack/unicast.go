@@ -28,7 +28,7 @@ func (s *Stack) Send(to protocol.NodeID, m protocol.Message) {
 	}
 	s.seq++
 	f.From, f.Seq = s.self, s.seq
-	s.d.Trace(&trace.Event{Ev: trace.EvSend, Kind: m.Kind(), To: to, Seq: f.Seq, Bytes: f.Bytes})
+	s.emit(trace.Event{Ev: trace.EvSend, Kind: m.Kind(), To: to, Seq: f.Seq, Bytes: f.Bytes})
 	if s.queues == nil {
 		s.queues = map[int32]*linkQueue{}
 	}
@@ -38,7 +38,7 @@ func (s *Stack) Send(to protocol.NodeID, m protocol.Message) {
 		s.queues[j] = q
 	}
 	if len(q.pending) >= s.cfg.QueueLimit {
-		s.d.Trace(&trace.Event{Ev: trace.EvDrop, Kind: m.Kind(), To: to, Seq: f.Seq, Reason: "queue"})
+		s.emit(trace.Event{Ev: trace.EvDrop, Kind: m.Kind(), To: to, Seq: f.Seq, Reason: "queue"})
 		return
 	}
 	q.pending = append(q.pending, f)
@@ -52,7 +52,7 @@ func (s *Stack) Send(to protocol.NodeID, m protocol.Message) {
 func (s *Stack) transmitHead(dest int32, q *linkQueue) {
 	head := q.pending[0]
 	if q.attempts > 0 {
-		s.d.Trace(&trace.Event{Ev: trace.EvRetx, Kind: head.Msg.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Bytes: head.Bytes})
+		s.emit(trace.Event{Ev: trace.EvRetx, Kind: head.Msg.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Bytes: head.Bytes})
 	}
 	s.d.Transmit(head)
 	wait := s.cfg.RetryBase << q.attempts
@@ -72,7 +72,7 @@ func (s *Stack) retransmit(dest int32, seq uint64) {
 		return
 	}
 	head := q.pending[0]
-	s.d.Trace(&trace.Event{Ev: trace.EvDrop, Kind: head.Msg.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Reason: "no-ack"})
+	s.emit(trace.Event{Ev: trace.EvDrop, Kind: head.Msg.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Reason: "no-ack"})
 	s.advance(dest, q)
 }
 
@@ -116,8 +116,8 @@ func (s *Stack) heardUnicast(f *Frame) Verdict {
 	if first {
 		s.traceRecv(f, from, 1)
 	}
-	s.d.Trace(&trace.Event{Ev: trace.EvAck, Kind: f.Msg.Kind(), To: from, Seq: f.Seq})
-	s.transmitNew(&Frame{Type: Ack, To: f.From, AckSeq: f.Seq}, nil)
+	s.emit(trace.Event{Ev: trace.EvAck, Kind: f.Msg.Kind(), To: from, Seq: f.Seq})
+	s.transmitNew(s.scratch(Frame{Type: Ack, To: f.From, AckSeq: f.Seq}), trace.Event{})
 	if !first {
 		return Duplicate
 	}
