@@ -33,6 +33,9 @@ func (s *Stack) helloTick() {
 		if s.stopped {
 			return
 		}
+		if s.cfg.Routing == RoutingAODV {
+			s.linkBroken(j)
+		}
 	}
 	s.d.SetTimer(s.cfg.Hello, Timer{Kind: TimerHello})
 }

@@ -9,7 +9,13 @@ import (
 
 // Deliver sends m to node to across several hops: a flood that every
 // node relays once, up to the hop limit, until it reaches to.
-func (s *Stack) Deliver(to protocol.NodeID, m protocol.Message) { s.originate(to, m) }
+func (s *Stack) Deliver(to protocol.NodeID, m protocol.Message) {
+	if s.cfg.Routing == RoutingAODV {
+		s.routeDeliver(to, m)
+		return
+	}
+	s.originate(to, m)
+}
 
 // Flood sends m to every node it reaches across several hops.
 func (s *Stack) Flood(m protocol.Message) { s.originate(protocol.None, m) }
@@ -68,8 +74,13 @@ func (s *Stack) floodArrive(f *Frame) Verdict {
 	return Handled
 }
 
-// relay forwards a flood frame, its jitter over.
+// relay forwards a flood frame or a route request, its jitter over.
 func (s *Stack) relay(f *Frame) {
+	if f.Type == RREQ {
+		s.transmitNew(f, trace.Event{Ev: trace.EvRREQ, Bytes: f.Bytes, Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq,
+			To: f.Final, Hops: int(f.Hops) + 1})
+		return
+	}
 	s.transmitNew(f, trace.Event{Ev: trace.EvRelay, Kind: f.Msg.Kind(), Bytes: f.Bytes,
 		Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, Hops: int(f.Hops) + 1, To: f.Final})
 }

@@ -1,6 +1,17 @@
 package netstack
 
-import "manetlab/protocol"
+import (
+	"time"
+
+	"manetlab/protocol"
+)
+
+// Unreachable is a destination a route error reports, with its
+// destination sequence number.
+type Unreachable struct {
+	Dest protocol.NodeID
+	Seq  uint32
+}
 
 // Type is the kind of a frame on the air.
 type Type uint8
@@ -12,7 +23,15 @@ const (
 	Unicast                   // one hop to one neighbour, acknowledged
 	Ack                       // acknowledges a unicast frame
 	Flood                     // one hop of a multi-hop message
+	Data                      // one hop of a routed multi-hop message (AODV), acknowledged
+	RREQ                      // an AODV route request, broadcast and relayed
+	RREP                      // an AODV route reply, unicast hop by hop, acknowledged
+	RERR                      // an AODV route error, broadcast to the neighbours
 )
+
+// Acknowledged reports whether frames of type t go through a link queue
+// and are acknowledged by their receiver.
+func (t Type) Acknowledged() bool { return t == Unicast || t == Data || t == RREP }
 
 // String returns the type's name.
 func (t Type) String() string {
@@ -27,12 +46,20 @@ func (t Type) String() string {
 		return "ack"
 	case Flood:
 		return "flood"
+	case Data:
+		return "data"
+	case RREQ:
+		return "rreq"
+	case RREP:
+		return "rrep"
+	case RERR:
+		return "rerr"
 	}
 	return "frame"
 }
 
 // HasBody reports whether frames of type t carry a protocol message.
-func (t Type) HasBody() bool { return t == Broadcast || t == Unicast || t == Flood }
+func (t Type) HasBody() bool { return t == Broadcast || t == Unicast || t == Flood || t == Data }
 
 // Frame is one transmission. Nodes are named by member index (the
 // mobility model's node number), as the radio names them; Final, a
@@ -54,6 +81,19 @@ type Frame struct {
 	Hops     uint8
 	HopLimit uint8
 	Final    protocol.NodeID
+
+	// AODV (docs/routing.md). A Data frame uses the flood's fields: its
+	// originator, originator's message number, hops, hop limit and
+	// destination. A RREQ: Origin and OSeq (the RREQ ID), OrigSeq, Final
+	// (the destination sought), DestSeq (0: unknown), Hops (hop count)
+	// and TTL. A RREP: Origin (the originator of the request, where the
+	// reply goes), Final (the destination), DestSeq, Hops and Lifetime.
+	// A RERR: Unreachable.
+	TTL         uint8
+	OrigSeq     uint32
+	DestSeq     uint32
+	Lifetime    time.Duration
+	Unreachable []Unreachable
 
 	// Msg is the protocol message of a Broadcast, Unicast or Flood frame.
 	// On a frame heard it may be nil until Driver.Decode sets it.

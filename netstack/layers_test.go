@@ -35,9 +35,9 @@ func allowed(pkg, dep string) bool {
 	case in(pkg, families):
 		return under(dep, "protocol") || in(dep, families)
 	case pkg == "netstack":
-		return dep == "protocol" || dep == "radio" || dep == "trace"
+		return dep == "protocol" || dep == "radio" || dep == "trace" || under(dep, "internal")
 	case in(pkg, worldModel):
-		return under(dep, "internal") || under(dep, "protocol") || in(dep, worldModel)
+		return under(dep, "internal") || under(dep, "protocol") || in(dep, worldModel) || pkg == "scenario" && dep == "netstack"
 	case under(pkg, "trace"):
 		return under(dep, "internal") || under(dep, "protocol") || under(dep, "trace") || in(dep, worldModel)
 	case pkg == "sim":

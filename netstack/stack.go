@@ -48,6 +48,11 @@ type Config struct {
 	RelayJitter time.Duration
 	// QueueLimit bounds the frames waiting on one unicast link.
 	QueueLimit int
+	// Routing is how Deliver travels: RoutingFlood (a flood per message)
+	// or RoutingAODV (routes found on demand, docs/routing.md), with
+	// AODV's parameters.
+	Routing string
+	AODV    AODVConfig
 
 	// Scratch for the frames and events the stacks hand their driver
 	// without keeping them: a Config and its stacks are used from one
@@ -65,7 +70,7 @@ func NewConfig(ids []protocol.NodeID, hello, timeout, delay time.Duration, trace
 	c := &Config{IDs: ids, Index: make(map[protocol.NodeID]int32, len(ids)),
 		Hello: hello, Timeout: timeout, TraceHello: traceHello,
 		HopLimit: DefaultHopLimit, Retries: DefaultRetries, RetryBase: 2*delay + DefaultRetrySlack,
-		RelayJitter: DefaultRelayJitter, QueueLimit: DefaultQueueLimit}
+		RelayJitter: DefaultRelayJitter, QueueLimit: DefaultQueueLimit, Routing: RoutingFlood, AODV: DefaultAODV()}
 	for i, id := range ids {
 		c.Index[id] = int32(i)
 	}
@@ -104,9 +109,10 @@ type TimerKind uint8
 
 // Timer kinds.
 const (
-	TimerHello TimerKind = iota + 1 // send a hello, time out silent neighbours
-	TimerRetx                       // a unicast's acknowledgement is overdue
-	TimerRelay                      // forward a flood frame, its jitter over
+	TimerHello     TimerKind = iota + 1 // send a hello, time out silent neighbours
+	TimerRetx                           // a unicast's acknowledgement is overdue
+	TimerRelay                          // forward a flood frame (or a route request), its jitter over
+	TimerDiscovery                      // an AODV route discovery's wait for a reply is over
 )
 
 // Timer is a stack timer, handed back to Stack.Timer when it is due.
@@ -149,6 +155,7 @@ type Stack struct {
 	floods    map[int32]*Window    // flood origin -> origin sequences handled
 	unicasts  map[int32]*Window    // unicast sender -> sequences delivered
 	queues    map[int32]*linkQueue // unicast destination -> queue
+	aodv      *aodvState           // AODV's routes and discoveries; nil until used
 	down      []int32              // helloTick's scratch
 }
 
@@ -195,6 +202,8 @@ func (s *Stack) Timer(t Timer) {
 		s.retransmit(t.Peer, t.Ref)
 	case TimerRelay:
 		s.relay(t.Frame)
+	case TimerDiscovery:
+		s.discoveryTimeout(t.Peer, t.Ref)
 	}
 }
 
@@ -260,10 +269,14 @@ func (s *Stack) Heard(f *Frame, o Outcome) Verdict {
 		s.acked(f.From, f.AckSeq)
 	case Broadcast:
 		return s.deliver(f, s.cfg.IDs[f.From], 1)
-	case Unicast:
+	case Unicast, Data, RREP:
 		return s.heardUnicast(f)
 	case Flood:
 		return s.floodArrive(f)
+	case RREQ:
+		s.heardRREQ(f)
+	case RERR:
+		s.heardRERR(f)
 	}
 	return Handled
 }

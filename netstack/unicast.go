@@ -29,6 +29,14 @@ func (s *Stack) Send(to protocol.NodeID, m protocol.Message) {
 	s.seq++
 	f.From, f.Seq = s.self, s.seq
 	s.emit(trace.Event{Ev: trace.EvSend, Kind: m.Kind(), To: to, Seq: f.Seq, Bytes: f.Bytes})
+	s.enqueue(f)
+}
+
+// enqueue puts f, numbered and traced, on the link queue to its receiver
+// f.To; it is sent when the frames queued before it are acknowledged or
+// given up.
+func (s *Stack) enqueue(f *Frame) {
+	j := f.To
 	if s.queues == nil {
 		s.queues = map[int32]*linkQueue{}
 	}
@@ -38,7 +46,7 @@ func (s *Stack) Send(to protocol.NodeID, m protocol.Message) {
 		s.queues[j] = q
 	}
 	if len(q.pending) >= s.cfg.QueueLimit {
-		s.emit(trace.Event{Ev: trace.EvDrop, Kind: m.Kind(), To: to, Seq: f.Seq, Reason: "queue"})
+		s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), To: s.cfg.IDs[j], Seq: f.Seq, Reason: "queue"})
 		return
 	}
 	q.pending = append(q.pending, f)
@@ -52,7 +60,7 @@ func (s *Stack) Send(to protocol.NodeID, m protocol.Message) {
 func (s *Stack) transmitHead(dest int32, q *linkQueue) {
 	head := q.pending[0]
 	if q.attempts > 0 {
-		s.emit(trace.Event{Ev: trace.EvRetx, Kind: head.Msg.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Bytes: head.Bytes})
+		s.emit(trace.Event{Ev: trace.EvRetx, Kind: head.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Bytes: head.Bytes})
 	}
 	s.d.Transmit(head)
 	wait := s.cfg.RetryBase << q.attempts
@@ -72,8 +80,11 @@ func (s *Stack) retransmit(dest int32, seq uint64) {
 		return
 	}
 	head := q.pending[0]
-	s.emit(trace.Event{Ev: trace.EvDrop, Kind: head.Msg.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Reason: "no-ack"})
+	s.emit(trace.Event{Ev: trace.EvDrop, Kind: head.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Reason: "no-ack"})
 	s.advance(dest, q)
+	if s.cfg.Routing == RoutingAODV {
+		s.linkBroken(dest)
+	}
 }
 
 // advance drops the head of a link queue and sends the next frame.
@@ -96,11 +107,12 @@ func (s *Stack) acked(from int32, seq uint64) {
 	}
 }
 
-// heardUnicast acknowledges a unicast frame addressed to this node and
-// delivers it once: a retransmission whose acknowledgement was lost is
-// acknowledged again, not delivered again.
+// heardUnicast acknowledges an acknowledged frame addressed to this node
+// (a unicast, routed data or a route reply) and handles it once: a
+// retransmission whose acknowledgement was lost is acknowledged again,
+// not handled again.
 func (s *Stack) heardUnicast(f *Frame) Verdict {
-	if !s.d.Decode(f) {
+	if f.Type.HasBody() && !s.d.Decode(f) {
 		return BadBody // not acknowledged: the sender gives up
 	}
 	if s.unicasts == nil {
@@ -113,14 +125,21 @@ func (s *Stack) heardUnicast(f *Frame) Verdict {
 	}
 	first := w.Accept(f.Seq)
 	from := s.cfg.IDs[f.From]
-	if first {
+	if first && f.Type == Unicast {
 		s.traceRecv(f, from, 1)
 	}
-	s.emit(trace.Event{Ev: trace.EvAck, Kind: f.Msg.Kind(), To: from, Seq: f.Seq})
+	s.emit(trace.Event{Ev: trace.EvAck, Kind: f.Kind(), To: from, Seq: f.Seq})
 	s.transmitNew(s.scratch(Frame{Type: Ack, To: f.From, AckSeq: f.Seq}), trace.Event{})
 	if !first {
 		return Duplicate
 	}
-	s.d.Up(protocol.Receive{From: from, Hops: 1, Msg: f.Msg})
+	switch f.Type {
+	case Data:
+		s.heardData(f)
+	case RREP:
+		s.heardRREP(f)
+	default:
+		s.d.Up(protocol.Receive{From: from, Hops: 1, Msg: f.Msg})
+	}
 	return Handled
 }

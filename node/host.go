@@ -208,6 +208,7 @@ func newHost(opt Options) (*Host, error) {
 		ids[m.Index] = m.ID
 	}
 	h.net = netstack.NewConfig(ids, h.hello, h.timeout, s.Radio.Delay.D(), s.Trace.Hello)
+	h.net.Routing, h.net.AODV = s.Routing.Protocol, s.Routing.AODV
 	h.maxRange = prop.MaxRange()
 	h.locs = make([]location, len(h.members))
 	for _, id := range opt.IDs {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"manetlab/internal/units"
+	"manetlab/netstack"
 	"manetlab/protocol"
 	"manetlab/workload"
 )
@@ -17,6 +18,8 @@ const (
 	DefaultValues    = "random"
 	DefaultPlacement = "uniform"
 	DefaultProtocol  = "baseline/floodmax"
+	// DefaultRouting is how Deliver travels unless routing.protocol says.
+	DefaultRouting = RoutingFlood
 )
 
 // prefilled is a Scenario holding the scenario-level defaults, decoded
@@ -30,6 +33,7 @@ func prefilled() *Scenario {
 		Duration: units.Duration(DefaultDuration),
 		Nodes:    Nodes{Count: DefaultCount, Values: DefaultValues, Placement: DefaultPlacement},
 		Protocol: Protocol{Name: DefaultProtocol},
+		Routing:  Routing{Protocol: DefaultRouting, AODV: netstack.DefaultAODV()},
 		Workload: workload.Default(),
 	}
 }

@@ -4,13 +4,15 @@
 // a bad file gets an error naming the file, the field and what is allowed.
 //
 // It belongs to the world model: it imports protocol (to check names and
-// parameters), radio, mobility, workload and internal/geo, internal/units;
+// parameters), radio, mobility, workload, netstack (for the routing
+// parameters' type) and internal/geo, internal/units;
 // the drivers and the aggregator import it.
 package scenario
 
 import (
 	"manetlab/internal/units"
 	"manetlab/mobility"
+	"manetlab/netstack"
 	"manetlab/protocol"
 	"manetlab/radio"
 	"manetlab/workload"
@@ -26,6 +28,7 @@ type Scenario struct {
 	Duration units.Duration  `yaml:"duration"`
 	Nodes    Nodes           `yaml:"nodes"`
 	Radio    radio.Config    `yaml:"radio"`
+	Routing  Routing         `yaml:"routing"`
 	Mobility mobility.Config `yaml:"mobility"`
 	Protocol Protocol        `yaml:"protocol"`
 	Faults   []Fault         `yaml:"faults"`
@@ -45,6 +48,25 @@ type Scenario struct {
 	// a field they wrote can name them (Source).
 	Sets []string `yaml:"-"`
 }
+
+// Routing is the `routing:` section: how a protocol's Env.Deliver
+// travels (docs/routing.md).
+type Routing struct {
+	// Protocol is RoutingFlood (every message floods the network, with
+	// duplicate suppression and a hop limit) or RoutingAODV (routes found
+	// on demand, RFC 3561); default DefaultRouting. Env.Flood floods
+	// either way.
+	Protocol string `yaml:"protocol"`
+	// AODV are AODV's parameters, RFC 3561's names in lower case and its
+	// defaults.
+	AODV netstack.AODVConfig `yaml:"aodv"`
+}
+
+// Routing protocols (routing.protocol).
+const (
+	RoutingFlood = netstack.RoutingFlood
+	RoutingAODV  = netstack.RoutingAODV
+)
 
 // Nodes is the `nodes:` section: either a count or an explicit list.
 type Nodes struct {

@@ -20,6 +20,7 @@ var (
 	PlacementWords = []string{"uniform", "grid", "ring"}
 	CommandWords   = []string{"elect", "request", "release", "set-value"}
 	LayoutWords    = []string{LayoutAuto, LayoutPerNode, LayoutCombined}
+	RoutingWords   = []string{RoutingFlood, RoutingAODV}
 )
 
 // Validate checks a filled scenario; errors start with the field path. It
@@ -43,6 +44,12 @@ func (s *Scenario) Validate() error {
 	}
 	if err := s.validateLimits(); err != nil {
 		return err
+	}
+	if err := oneOf("routing.protocol", s.Routing.Protocol, RoutingWords); err != nil {
+		return err
+	}
+	if err := s.Routing.AODV.Validate(); err != nil {
+		return fmt.Errorf("routing.aodv.%w", err)
 	}
 	if s.Trace.Layout != "" {
 		if err := oneOf("trace.layout", s.Trace.Layout, LayoutWords); err != nil {

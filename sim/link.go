@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -53,6 +54,10 @@ func (l *link) SetTimer(after time.Duration, t netstack.Timer) {
 		it.kind, it.to, it.ref = itemRetx, t.Peer, t.Ref
 	case netstack.TimerRelay:
 		it.kind, it.f = itemRelay, t.Frame
+	case netstack.TimerDiscovery:
+		it.kind, it.to, it.ref = itemDiscovery, t.Peer, t.Ref
+	default:
+		panic(fmt.Sprintf("sim: unknown stack timer kind %d", t.Kind))
 	}
 	l.w.q.push(it)
 }
@@ -75,6 +80,8 @@ func (w *world) netTimer(n *node, it item) {
 		t.Kind = netstack.TimerRetx
 	case itemRelay:
 		t.Kind = netstack.TimerRelay
+	case itemDiscovery:
+		t.Kind = netstack.TimerDiscovery
 	}
 	n.stack.Timer(t)
 }

@@ -17,6 +17,7 @@ const (
 	itemHello                   // a node's neighbour-discovery tick
 	itemRelay                   // a node forwards a multi-hop frame
 	itemRetx                    // a unicast's acknowledgement is overdue
+	itemDiscovery               // an AODV route discovery's wait is over
 	itemFault                   // a crash or a recovery
 	itemCommand                 // a workload command
 )
@@ -29,11 +30,11 @@ type item struct {
 	node int32  // node index
 	gen  uint32 // the node's incarnation when queued; stale items are skipped
 	// ref is, for itemTimer, the timer ID; for itemRetx, the frame's
-	// sequence number; for itemFault and itemCommand, the index into the
-	// scenario's list.
+	// sequence number; for itemDiscovery, the discovery's generation; for
+	// itemFault and itemCommand, the index into the scenario's list.
 	ref uint64
 	f   *netstack.Frame // itemArrive, itemRelay
-	to  int32           // itemRetx: the link's other end
+	to  int32           // itemRetx: the link's other end; itemDiscovery: the destination
 }
 
 // queued is an item as the queue holds it, without its time (kept

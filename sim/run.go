@@ -79,7 +79,7 @@ func (w *world) dispatch(it item) {
 		w.boot(n)
 	case itemArrive:
 		w.arrive(it)
-	case itemHello, itemRetx, itemRelay:
+	case itemHello, itemRetx, itemRelay, itemDiscovery:
 		if n.alive && n.gen == it.gen {
 			w.netTimer(n, it)
 		}

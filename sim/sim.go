@@ -202,6 +202,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	}
 	w.maxRange = w.prop.MaxRange()
 	w.net = netstack.NewConfig(indexIDs(s.Members()), s.Radio.Hello.Period.D(), s.Radio.Hello.Timeout.D(), medium.Delay(), s.Trace.Hello)
+	w.net.Routing, w.net.AODV = s.Routing.Protocol, s.Routing.AODV
 	if opt.HopLimit != 0 {
 		w.net.HopLimit = opt.HopLimit
 	}

@@ -83,6 +83,9 @@ const (
 	EvDrop     = "drop"     // a frame reached this node's radio but was not delivered
 	EvAck      = "ack"      // a link acknowledgement sent for the unicast (To, Seq) just heard
 	EvRetx     = "retx"     // a unicast frame (To, Seq) transmitted again, unacknowledged
+	EvRREQ     = "rreq"     // an AODV route request for To (from Origin, id OSeq) left this node
+	EvRREP     = "rrep"     // an AODV route reply (route to To, for Origin) left this node
+	EvRERR     = "rerr"     // an AODV route error (Hops: destinations listed) left this node
 	EvStart    = "start"    // the process started (boot or recovery)
 	EvCrash    = "crash"    // the node crashed (fault schedule)
 	EvRecover  = "recover"  // the node came back
