@@ -294,7 +294,7 @@ func (s *Stack) deliver(f *Frame, from protocol.NodeID, hops int) Verdict {
 // traceRecv traces the reception of f (decoded), from its origin from.
 func (s *Stack) traceRecv(f *Frame, from protocol.NodeID, hops int) {
 	ev := trace.Event{Ev: trace.EvRecv, Kind: f.Msg.Kind(), From: s.cfg.IDs[f.From], Seq: f.Seq}
-	if f.Type == Flood {
+	if f.Type == Flood || f.Type == Data {
 		ev.Origin, ev.OSeq, ev.Hops = from, f.OSeq, hops
 	}
 	s.emit(ev)

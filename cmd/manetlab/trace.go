@@ -189,7 +189,7 @@ a message sequence diagram of a window, the metrics and the check verdicts
 				if err := htmlreport.Save(p, d); err != nil {
 					return fmt.Errorf("trace report: --html: %w", err)
 				}
-			} else if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{}); err != nil {
+			} else if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{Routing: true}); err != nil {
 				return err
 			}
 			if c.Bool("json") {

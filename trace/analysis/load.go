@@ -39,6 +39,9 @@ const (
 	tLate
 	tAck  // a link acknowledgement sent (network stack)
 	tRetx // a unicast frame retransmitted (network stack)
+	tRREQ // an AODV route request sent or relayed
+	tRREP // an AODV route reply sent or passed on
+	tRERR // an AODV route error sent
 )
 
 var evTypes = map[string]evType{
@@ -50,7 +53,7 @@ var evTypes = map[string]evType{
 	trace.EvEnd: tEnd, trace.EvPosition: tPosition,
 	string(protocol.NoteSync): tSync, string(protocol.NoteRound): tRound,
 	string(protocol.NoteSafe): tSafe, string(protocol.NoteLate): tLate,
-	trace.EvAck: tAck, trace.EvRetx: tRetx,
+	trace.EvAck: tAck, trace.EvRetx: tRetx, trace.EvRREQ: tRREQ, trace.EvRREP: tRREP, trace.EvRERR: tRERR,
 }
 
 // event is one trace event in compact form: the fields the analysis uses,
@@ -63,6 +66,7 @@ type event struct {
 	hasHLC   bool
 	hasValue bool
 	typ      evType
+	hops     uint8 // multi-hop: hops travelled (at most 255)
 	node     protocol.NodeID
 	from     protocol.NodeID
 	to       protocol.NodeID
@@ -464,6 +468,12 @@ func (r *run) compact(e *trace.Event) event {
 	}
 	if e.Epoch != "" {
 		c.epoch = r.str(e.Epoch)
+	}
+	if e.Hops > 0 {
+		c.hops = uint8(min(e.Hops, 255))
+	}
+	if c.typ == tDrop && e.Reason != "" && e.Origin != 0 {
+		c.text = r.str(e.Reason) // a multi-hop message's drop (routing.go)
 	}
 	if e.Text != "" && (c.typ == tCommand || c.typ >= tSync || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go); sync notes: rounds.go
 		c.text = r.str(e.Text)

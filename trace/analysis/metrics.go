@@ -39,7 +39,11 @@ type MetricsReport struct {
 	Messages map[string]KindCount `json:"messages"`
 	// Link counts the network stack's own frames, apart from Messages:
 	// acknowledgements and retransmissions of one-hop unicasts.
-	Link      LinkCount         `json:"link"`
+	Link LinkCount `json:"link"`
+	// Routing measures the multi-hop messages with a destination and the
+	// routing protocol's control frames, when MetricsOptions.Routing asks
+	// and the run has any (ComputeRouting).
+	Routing   *RoutingMetrics   `json:"routing,omitempty"`
 	PerNode   []NodeMetrics     `json:"per_node"`
 	Elections []ElectionMetrics `json:"elections"`
 	// Complexity sets message counts beside theory, for protocols that
@@ -127,6 +131,9 @@ type MetricsOptions struct {
 	// Stabilisation decides which components are settled at the end
 	// (zero: the protocol's own, Stabilisation).
 	Stabilisation time.Duration
+	// Routing adds the routing metrics (a read of the receives of its
+	// own: `trace report` asks, a run's summary does not).
+	Routing bool
 }
 
 // metricEvents are what the metrics read: receives and neighbour events,
@@ -377,6 +384,11 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 		rep.Note += "wrong_or_unknown unknown: " + terr.Error()
 	default:
 		rep.WrongOrUnknown = wrong
+	}
+	if opt.Routing {
+		if rep.Routing, err = ComputeRouting(l.dir, l.src); err != nil {
+			return nil, err
+		}
 	}
 	var cnote string
 	if terr != nil {

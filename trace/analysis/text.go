@@ -101,6 +101,9 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 		c := m.Messages[k]
 		fmt.Fprintf(w, "  %-18s %9d %9d %12d\n", k, c.Broadcast, c.Unicast, c.Bytes)
 	}
+	if rt := m.Routing; rt != nil {
+		rt.WriteText(w)
+	}
 	if l := m.Link; l.Acks+l.Retx > 0 {
 		fmt.Fprintf(w, "link frames (counted apart): %d acknowledgements, %d retransmissions (%d bytes)\n", l.Acks, l.Retx, l.RetxBytes)
 	}
