@@ -11,15 +11,15 @@ import (
 type itemKind uint8
 
 const (
-	itemStart   itemKind = iota // boot a node
-	itemArrive                  // a frame reaches its receivers
-	itemTimer                   // a protocol timer fires
-	itemHello                   // a node's neighbour-discovery tick
-	itemRelay                   // a node forwards a multi-hop frame
-	itemRetx                    // a unicast's acknowledgement is overdue
-	itemDiscovery               // an AODV route discovery's wait is over
-	itemFault                   // a crash or a recovery
-	itemCommand                 // a workload command
+	itemStart     itemKind = iota // boot a node
+	itemArrive                    // a frame reaches its receivers
+	itemTimer                     // a protocol timer fires
+	itemHello                     // a node's neighbour-discovery tick
+	itemRelay                     // a node forwards a multi-hop frame
+	itemRetx                      // a unicast's acknowledgement is overdue
+	itemDiscovery                 // an AODV route discovery's wait is over
+	itemFault                     // a crash or a recovery
+	itemCommand                   // a workload command
 )
 
 // item is one entry of the event queue. Items with equal times run in the

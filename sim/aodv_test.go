@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"manetlab/protocol"
+	_ "manetlab/ring" // registers ring/chang-roberts
+	"manetlab/scenario"
+	"manetlab/trace/analysis"
+)
+
+// ping is a test protocol: node 1 delivers a numbered message to the
+// highest member every 500 ms from 1 s on; deliveries are counted in
+// pings.
+type ping struct {
+	env protocol.Env
+	id  protocol.NodeID
+	to  protocol.NodeID
+	n   int
+}
+
+type pingMsg struct{ N int }
+
+func (pingMsg) Kind() string { return "ping" }
+
+var pings = map[int]int{} // message number -> deliveries at the destination
+
+func init() {
+	protocol.Register(protocol.Spec{Name: "test/ping", Messages: []protocol.Message{pingMsg{}},
+		New: func(c protocol.Config) (protocol.Process, error) {
+			return &ping{env: c.Env, id: c.ID, to: c.Members[len(c.Members)-1]}, nil
+		}})
+}
+
+func (p *ping) Step(ev protocol.Event) {
+	switch e := ev.(type) {
+	case protocol.Start:
+		if p.id == 1 {
+			p.env.SetTimer(time.Second, "ping", 0)
+		}
+	case protocol.Timeout:
+		p.n++
+		p.env.Deliver(p.to, pingMsg{N: p.n})
+		p.env.SetTimer(500*time.Millisecond, "ping", 0)
+	case protocol.Receive:
+		if p.id == p.to {
+			pings[e.Msg.(pingMsg).N]++
+		}
+	}
+}
+
+func routingOf(t *testing.T, dir string) *analysis.RoutingMetrics {
+	t.Helper()
+	m, err := analysis.ComputeRouting(dir, nil)
+	if err != nil || m == nil {
+		t.Fatalf("routing metrics: %v, %v", m, err)
+	}
+	return m
+}
+
+// lineYAML is n nodes 100 m apart on a line, range 150 m: n-1 hops end
+// to end.
+func lineYAML(n int, extra string) string {
+	y := fmt.Sprintf("duration: 20s\nprotocol: {name: test/ping}\nradio: {range: 150}\nrouting: {protocol: aodv}\nmobility: {model: static, area: [%d, 10]}\nnodes:\n  list:\n", 100*n)
+	for i := 1; i <= n; i++ {
+		y += fmt.Sprintf("    - {id: %d, pos: [%d, 0]}\n", i, 100*(i-1))
+	}
+	return y + extra
+}
+
+// TestAODVLine: on a static line, the first message waits for one route
+// discovery (expanding ring: TTL 1 and 3 time out, TTL 5 reaches the
+// destination 5 hops away), then every message travels exactly its 5 hops,
+// one data frame a hop, all delivered once (the 39th is sent at the end).
+func TestAODVLine(t *testing.T) {
+	pings = map[int]int{}
+	dir := t.TempDir()
+	if _, err := Run(parse(t, lineYAML(6, "")), Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	m := routingOf(t, dir)
+	if m.Messages != 39 || m.Delivered != 38 || *m.Hops != 5 || m.DataFrames != 38*5+1 {
+		t.Fatalf("routing %+v (hops %v, frames per delivered %v)", m, *m.Hops, *m.DataFramesPerDelivered)
+	}
+	for n := 1; n <= 38; n++ {
+		if pings[n] != 1 {
+			t.Fatalf("message %d delivered %d times", n, pings[n])
+		}
+	}
+	// One discovery: 3 rings (TTL 1, 3, 5); a ring of TTL k is sent by the
+	// originator and relayed by the k-1 nodes after it: 1 + 3 + 5
+	// requests, and a reply travelling 5 hops.
+	if m.RREQ != 9 || m.RREP != 5 || m.RERR != 0 {
+		t.Fatalf("control: %d requests, %d replies, %d errors", m.RREQ, m.RREP, m.RERR)
+	}
+	// The ring timeouts: RING_TRAVERSAL_TIME = 2 * 40 ms * (TTL + 2) for
+	// TTL 1 and 3 (0.24 + 0.40 s) delay the first message; the others
+	// take 5 hops of 2 ms.
+	if *m.Latency < 0.64/38 || *m.LatencyP50 != 0.01 {
+		t.Fatalf("latency mean %v s, median %v s", *m.Latency, *m.LatencyP50)
+	}
+}
+
+// TestAODVRouteError: the middle node of the line crashes; its upstream
+// neighbour finds the link broken (no acknowledgement), reports it with a
+// route error, the source's new discoveries fail (messages dropped with
+// reason no-route) until the node recovers, then deliveries resume.
+func TestAODVRouteError(t *testing.T) {
+	pings = map[int]int{}
+	dir := t.TempDir()
+	if _, err := Run(parse(t, lineYAML(5, "faults: [{at: 5s, crash: [3]}, {at: 12s, recover: [3]}]\n")), Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	m := routingOf(t, dir)
+	if m.RERR == 0 || m.Drops["no-route"] == 0 {
+		t.Fatalf("no route error or no-route drop: %+v", m)
+	}
+	last := 38
+	if pings[1] != 1 || pings[last] != 1 {
+		t.Fatalf("deliveries before the crash and after the recovery: first %d, last %d (%v)", pings[1], pings[last], pings)
+	}
+	if m.Delivered >= m.Messages || m.Delivered < m.Messages/2 {
+		t.Fatalf("delivered %d of %d", m.Delivered, m.Messages)
+	}
+}
+
+// TestAODVRingElectionOnAGrid: Chang-Roberts over a logical ring whose
+// successors are several hops apart keeps its exact count of election
+// messages under AODV, every message delivered, each costing exactly its
+// hop count in data frames (no flood), and far fewer frames than flooding.
+func TestAODVRingElectionOnAGrid(t *testing.T) {
+	y := "duration: 20s\nnodes: {count: 16, values: id, placement: grid}\nradio: {range: 120}\nmobility: {model: static, area: [400, 400]}\n" +
+		"protocol: {name: ring/chang-roberts, params: {ring: random}}\n"
+	frames := map[string]float64{}
+	for _, routing := range []string{scenario.RoutingAODV, scenario.RoutingFlood} {
+		dir := t.TempDir()
+		s := parse(t, y, "routing.protocol="+routing)
+		sum := run(t, s, dir)
+		c := sum.Complexity
+		if sum.Verdict != "valid" || c == nil || c.Bound.Exact == nil || int(c.Messages) != *c.Bound.Exact {
+			t.Fatalf("%s: verdict %s, complexity %+v", routing, sum.Verdict, c)
+		}
+		m := routingOf(t, dir)
+		if m.Delivered != m.Messages || *m.Hops <= 1.5 {
+			t.Fatalf("%s: %d of %d delivered, %v hops", routing, m.Delivered, m.Messages, *m.Hops)
+		}
+		if routing == scenario.RoutingAODV && *m.DataFramesPerDelivered != *m.Hops {
+			t.Fatalf("aodv: %v data frames per message, %v hops", *m.DataFramesPerDelivered, *m.Hops)
+		}
+		frames[routing] = float64(m.DataFrames + m.ControlFrames)
+	}
+	if frames[scenario.RoutingAODV] > frames[scenario.RoutingFlood]/3 {
+		t.Fatalf("frames: aodv %v, flood %v", frames[scenario.RoutingAODV], frames[scenario.RoutingFlood])
+	}
+}
