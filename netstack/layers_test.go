@@ -8,7 +8,7 @@ import (
 
 // families are the protocol families: they implement the contract and
 // import nothing beneath it.
-var families = []string{"adhoc", "baseline", "bully", "firewire", "invitation", "mutex", "ring", "synchronous"}
+var families = []string{"adhoc", "baseline", "bully", "firewire", "invitation", "mutex", "ring", "synchronous", "traffic"}
 
 var worldModel = []string{"radio", "mobility", "workload", "scenario"}
 

@@ -31,6 +31,10 @@ const (
 	// membership (or of its candidates), followed by every member: the
 	// synchronous ring elections of seed 001 (TimeSlice, slow-fast).
 	GoalLowestID Goal = "lowest-id"
+	// GoalNone: nothing to elect or to grant; a traffic generator, run to
+	// measure the network (package traffic). The checker judges no
+	// leadership and the summary's components follow no one.
+	GoalNone Goal = "none"
 )
 
 // Complexity ties a protocol's message counts to theory.

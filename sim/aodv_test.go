@@ -9,6 +9,7 @@ import (
 	_ "manetlab/ring" // registers ring/chang-roberts
 	"manetlab/scenario"
 	"manetlab/trace/analysis"
+	_ "manetlab/traffic" // registers traffic/cbr
 )
 
 // ping is a test protocol: node 1 delivers a numbered message to the
@@ -153,5 +154,34 @@ func TestAODVRingElectionOnAGrid(t *testing.T) {
 	}
 	if frames[scenario.RoutingAODV] > frames[scenario.RoutingFlood]/3 {
 		t.Fatalf("frames: aodv %v, flood %v", frames[scenario.RoutingAODV], frames[scenario.RoutingFlood])
+	}
+}
+
+// TestAODVGridCounts: configs/aodv-grid.yaml (ns-3's comparison setup)
+// sends exactly the route requests the expanding ring implies: a ring of
+// TTL k is sent by every node within k-1 hops of the source, (k)² nodes
+// from a corner of a grid whose diagonals are in range (1, 9, 25, 49,
+// then 99 at TTL 35: all but the destination), 183 in all; one reply
+// over 9 hops; every packet over 9 hops; the first after the four ring
+// timeouts (1.92 s) and 9 hops there and back.
+func TestAODVGridCounts(t *testing.T) {
+	s, err := scenario.Load("../configs/aodv-grid.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Run(s, Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	m := routingOf(t, dir)
+	if m.RREQ != 1+9+25+49+99 || m.RREP != 9 || m.RERR != 0 {
+		t.Fatalf("control: %d requests, %d replies, %d errors", m.RREQ, m.RREP, m.RERR)
+	}
+	if m.Messages != 10 || m.Delivered != 10 || *m.Hops != 9 || m.DataFrames != 90 {
+		t.Fatalf("data: %d sent, %d delivered, %v hops, %d frames", m.Messages, m.Delivered, *m.Hops, m.DataFrames)
+	}
+	// 9 hops of 2 ms for the packets after the discovery.
+	if *m.LatencyP50 != 0.018 {
+		t.Fatalf("median latency %v s", *m.LatencyP50)
 	}
 }

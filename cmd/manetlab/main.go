@@ -19,6 +19,7 @@ import (
 	_ "manetlab/mutex"       // registers mutex/centralized, mutex/token-ring, mutex/ricart-agrawala, mutex/lamport, mutex/suzuki-kasami
 	_ "manetlab/ring"        // registers ring/lelann, ring/chang-roberts, ring/hirschberg-sinclair, ring/tanenbaum
 	_ "manetlab/synchronous" // registers sync/timeslice, sync/slow-fast, sync/bfs (over protocol/rounds synchronizers)
+	_ "manetlab/traffic"     // registers traffic/cbr
 )
 
 func main() {

@@ -153,7 +153,9 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol}
 	why := r.outsideAssumptions()
 	mutex := protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex
-	if mutex && !r.hasLeaderNotes() {
+	if protocol.GoalOf(r.header.Protocol) == protocol.GoalNone {
+		rep.Properties = append(rep.Properties, nothingToJudge(PropEpochLeader), nothingToJudge(PropStableLeader))
+	} else if mutex && !r.hasLeaderNotes() {
 		rep.Properties = append(rep.Properties, noLeaderToJudge(PropEpochLeader), noLeaderToJudge(PropStableLeader))
 	} else {
 		rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why))

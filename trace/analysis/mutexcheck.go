@@ -57,6 +57,12 @@ func noLeaderToJudge(name string) Property {
 		Reason: "not applicable: no leader notes (a mutual exclusion protocol that composes no election)"}
 }
 
+// nothingToJudge is a leadership property of a protocol that elects
+// nothing (protocol.GoalNone: a traffic generator).
+func nothingToJudge(name string) Property {
+	return Property{Name: name, Verdict: Valid, Reason: "not applicable: the protocol elects nothing (a traffic generator)"}
+}
+
 // checkGranted is the liveness property requests-granted: valid when
 // every request was granted (or abandoned by its node's crash); unknown
 // when some are still waiting at the end, since a finite trace cannot

@@ -369,7 +369,7 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 	leaders := analysis.LeaderProtocol(hdr.Protocol, sc.Protocol.Params)
 	goal := protocol.GoalOf(leaders)
 	candidates := protocol.CandidatesOf(leaders, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
-	noLeaders := protocol.GoalOf(hdr.Protocol) == protocol.GoalMutex && !leaderNotes
+	noLeaders := protocol.GoalOf(hdr.Protocol) == protocol.GoalMutex && !leaderNotes || protocol.GoalOf(hdr.Protocol) == protocol.GoalNone
 	sum.Stabilisation = m.m.Stabilisation
 	for _, e := range ends {
 		var comp Component
