@@ -85,7 +85,8 @@ type Result struct {
 // messages the protocols sent (not frames: relays, retransmissions and
 // acknowledgements apart), frames every transmission of them (relays
 // included) plus the link layer's acknowledgements and retransmissions
-// (hellos apart). The complexity metrics
+// and the routing protocol's control frames (hellos apart); for mutual
+// exclusion, mutex.frames_per_entry divides frames by the entries. The complexity metrics
 // (analysis.Complexity) exist only for protocols whose counts theory
 // predicts: the election's, announcement's, transport's and control
 // messages, the election time in seconds, and theory for this run: the
@@ -110,7 +111,7 @@ var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong
 	"complexity.rounds", "complexity.sync_messages", "complexity.sync_exact", "complexity.tree_messages", "complexity.m_a", "complexity.m_a_bound",
 	"mutex.messages_per_entry", "mutex.sync_delay", "mutex.sync_messages", "mutex.waiting_mean", "mutex.waiting_p95",
 	"mutex.throughput", "mutex.overtakes", "mutex.jain", "mutex.waiting_at_end", "mutex.entries", "mutex.violations",
-	"mutex.theory_lo", "mutex.theory_hi"}
+	"mutex.theory_lo", "mutex.theory_hi", "mutex.frames_per_entry"}
 
 // sample is one run's measurements.
 type sample struct {
@@ -269,7 +270,7 @@ func measure(sum *report.Summary) *sample {
 			out[name] = *v
 		}
 	}
-	frames := mr.Link.Acks + mr.Link.Retx
+	frames := mr.Link.Frames()
 	for k, c := range mr.Messages {
 		if k != "hello" {
 			frames += c.Broadcast + c.Unicast
@@ -331,6 +332,9 @@ func measure(sum *report.Summary) *sample {
 		out["mutex.overtakes"] = float64(mx.Overtakes)
 		out["mutex.waiting_at_end"] = float64(mx.WaitingAtEnd)
 		out["mutex.entries"] = float64(mx.Entries)
+		if mx.Entries > 0 {
+			out["mutex.frames_per_entry"] = out["frames"] / float64(mx.Entries)
+		}
 		out["mutex.violations"] = float64(mx.Violations)
 		if th := mx.Theory; th != nil {
 			put("mutex.theory_lo", th.PerEntryLo)

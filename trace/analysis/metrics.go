@@ -79,13 +79,22 @@ type EndComponent struct {
 	Settled bool `json:"settled"`
 }
 
-// LinkCount counts the link layer's frames of a run (the network
-// stack's; hellos are not traced by default and not counted).
+// LinkCount counts the network stack's own frames of a run: the link
+// layer's and the routing protocol's (hellos are not traced by default
+// and not counted).
 type LinkCount struct {
 	Acks      uint64 `json:"acks"`       // acknowledgement frames sent
 	Retx      uint64 `json:"retx"`       // unicast frames sent again
 	RetxBytes uint64 `json:"retx_bytes"` // their message bytes
+	// Routing control frames (AODV): requests, replies, errors.
+	RREQ uint64 `json:"rreq"`
+	RREP uint64 `json:"rrep"`
+	RERR uint64 `json:"rerr"`
 }
+
+// Frames is every frame counted: acknowledgements, retransmissions and
+// routing control.
+func (l LinkCount) Frames() uint64 { return l.Acks + l.Retx + l.RREQ + l.RREP + l.RERR }
 
 // KindCount counts the frames of one kind put on the air (send and
 // relay events) and their bytes.
@@ -295,6 +304,12 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 			case tRetx:
 				rep.Link.Retx++
 				rep.Link.RetxBytes += uint64(e.bytes)
+			case tRREQ:
+				rep.Link.RREQ++
+			case tRREP:
+				rep.Link.RREP++
+			case tRERR:
+				rep.Link.RERR++
 			case tSend, tRelay:
 				nm.Sent++
 				nm.Bytes += uint64(e.bytes)

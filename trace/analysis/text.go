@@ -104,7 +104,7 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 	if rt := m.Routing; rt != nil {
 		rt.WriteText(w)
 	}
-	if l := m.Link; l.Acks+l.Retx > 0 {
+	if l := m.Link; l.Acks+l.Retx > 0 && m.Routing == nil {
 		fmt.Fprintf(w, "link frames (counted apart): %d acknowledgements, %d retransmissions (%d bytes)\n", l.Acks, l.Retx, l.RetxBytes)
 	}
 	const most = 20
