@@ -422,7 +422,11 @@ func (s *Stack) heardData(f *Frame) {
 		return
 	}
 	dest, ok := s.cfg.Index[f.Final]
-	if !ok || hops >= int(f.HopLimit) {
+	if !ok {
+		return
+	}
+	if hops >= int(f.HopLimit) {
+		s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, To: f.Final, Reason: "hop-limit"})
 		return
 	}
 	fw := &Frame{Type: Data, Msg: f.Msg, Bytes: f.Bytes, Code: f.Code, Body: f.Body, Origin: f.Origin, OSeq: f.OSeq,
