@@ -13,6 +13,7 @@ import (
 
 	_ "manetlab/adhoc" // registers adhoc/vasudevan
 	"manetlab/protocol"
+	_ "manetlab/ring" // registers ring/chang-roberts
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace"
@@ -362,4 +363,44 @@ func tail(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestSequenceRelaysCanBeHidden: on a run whose messages are flooded
+// (every hop after the first a relay), the sequence diagram draws an
+// arrow per receive of every frame, and with #relays=0 (the checkbox
+// unticked) only those of the frames that are not relays.
+func TestSequenceRelaysCanBeHidden(t *testing.T) {
+	s, err := scenario.Load("../../configs/ring-chang-roberts.yaml", []string{
+		"nodes.placement=grid", "nodes.count=9", "radio.range=150", "mobility.area=[300,300]", "duration=5s", "routing.protocol=flood"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path, d := buildPage(t, dir, Options{})
+	all, direct := 0, 0
+	for _, m := range d.Seq.Msgs {
+		all += len(m.Recvs)
+		if !m.Relay {
+			direct += len(m.Recvs)
+		}
+	}
+	if direct == 0 || direct == all {
+		t.Fatalf("%d arrows, %d of frames that are not relays: the run does not test the checkbox", all, direct)
+	}
+	arrows := func(dom string) int {
+		return len(regexp.MustCompile(`<line class="arrow( drop)?"`).FindAllString(dom, -1))
+	}
+	if n := arrows(chromiumtest.ReadyDOM(t, path)); n != all {
+		t.Errorf("relays shown: %d arrows, want %d", n, all)
+	}
+	dom := chromiumtest.ReadyDOM(t, path+"#relays=0")
+	if n := arrows(dom); n != direct {
+		t.Errorf("relays hidden: %d arrows, want %d", n, direct)
+	}
+	if !strings.Contains(dom, "relays are hidden") {
+		t.Error("the explanation does not say that relays are hidden")
+	}
 }

@@ -377,11 +377,16 @@
   function clip(s, n) { n = Math.max(4, n); return s.length <= n ? s : s.slice(0, n - 1) + "…"; }
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
+    box.textContent = "";
     S.nodes = S.nodes || []; // null when no node sent or received in the window
+    var relays = document.getElementById("seq-relays").checked;
+    var msgs = S.msgs.filter(function (m) { return relays || !m.relay; });
     var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
       "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " +
       "An arrow goes from a send to every receive matched by (from, seq), labelled by kind and seq; dashed red: dropped (reason in the tooltip). " +
-      "Time runs downwards, one row per distinct instant (rows are not to scale). Orange dots: notes (leader, election, crash, start).";
+      "Time runs downwards, one row per distinct instant (rows are not to scale). Orange dots: notes (leader, election, crash, start). " +
+      "Protocol messages only: link acknowledgements and retransmissions and routing control (route requests, replies, errors) are not drawn" +
+      (relays ? "." : "; relays are hidden (" + (S.msgs.length - msgs.length) + ").");
     if (S.truncated) ex += " " + S.truncated + ".";
     document.getElementById("seq-explain").textContent = ex;
     if (!S.nodes.length) { h("p", { id: "seq-empty" }, box, "No frames in this window."); return; }
@@ -389,7 +394,7 @@
     // at it, then one row per frame sent at it (a receive at an instant
     // comes before the sends it causes), so time only runs downwards.
     var recvAt = {}, sendsAt = {}, times = {};
-    S.msgs.forEach(function (m) {
+    msgs.forEach(function (m) {
       times[m.t] = 1; (sendsAt[m.t] = sendsAt[m.t] || []).push(m);
       m.recvs.forEach(function (r) { times[r.t] = 1; recvAt[r.t] = 1; });
     });
@@ -423,7 +428,7 @@
       if (s !== lastLabel) el("text", { "class": "seq-time", x: 4, y: yrow(k) + 3 }, svg, s);
       lastLabel = s;
     });
-    S.msgs.forEach(function (m) {
+    msgs.forEach(function (m) {
       var x1 = col[m.from], y1 = yrow(m.row);
       var label = m.kind + " #" + m.seq + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : "");
       el("circle", { cx: x1, cy: y1, r: 2.5, fill: "#1565c0" }, svg);
@@ -471,6 +476,9 @@
       for (var k = 0; k < D.frames.length; k++) if (D.frames[k].t <= +m[1]) start = k;
     }
     showFrame(start);
+    var rl = document.getElementById("seq-relays");
+    if (/(?:^#|&)relays=0/.test(location.hash)) rl.checked = false;
+    rl.addEventListener("change", drawSequence);
     drawSequence();
     document.body.setAttribute("data-ready", "1");
   } catch (err) {
