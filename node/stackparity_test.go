@@ -15,7 +15,8 @@ import (
 
 // linkEvents are the trace events of the network stack, which both
 // drivers must write alike.
-var linkEvents = []string{trace.EvSend, trace.EvRelay, trace.EvRecv, trace.EvDrop, trace.EvNbrUp, trace.EvNbrDown, trace.EvAck, trace.EvRetx}
+var linkEvents = []string{trace.EvSend, trace.EvRelay, trace.EvRecv, trace.EvDrop, trace.EvNbrUp, trace.EvNbrDown, trace.EvAck, trace.EvRetx,
+	trace.EvRREQ, trace.EvRREP, trace.EvRERR}
 
 // linkLine is a link-level event, with the fields the drivers must agree
 // on (not the real driver's wall clock and hybrid logical clock).
@@ -74,6 +75,9 @@ func TestStackParityWithSim(t *testing.T) {
 		yaml string
 		file string
 		sets []string
+		// aodv: route requests and replies must happen; multiHop: some
+		// message must be relayed; rerr: some route error must happen.
+		aodv, multiHop, rerr bool
 	}{
 		{name: "static", yaml: staticYAML},
 		{name: "moving-lossy", yaml: `
@@ -103,6 +107,28 @@ protocol: {name: adhoc/vasudevan}
 `},
 		{name: "ring-chang-roberts", file: "ring-chang-roberts.yaml", sets: []string{"duration=10s"}},
 		{name: "mutex-ricart-agrawala", file: "mutex-ricart-agrawala.yaml", sets: []string{"duration=12s"}},
+
+		// AODV: routes found on demand, data acknowledged hop by hop.
+		{name: "aodv-ring-chang-roberts", file: "ring-chang-roberts.yaml", sets: []string{"duration=10s", "routing.protocol=aodv"}, aodv: true},
+		{name: "aodv-grid-ring", yaml: `
+name: aodv-grid
+duration: 15s
+nodes: {count: 9, placement: grid, values: id}
+radio: {range: 150}
+mobility: {model: static, area: [400, 400]}
+routing: {protocol: aodv}
+protocol: {name: ring/chang-roberts, params: {ring: random, initiators: all}}
+`, aodv: true, multiHop: true},
+		{name: "aodv-mutex-ricart-agrawala", file: "mutex-ricart-agrawala.yaml", sets: []string{"duration=12s", "routing.protocol=aodv"}, aodv: true},
+		{name: "aodv-moving-lossy", yaml: `
+name: aodv-moving
+duration: 30s
+nodes: {count: 10}
+radio: {range: 200, loss: {model: bernoulli, p: 0.1}, hello: {period: 500ms}}
+mobility: {model: random-waypoint, area: [600, 600], speed: [2, 15], pause: 1s}
+routing: {protocol: aodv}
+protocol: {name: bully/garcia-molina}
+`, aodv: true, multiHop: true, rerr: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -154,6 +180,15 @@ protocol: {name: adhoc/vasudevan}
 			t.Logf("%d link events alike at %d nodes: %v; node stats %s", total, len(s.MemberIDs()), kinds, res.Stats)
 			if total == 0 || kinds[trace.EvRecv] == 0 || kinds[trace.EvNbrUp] == 0 {
 				t.Fatalf("too little happened to compare: %v", kinds)
+			}
+			if c.aodv && (kinds[trace.EvRREQ] == 0 || kinds[trace.EvRREP] == 0 || kinds[trace.EvAck] == 0) {
+				t.Fatalf("no route discovery to compare: %v", kinds)
+			}
+			if c.multiHop && kinds[trace.EvRelay] == 0 {
+				t.Fatalf("no message relayed on a route: %v", kinds)
+			}
+			if c.rerr && kinds[trace.EvRERR] == 0 {
+				t.Fatalf("no route error to compare: %v", kinds)
 			}
 		})
 	}
