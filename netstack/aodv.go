@@ -362,13 +362,17 @@ func (s *Stack) heardRREQ(f *Frame) {
 }
 
 // sendRREP sends the reply f back towards the requester over the reverse
-// route rev.
+// route rev. Its lifetime is whole milliseconds, what RFC 3561's reply
+// (and the real driver's wire) carries: an intermediate node's, computed
+// from an expiry, has a fraction that the simulator would otherwise keep
+// and the real driver round off.
 func (s *Stack) sendRREP(f *Frame, rev *route) {
 	if rev == nil || !rev.valid {
 		return
 	}
 	s.seq++
 	f.From, f.Seq, f.To, f.Bytes = s.self, s.seq, rev.next, rrepBytes
+	f.Lifetime = f.Lifetime.Truncate(time.Millisecond)
 	s.emit(trace.Event{Ev: trace.EvRREP, Seq: f.Seq, Bytes: rrepBytes, Origin: s.cfg.IDs[f.Origin], To: f.Final,
 		Hops: int(f.Hops) + 1})
 	s.enqueue(f)
