@@ -482,10 +482,20 @@ func (s *Stack) linkBroken(j int32) {
 	}
 }
 
-// sendRERR broadcasts a route error to the neighbours.
+// MaxUnreachable bounds the destinations of one route error: the real
+// driver's frame carries at most this many (wire.MaxUnreachable), so a
+// longer list goes out as several route errors, in order.
+const MaxUnreachable = 64
+
+// sendRERR broadcasts a route error to the neighbours: one per
+// MaxUnreachable destinations.
 func (s *Stack) sendRERR(lost []Unreachable) {
-	f := s.scratch(Frame{Type: RERR, To: -1, Unreachable: lost, Bytes: rerrBytes + 8*len(lost)})
-	s.transmitNew(f, trace.Event{Ev: trace.EvRERR, Bytes: f.Bytes, Hops: len(lost)})
+	for len(lost) > 0 {
+		n := min(len(lost), MaxUnreachable)
+		f := s.scratch(Frame{Type: RERR, To: -1, Unreachable: lost[:n], Bytes: rerrBytes + 8*n})
+		s.transmitNew(f, trace.Event{Ev: trace.EvRERR, Bytes: f.Bytes, Hops: n})
+		lost = lost[n:]
+	}
 }
 
 // heardRERR handles a route error from a neighbour: routes through it to

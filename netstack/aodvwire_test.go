@@ -68,3 +68,39 @@ func TestRREPLifetimeWholeMilliseconds(t *testing.T) {
 		t.Errorf("reply lifetime %v, want %v", got, want)
 	}
 }
+
+// A node losing more routes at once than a route error carries sends
+// several, in destination order.
+func TestRERRSplit(t *testing.T) {
+	const n = 150
+	s, d := aodvStack(n)
+	for dest := int32(2); dest < n; dest++ {
+		r := s.learn(dest, 1, 2, 1, true, time.Minute)
+		addPrecursor(r, 2)
+	}
+	s.linkBroken(1)
+	errs := d.sent(RERR)
+	var got []Unreachable
+	var sizes []int
+	for _, f := range errs {
+		sizes = append(sizes, len(f.Unreachable))
+		got = append(got, f.Unreachable...)
+	}
+	if !slices.Equal(sizes, []int{64, 64, 20}) {
+		t.Errorf("route errors of %v destinations, want [64 64 20]", sizes)
+	}
+	for i, u := range got {
+		if u.Dest != protocol.NodeID(i+3) || u.Seq != 2 {
+			t.Fatalf("destination %d: %+v, want node %d seq 2", i, u, i+3)
+		}
+	}
+	var traced []int
+	for _, e := range d.events {
+		if e.Ev == trace.EvRERR {
+			traced = append(traced, e.Hops)
+		}
+	}
+	if !slices.Equal(traced, sizes) {
+		t.Errorf("traced rerr events of %v destinations, sent %v", traced, sizes)
+	}
+}
