@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	_ "manetlab/mutex" // registers every shipped protocol
@@ -146,7 +147,7 @@ protocol: {name: bully/garcia-molina}
 				t.Fatal(err)
 			}
 			res := runVirtualHost(t, s, nodeDir)
-			total, kinds := 0, map[string]int{}
+			total, kinds, maxHops := 0, map[string]int{}, 0
 			for _, id := range s.MemberIDs() {
 				want, got := readLinkLines(t, simDir, id), readLinkLines(t, nodeDir, id)
 				for i := range min(len(want), len(got)) {
@@ -160,6 +161,9 @@ protocol: {name: bully/garcia-molina}
 				total += len(want)
 				for _, l := range want {
 					kinds[fieldEv(l)]++
+					if ev := fieldEv(l); ev == trace.EvRecv || ev == trace.EvRelay {
+						maxHops = max(maxHops, fieldHops(l))
+					}
 				}
 			}
 			for _, f := range s.Faults {
@@ -177,14 +181,14 @@ protocol: {name: bully/garcia-molina}
 					}
 				}
 			}
-			t.Logf("%d link events alike at %d nodes: %v; node stats %s", total, len(s.MemberIDs()), kinds, res.Stats)
+			t.Logf("%d link events alike at %d nodes: %v, messages relayed or received over up to %d hops; node stats %s", total, len(s.MemberIDs()), kinds, maxHops, res.Stats)
 			if total == 0 || kinds[trace.EvRecv] == 0 || kinds[trace.EvNbrUp] == 0 {
 				t.Fatalf("too little happened to compare: %v", kinds)
 			}
 			if c.aodv && (kinds[trace.EvRREQ] == 0 || kinds[trace.EvRREP] == 0 || kinds[trace.EvAck] == 0) {
 				t.Fatalf("no route discovery to compare: %v", kinds)
 			}
-			if c.multiHop && kinds[trace.EvRelay] == 0 {
+			if c.multiHop && (kinds[trace.EvRelay] == 0 || maxHops < 2) {
 				t.Fatalf("no message relayed on a route: %v", kinds)
 			}
 			if c.rerr && kinds[trace.EvRERR] == 0 {
@@ -192,6 +196,15 @@ protocol: {name: bully/garcia-molina}
 			}
 		})
 	}
+}
+
+// fieldHops is the hops of a linkLine.
+func fieldHops(l string) int {
+	var h int
+	if i := strings.Index(l, " hops="); i >= 0 {
+		fmt.Sscanf(l[i:], " hops=%d", &h)
+	}
+	return h
 }
 
 // fieldEv is the event type of a linkLine.
