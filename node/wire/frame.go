@@ -212,8 +212,9 @@ type Frame struct {
 	// Decode it is a new slice.
 	Unreachable []Unreachable
 
-	// Code is the message type code (see Codec) of a broadcast, unicast or
-	// flood frame, and Body its msgpack encoding, at most MaxBody bytes.
+	// Code is the message type code (see Codec) of a broadcast, unicast,
+	// flood or data frame, and Body its msgpack encoding, at most MaxBody
+	// bytes.
 	// After Decode, Body aliases the decoded buffer.
 	Code uint16
 	Body []byte
