@@ -362,13 +362,17 @@ func (s *Stack) heardRREQ(f *Frame) {
 }
 
 // sendRREP sends the reply f back towards the requester over the reverse
-// route rev.
+// route rev. Its lifetime is whole milliseconds, what RFC 3561's reply
+// (and the real driver's wire) carries: an intermediate node's, computed
+// from an expiry, has a fraction that the simulator would otherwise keep
+// and the real driver round off.
 func (s *Stack) sendRREP(f *Frame, rev *route) {
 	if rev == nil || !rev.valid {
 		return
 	}
 	s.seq++
 	f.From, f.Seq, f.To, f.Bytes = s.self, s.seq, rev.next, rrepBytes
+	f.Lifetime = f.Lifetime.Truncate(time.Millisecond)
 	s.emit(trace.Event{Ev: trace.EvRREP, Seq: f.Seq, Bytes: rrepBytes, Origin: s.cfg.IDs[f.Origin], To: f.Final,
 		Hops: int(f.Hops) + 1})
 	s.enqueue(f)
@@ -482,10 +486,20 @@ func (s *Stack) linkBroken(j int32) {
 	}
 }
 
-// sendRERR broadcasts a route error to the neighbours.
+// MaxUnreachable bounds the destinations of one route error: the real
+// driver's frame carries at most this many (wire.MaxUnreachable), so a
+// longer list goes out as several route errors, in order.
+const MaxUnreachable = 64
+
+// sendRERR broadcasts a route error to the neighbours: one per
+// MaxUnreachable destinations.
 func (s *Stack) sendRERR(lost []Unreachable) {
-	f := s.scratch(Frame{Type: RERR, To: -1, Unreachable: lost, Bytes: rerrBytes + 8*len(lost)})
-	s.transmitNew(f, trace.Event{Ev: trace.EvRERR, Bytes: f.Bytes, Hops: len(lost)})
+	for len(lost) > 0 {
+		n := min(len(lost), MaxUnreachable)
+		f := s.scratch(Frame{Type: RERR, To: -1, Unreachable: lost[:n], Bytes: rerrBytes + 8*n})
+		s.transmitNew(f, trace.Event{Ev: trace.EvRERR, Bytes: f.Bytes, Hops: n})
+		lost = lost[n:]
+	}
 }
 
 // heardRERR handles a route error from a neighbour: routes through it to

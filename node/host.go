@@ -64,8 +64,9 @@ type Host struct {
 	// in-memory medium in virtual time (tests of parity with sim).
 	virt    *virtualNet
 	txbuf   []byte
-	line    trace.Event // emit's scratch event
-	lineHLC trace.HLC   // and its clock reading
+	unreach []wire.Unreachable // Transmit's scratch for a route error's list
+	line    trace.Event        // emit's scratch event
+	lineHLC trace.HLC          // and its clock reading
 
 	cnt     *counters
 	log     *rateLog

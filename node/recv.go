@@ -37,9 +37,10 @@ func (h *Host) receive(rf *rxFrame) {
 		h.reject("sender", "%s frame from node %d, which is not in the scenario", f.Type, f.From)
 		return
 	}
-	if f.Type == wire.TypeFlood {
+	switch f.Type {
+	case wire.TypeFlood, wire.TypeData, wire.TypeRREQ, wire.TypeRREP:
 		if _, ok := h.index[f.Origin]; !ok {
-			h.reject("sender", "flood from origin %d, which is not in the scenario", f.Origin)
+			h.reject("sender", "%s frame from origin %d, which is not in the scenario", f.Type, f.Origin)
 			return
 		}
 	}
@@ -55,11 +56,11 @@ func (h *Host) receive(rf *rxFrame) {
 			return
 		}
 	}
-	// A unicast is retransmitted with its sequence number until
-	// acknowledged, and a copy the radio model dropped at its receiver must
-	// not shadow the retransmission: unicasts are checked per receiver, by
-	// the stack, after the radio.
-	if f.Type != wire.TypeUnicast && !h.senders[si].Accept(f.Seq) {
+	// A unicast (routed data, a route reply) is retransmitted with its
+	// sequence number until acknowledged, and a copy the radio model
+	// dropped at its receiver must not shadow the retransmission: these
+	// are checked per receiver, by the stack, after the radio.
+	if !acknowledged(f.Type) && !h.senders[si].Accept(f.Seq) {
 		h.reject("duplicate", "%s frame (%d, %d) seen before", f.Type, f.From, f.Seq)
 		return
 	}
@@ -70,7 +71,7 @@ func (h *Host) receive(rf *rxFrame) {
 		if r == own || !r.alive {
 			continue
 		}
-		if (f.Type == wire.TypeUnicast || f.Type == wire.TypeAck) && f.To != r.id {
+		if (acknowledged(f.Type) || f.Type == wire.TypeAck) && f.To != r.id {
 			continue // not modelled as overheard, as in the simulator
 		}
 		d := geo.Dist(h.position(si), h.position(r.idx))
@@ -98,14 +99,33 @@ func (h *Host) receive(rf *rxFrame) {
 	}
 }
 
+// acknowledged reports whether frames of type t are sent to one neighbour,
+// which acknowledges them: unicast, routed data and route replies.
+func acknowledged(t wire.Type) bool {
+	return t == wire.TypeUnicast || t == wire.TypeData || t == wire.TypeRREP
+}
+
 // stackFrame fills rf.nf, the stack's view of the frame from member si.
 func (h *Host) stackFrame(rf *rxFrame, si int) {
 	f := &rf.f
 	nf := netstack.Frame{Type: stackType(f.Type), From: int32(si), To: -1, Seq: f.Seq, AckSeq: f.AckSeq,
 		Code: f.Code, Body: f.Body, Bytes: len(f.Body)}
-	if f.Type == wire.TypeFlood {
+	switch f.Type {
+	case wire.TypeFlood, wire.TypeData:
 		nf.Origin, nf.OSeq = int32(h.index[f.Origin]), f.OriginSeq
 		nf.Hops, nf.HopLimit, nf.Final = f.Hops, f.HopLimit, f.Final
+	case wire.TypeRREQ:
+		nf.Origin, nf.OSeq, nf.OrigSeq = int32(h.index[f.Origin]), f.OriginSeq, f.OrigSeq
+		nf.Final, nf.DestSeq, nf.Hops, nf.TTL = f.Final, f.DestSeq, f.Hops, f.TTL
+	case wire.TypeRREP:
+		nf.Origin, nf.Final, nf.DestSeq, nf.Hops = int32(h.index[f.Origin]), f.Final, f.DestSeq, f.Hops
+		nf.Lifetime = f.Lifetime()
+	case wire.TypeRERR:
+		// Destinations that are no members stay: the stack ignores them.
+		nf.Unreachable = make([]netstack.Unreachable, len(f.Unreachable))
+		for i, u := range f.Unreachable {
+			nf.Unreachable[i] = netstack.Unreachable(u)
+		}
 	}
 	if i, ok := h.index[f.To]; ok && f.To != protocol.None {
 		nf.To = int32(i)

@@ -27,16 +27,32 @@ func (l *hostLink) Transmit(f *netstack.Frame) {
 	if f.To >= 0 {
 		wf.To = h.members[f.To].ID
 	}
-	if f.Type == netstack.Flood {
+	switch f.Type {
+	case netstack.Flood, netstack.Data:
 		wf.Origin, wf.OriginSeq = h.members[f.Origin].ID, f.OSeq
 		wf.Hops, wf.HopLimit, wf.Final = f.Hops, f.HopLimit, f.Final
+	case netstack.RREQ:
+		wf.Origin, wf.OriginSeq, wf.OrigSeq = h.members[f.Origin].ID, f.OSeq, f.OrigSeq
+		wf.Final, wf.DestSeq, wf.Hops, wf.TTL = f.Final, f.DestSeq, f.Hops, f.TTL
+	case netstack.RREP:
+		wf.Origin, wf.Final, wf.DestSeq, wf.Hops = h.members[f.Origin].ID, f.Final, f.DestSeq, f.Hops
+		wf.LifetimeMS = wire.LifetimeMillis(f.Lifetime)
+	case netstack.RERR:
+		// The stack's destinations, in its buffer: the wire type has the
+		// same fields.
+		wf.Unreachable = h.unreach[:0]
+		for _, u := range f.Unreachable {
+			wf.Unreachable = append(wf.Unreachable, wire.Unreachable(u))
+		}
+		h.unreach = wf.Unreachable
 	}
 	h.send(&wf)
 }
 
 // wireTypes are the wire's frame types of the stack's.
 var wireTypes = [...]wire.Type{netstack.Hello: wire.TypeHello, netstack.Broadcast: wire.TypeBroadcast,
-	netstack.Unicast: wire.TypeUnicast, netstack.Ack: wire.TypeAck, netstack.Flood: wire.TypeFlood}
+	netstack.Unicast: wire.TypeUnicast, netstack.Ack: wire.TypeAck, netstack.Flood: wire.TypeFlood,
+	netstack.Data: wire.TypeData, netstack.RREQ: wire.TypeRREQ, netstack.RREP: wire.TypeRREP, netstack.RERR: wire.TypeRERR}
 
 // stackType is the stack's frame type of a wire type (0 for none).
 func stackType(t wire.Type) netstack.Type {

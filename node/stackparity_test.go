@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	_ "manetlab/mutex" // registers every shipped protocol
@@ -15,7 +16,8 @@ import (
 
 // linkEvents are the trace events of the network stack, which both
 // drivers must write alike.
-var linkEvents = []string{trace.EvSend, trace.EvRelay, trace.EvRecv, trace.EvDrop, trace.EvNbrUp, trace.EvNbrDown, trace.EvAck, trace.EvRetx}
+var linkEvents = []string{trace.EvSend, trace.EvRelay, trace.EvRecv, trace.EvDrop, trace.EvNbrUp, trace.EvNbrDown, trace.EvAck, trace.EvRetx,
+	trace.EvRREQ, trace.EvRREP, trace.EvRERR}
 
 // linkLine is a link-level event, with the fields the drivers must agree
 // on (not the real driver's wall clock and hybrid logical clock).
@@ -74,6 +76,9 @@ func TestStackParityWithSim(t *testing.T) {
 		yaml string
 		file string
 		sets []string
+		// aodv: route requests and replies must happen; multiHop: some
+		// message must be relayed; rerr: some route error must happen.
+		aodv, multiHop, rerr bool
 	}{
 		{name: "static", yaml: staticYAML},
 		{name: "moving-lossy", yaml: `
@@ -103,6 +108,28 @@ protocol: {name: adhoc/vasudevan}
 `},
 		{name: "ring-chang-roberts", file: "ring-chang-roberts.yaml", sets: []string{"duration=10s"}},
 		{name: "mutex-ricart-agrawala", file: "mutex-ricart-agrawala.yaml", sets: []string{"duration=12s"}},
+
+		// AODV: routes found on demand, data acknowledged hop by hop.
+		{name: "aodv-ring-chang-roberts", file: "ring-chang-roberts.yaml", sets: []string{"duration=10s", "routing.protocol=aodv"}, aodv: true},
+		{name: "aodv-grid-ring", yaml: `
+name: aodv-grid
+duration: 15s
+nodes: {count: 9, placement: grid, values: id}
+radio: {range: 150}
+mobility: {model: static, area: [400, 400]}
+routing: {protocol: aodv}
+protocol: {name: ring/chang-roberts, params: {ring: random, initiators: all}}
+`, aodv: true, multiHop: true},
+		{name: "aodv-mutex-ricart-agrawala", file: "mutex-ricart-agrawala.yaml", sets: []string{"duration=12s", "routing.protocol=aodv"}, aodv: true},
+		{name: "aodv-moving-lossy", yaml: `
+name: aodv-moving
+duration: 30s
+nodes: {count: 10}
+radio: {range: 200, loss: {model: bernoulli, p: 0.1}, hello: {period: 500ms}}
+mobility: {model: random-waypoint, area: [600, 600], speed: [2, 15], pause: 1s}
+routing: {protocol: aodv}
+protocol: {name: bully/garcia-molina}
+`, aodv: true, multiHop: true, rerr: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -120,7 +147,7 @@ protocol: {name: adhoc/vasudevan}
 				t.Fatal(err)
 			}
 			res := runVirtualHost(t, s, nodeDir)
-			total, kinds := 0, map[string]int{}
+			total, kinds, maxHops := 0, map[string]int{}, 0
 			for _, id := range s.MemberIDs() {
 				want, got := readLinkLines(t, simDir, id), readLinkLines(t, nodeDir, id)
 				for i := range min(len(want), len(got)) {
@@ -134,6 +161,9 @@ protocol: {name: adhoc/vasudevan}
 				total += len(want)
 				for _, l := range want {
 					kinds[fieldEv(l)]++
+					if ev := fieldEv(l); ev == trace.EvRecv || ev == trace.EvRelay {
+						maxHops = max(maxHops, fieldHops(l))
+					}
 				}
 			}
 			for _, f := range s.Faults {
@@ -151,12 +181,30 @@ protocol: {name: adhoc/vasudevan}
 					}
 				}
 			}
-			t.Logf("%d link events alike at %d nodes: %v; node stats %s", total, len(s.MemberIDs()), kinds, res.Stats)
+			t.Logf("%d link events alike at %d nodes: %v, messages relayed or received over up to %d hops; node stats %s", total, len(s.MemberIDs()), kinds, maxHops, res.Stats)
 			if total == 0 || kinds[trace.EvRecv] == 0 || kinds[trace.EvNbrUp] == 0 {
 				t.Fatalf("too little happened to compare: %v", kinds)
 			}
+			if c.aodv && (kinds[trace.EvRREQ] == 0 || kinds[trace.EvRREP] == 0 || kinds[trace.EvAck] == 0) {
+				t.Fatalf("no route discovery to compare: %v", kinds)
+			}
+			if c.multiHop && (kinds[trace.EvRelay] == 0 || maxHops < 2) {
+				t.Fatalf("no message relayed on a route: %v", kinds)
+			}
+			if c.rerr && kinds[trace.EvRERR] == 0 {
+				t.Fatalf("no route error to compare: %v", kinds)
+			}
 		})
 	}
+}
+
+// fieldHops is the hops of a linkLine.
+func fieldHops(l string) int {
+	var h int
+	if i := strings.Index(l, " hops="); i >= 0 {
+		fmt.Sscanf(l[i:], " hops=%d", &h)
+	}
+	return h
 }
 
 // fieldEv is the event type of a linkLine.

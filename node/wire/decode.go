@@ -63,10 +63,23 @@ func Decode(b []byte, key []byte, f *Frame) error {
 	switch f.Type {
 	case TypeAck:
 		need = ackSize
-	case TypeFlood:
+	case TypeFlood, TypeData:
 		need = floodSize
 	case TypeLocation:
 		need = locationSize
+	case TypeRREQ:
+		need = rreqSize
+	case TypeRREP:
+		need = rrepSize
+	case TypeRERR:
+		need = rerrSize
+		if len(p) >= rerrSize {
+			n := int(p[0])
+			if n == 0 || n > MaxUnreachable {
+				return fmt.Errorf("%w: rerr lists %d destinations, must be 1 to %d", ErrField, n, MaxUnreachable)
+			}
+			need += unreachableSize * n
+		}
 	}
 	if len(p) < need {
 		return fmt.Errorf("%w: %s section needs %d bytes, has %d", ErrShort, f.Type, need, len(p))
@@ -74,11 +87,30 @@ func Decode(b []byte, key []byte, f *Frame) error {
 	switch f.Type {
 	case TypeAck:
 		f.AckSeq = binary.BigEndian.Uint64(p)
-	case TypeFlood:
+	case TypeFlood, TypeData:
 		f.Origin = protocol.NodeID(binary.BigEndian.Uint32(p))
 		f.OriginSeq = binary.BigEndian.Uint64(p[4:])
 		f.Hops, f.HopLimit = p[12], p[13]
 		f.Final = protocol.NodeID(binary.BigEndian.Uint32(p[14:]))
+	case TypeRREQ:
+		f.Origin = protocol.NodeID(binary.BigEndian.Uint32(p))
+		f.OriginSeq = binary.BigEndian.Uint64(p[4:])
+		f.OrigSeq = binary.BigEndian.Uint32(p[12:])
+		f.Final = protocol.NodeID(binary.BigEndian.Uint32(p[16:]))
+		f.DestSeq = binary.BigEndian.Uint32(p[20:])
+		f.Hops, f.TTL = p[24], p[25]
+	case TypeRREP:
+		f.Origin = protocol.NodeID(binary.BigEndian.Uint32(p))
+		f.Final = protocol.NodeID(binary.BigEndian.Uint32(p[4:]))
+		f.DestSeq = binary.BigEndian.Uint32(p[8:])
+		f.LifetimeMS = binary.BigEndian.Uint32(p[12:])
+		f.Hops = p[16]
+	case TypeRERR:
+		f.Unreachable = make([]Unreachable, p[0])
+		for i := range f.Unreachable {
+			e := p[rerrSize+unreachableSize*i:]
+			f.Unreachable[i] = Unreachable{Dest: protocol.NodeID(binary.BigEndian.Uint32(e)), Seq: binary.BigEndian.Uint32(e[4:])}
+		}
 	case TypeLocation:
 		f.Loc.Node = protocol.NodeID(binary.BigEndian.Uint32(p))
 		f.Loc.X = math.Float64frombits(binary.BigEndian.Uint64(p[4:]))

@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"manetlab/protocol"
 )
@@ -149,8 +151,78 @@ func docExample(t *testing.T) string {
 	a.field(8, "y %v m", loc.Loc.Y)
 	a.field(8, "z %v m", loc.Loc.Z)
 	a.field(8, "time %d ns", loc.Loc.Time)
-	fmt.Fprintf(&out, "A location frame from the mobility player (sender 0): node 4 is at (120.5, -30.25, 1.5); %d bytes:\n\n```\n%s```\n", len(b), a.sb.String())
+	fmt.Fprintf(&out, "A location frame from the mobility player (sender 0): node 4 is at (120.5, -30.25, 1.5); %d bytes:\n\n```\n%s```\n\n", len(b), a.sb.String())
+
+	// AODV: node 3 looks for a route to node 7, node 5 relays the request,
+	// node 7 replies through 5, and node 5 later loses the route.
+	rq := base
+	rq.Type, rq.From, rq.Seq, rq.Origin, rq.OriginSeq, rq.OrigSeq, rq.Final, rq.DestSeq, rq.Hops, rq.TTL = TypeRREQ, 5, 10, 3, 2, 6, 7, 0, 1, 2
+	b = encodeDoc(t, &rq)
+	a = &annotator{b: b}
+	a.header(&rq, false)
+	a.field(4, "origin node %d", rq.Origin)
+	a.field(8, "RREQ ID %d", rq.OriginSeq)
+	a.field(4, "origin sequence number %d", rq.OrigSeq)
+	a.field(4, "destination node %d", rq.Final)
+	a.field(4, "destination sequence number %d (unknown)", rq.DestSeq)
+	a.field(1, "hop count %d", rq.Hops)
+	a.field(1, "TTL %d", rq.TTL)
+	fmt.Fprintf(&out, "A route request (AODV): node 5 relays node 3's second request for a route to node 7, one hop from 3, with a TTL of 2 left; %d bytes:\n\n```\n%s```\n\n", len(b), a.sb.String())
+
+	rp := base
+	rp.Type, rp.From, rp.To, rp.Seq, rp.Origin, rp.Final, rp.DestSeq, rp.LifetimeMS, rp.Hops = TypeRREP, 7, 5, 20, 3, 7, 1, LifetimeMillis(6*time.Second), 0
+	b = encodeDoc(t, &rp)
+	a = &annotator{b: b}
+	a.header(&rp, false)
+	a.field(4, "origin node %d (the requester)", rp.Origin)
+	a.field(4, "destination node %d", rp.Final)
+	a.field(4, "destination sequence number %d", rp.DestSeq)
+	a.field(4, "lifetime %d ms", rp.LifetimeMS)
+	a.field(1, "hop count %d", rp.Hops)
+	fmt.Fprintf(&out, "Node 7's route reply, to node 5 on the way back to node 3; %d bytes:\n\n```\n%s```\n\n", len(b), a.sb.String())
+
+	da := base
+	da.Type, da.From, da.To, da.Seq, da.Origin, da.OriginSeq, da.Hops, da.HopLimit, da.Final, da.Code, da.Body = TypeData, 5, 7, 11, 3, 12, 1, 32, 7, code, body
+	b = encodeDoc(t, &da)
+	a = &annotator{b: b}
+	a.header(&da, false)
+	a.field(4, "origin node %d", da.Origin)
+	a.field(8, "origin sequence %d", da.OriginSeq)
+	a.field(1, "hops so far %d", da.Hops)
+	a.field(1, "hop limit %d", da.HopLimit)
+	a.field(4, "final destination %d", da.Final)
+	a.body(&da)
+	fmt.Fprintf(&out, "The election message on the route found: node 5 forwards node 3's 12th message to node 7, its next hop and destination; %d bytes:\n\n```\n%s```\n\n", len(b), a.sb.String())
+
+	re := base
+	re.Type, re.From, re.Seq, re.Unreachable = TypeRERR, 5, 30, []Unreachable{{Dest: 7, Seq: 2}, {Dest: 9, Seq: 4}}
+	b = encodeDoc(t, &re)
+	a = &annotator{b: b}
+	a.header(&re, false)
+	a.field(1, "count %d", len(re.Unreachable))
+	for _, u := range re.Unreachable {
+		a.field(4, "unreachable node %d", u.Dest)
+		a.field(4, "  its destination sequence number %d", u.Seq)
+	}
+	fmt.Fprintf(&out, "Node 5 lost its link to node 7: a route error for the destinations it reached through 7; %d bytes:\n\n```\n%s```\n", len(b), a.sb.String())
 	return out.String()
+}
+
+// encodeDoc encodes f unsigned and checks that it decodes back.
+func encodeDoc(t *testing.T, f *Frame) []byte {
+	t.Helper()
+	b, err := f.AppendTo(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Frame
+	if err := Decode(b, nil, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, f) {
+		t.Fatalf("decoded\n%+v\nwant\n%+v", back, *f)
+	}
+	return b
 }
 
 func TestDocExample(t *testing.T) {
@@ -176,4 +248,70 @@ func TestDocExample(t *testing.T) {
 		return
 	}
 	t.Errorf("%s: the example is not what the encoder writes; run go test ./node/wire -run TestDocExample -update-doc\ngot:\n%s\nwant:\n%s", docPath, got, want)
+}
+
+// TestDocSections checks the fixed-size section tables of docs/wire.md
+// against the encoder: each starts after the header, its rows are
+// contiguous, and the bytes they add up to are the section's size.
+func TestDocSections(t *testing.T) {
+	raw, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]Frame{
+		"Ack":      {Type: TypeAck},
+		"Flood":    {Type: TypeFlood},
+		"Data":     {Type: TypeData},
+		"Rreq":     {Type: TypeRREQ},
+		"Rrep":     {Type: TypeRREP},
+		"Location": {Type: TypeLocation},
+	}
+	seen := map[string]bool{}
+	var name string
+	var declared, next int
+	end := func() {
+		if name == "" {
+			return
+		}
+		f := sections[name]
+		want := f.Size(false) - HeaderSize
+		if f.Type.HasBody() {
+			want -= dataSize
+		}
+		if declared != want || next != HeaderSize+want {
+			t.Errorf("%s section: the doc says %d bytes, its rows end at %d; the encoder writes %d", name, declared, next, want)
+		}
+		seen[name] = true
+		name = ""
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		var n int
+		var title string
+		if strings.HasPrefix(line, "#") {
+			end()
+			if _, err := fmt.Sscanf(line, "### %s section (%d bytes)", &title, &n); err == nil {
+				if _, ok := sections[title]; ok {
+					name, declared, next = title, n, HeaderSize
+				}
+			}
+			continue
+		}
+		if name == "" {
+			continue
+		}
+		var off, size int
+		if _, err := fmt.Sscanf(line, "| %d | %d |", &off, &size); err != nil {
+			continue
+		}
+		if off != next {
+			t.Errorf("%s section: a row at offset %d, the previous one ends at %d", name, off, next)
+		}
+		next = off + size
+	}
+	end()
+	for s := range sections {
+		if !seen[s] {
+			t.Errorf("docs/wire.md has no %q section table", s)
+		}
+	}
 }

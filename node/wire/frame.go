@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"time"
 
 	"manetlab/protocol"
 )
@@ -33,19 +34,28 @@ const (
 	// (1500-byte MTU less IP and UDP headers) with room to spare.
 	MaxBody = 1200
 	// MaxFrame is the largest frame this package writes or accepts: a flood
-	// frame with a full body and an HMAC.
+	// (or routed data) frame with a full body and an HMAC.
 	MaxFrame = HeaderSize + floodSize + dataSize + MaxBody + HMACSize
+	// MaxUnreachable bounds the destinations of one route error, so that
+	// a rerr frame stays far below MaxFrame (a signed one with 64 is 589
+	// bytes). RFC 3561's count field would allow 255; a node that loses
+	// more routes at once sends several route errors.
+	MaxUnreachable = 64
 
-	dataSize     = 4  // code u16, body length u16
-	ackSize      = 8  // acked sequence u64
-	floodSize    = 18 // origin u32, origin seq u64, hops u8, hop limit u8, final u32
-	locationSize = 36 // node u32, x, y, z f64, time i64
+	dataSize        = 4  // code u16, body length u16
+	ackSize         = 8  // acked sequence u64
+	floodSize       = 18 // origin u32, origin seq u64, hops u8, hop limit u8, final u32 (also routed data's)
+	locationSize    = 36 // node u32, x, y, z f64, time i64
+	rreqSize        = 26 // origin u32, rreq id u64, origin seq u32, final u32, dest seq u32, hops u8, ttl u8
+	rrepSize        = 17 // origin u32, final u32, dest seq u32, lifetime ms u32, hops u8
+	rerrSize        = 1  // count u8, then the entries
+	unreachableSize = 8  // dest u32, dest seq u32
 )
 
 // Type is a frame's type. The numbers are the protocol: never renumber.
 type Type uint8
 
-// The frame types. 7 to 255 are reserved; decoders reject them.
+// The frame types. 11 to 255 are reserved; decoders reject them.
 const (
 	// TypeHello is a neighbour-discovery beacon; it has no section.
 	TypeHello Type = 1
@@ -59,9 +69,22 @@ const (
 	TypeFlood Type = 5
 	// TypeLocation announces a node's position, from the mobility player.
 	TypeLocation Type = 6
+	// TypeData carries a message one hop along an AODV route towards
+	// Final: to the next hop To, which acknowledges it as a unicast.
+	TypeData Type = 7
+	// TypeRREQ is an AODV route request for Final, broadcast and relayed.
+	TypeRREQ Type = 8
+	// TypeRREP is an AODV route reply, sent hop by hop to To towards the
+	// requester Origin and acknowledged as a unicast.
+	TypeRREP Type = 9
+	// TypeRERR is an AODV route error, broadcast to the neighbours.
+	TypeRERR Type = 10
+
+	lastType = TypeRERR
 )
 
-var typeNames = [...]string{TypeHello: "hello", TypeBroadcast: "broadcast", TypeUnicast: "unicast", TypeAck: "ack", TypeFlood: "flood", TypeLocation: "location"}
+var typeNames = [...]string{TypeHello: "hello", TypeBroadcast: "broadcast", TypeUnicast: "unicast", TypeAck: "ack", TypeFlood: "flood",
+	TypeLocation: "location", TypeData: "data", TypeRREQ: "rreq", TypeRREP: "rrep", TypeRERR: "rerr"}
 
 // String returns the type's name, or "type(N)" for a reserved one.
 func (t Type) String() string {
@@ -72,10 +95,37 @@ func (t Type) String() string {
 }
 
 // Valid reports whether t is a type this version defines.
-func (t Type) Valid() bool { return t >= TypeHello && t <= TypeLocation }
+func (t Type) Valid() bool { return t >= TypeHello && t <= lastType }
 
 // HasBody reports whether frames of type t carry a message (code and body).
-func (t Type) HasBody() bool { return t == TypeBroadcast || t == TypeUnicast || t == TypeFlood }
+func (t Type) HasBody() bool {
+	return t == TypeBroadcast || t == TypeUnicast || t == TypeFlood || t == TypeData
+}
+
+// Unreachable is a destination a route error reports, with its
+// destination sequence number.
+type Unreachable struct {
+	Dest protocol.NodeID
+	Seq  uint32
+}
+
+// LifetimeMillis is a route lifetime as a rrep carries it: whole
+// milliseconds, rounded down (a lifetime computed as an expiry less the
+// present has a fraction of a millisecond), 0 for a negative one, and
+// saturating at math.MaxUint32 (about 49.7 days).
+func LifetimeMillis(d time.Duration) uint32 {
+	switch ms := d.Milliseconds(); {
+	case ms <= 0:
+		return 0
+	case ms >= math.MaxUint32:
+		return math.MaxUint32
+	default:
+		return uint32(ms)
+	}
+}
+
+// Lifetime is a rrep's route lifetime.
+func (f *Frame) Lifetime() time.Duration { return time.Duration(f.LifetimeMS) * time.Millisecond }
 
 // HLC is a hybrid logical clock timestamp: Wall is the largest physical
 // time seen, in Unix nanoseconds; Logical orders events sharing a Wall.
@@ -116,8 +166,8 @@ type Frame struct {
 	Run uint64
 	// From is the transmitting node: the last hop for a flood.
 	From protocol.NodeID
-	// To is the link-level destination; None is broadcast. Unicast and ack
-	// frames need one.
+	// To is the link-level destination; None is broadcast. Unicast, ack,
+	// data and rrep frames need one; rreq and rerr frames may not have one.
 	To protocol.NodeID
 	// Seq counts the frames From has sent in this run, from 1.
 	Seq uint64
@@ -131,18 +181,40 @@ type Frame struct {
 	// AckSeq is the Seq of the unicast frame an ack acknowledges.
 	AckSeq uint64
 
-	// Origin and OriginSeq identify a flood for duplicate suppression.
+	// Origin and OriginSeq identify a flood for duplicate suppression, and
+	// routed data by its originator and the originator's message number.
+	// A rreq: its originator and RREQ ID. A rrep: the requester, where
+	// the reply goes (no OriginSeq).
 	Origin    protocol.NodeID
 	OriginSeq uint64
-	// Hops is how many hops the flood travelled before this transmission
-	// (0 from the origin); HopLimit is the most it may travel.
+	// Hops is how many hops the flood (data, rreq, rrep) travelled before
+	// this transmission (0 from the origin); HopLimit is the most a flood
+	// or data frame may travel.
 	Hops     uint8
 	HopLimit uint8
-	// Final is the flood's destination; None floods to every node.
+	// Final is the flood's destination; None floods to every node. Data:
+	// the destination; rreq: the destination sought; rrep: the
+	// destination the route leads to. Those three need one.
 	Final protocol.NodeID
 
-	// Code is the message type code (see Codec) of a broadcast, unicast or
-	// flood frame, and Body its msgpack encoding, at most MaxBody bytes.
+	// TTL is a rreq's time to live, in hops: at least 1 (1 is not
+	// relayed).
+	TTL uint8
+	// OrigSeq is a rreq's originator sequence number.
+	OrigSeq uint32
+	// DestSeq is the destination sequence number of a rreq (the last
+	// known, 0: unknown) or a rrep.
+	DestSeq uint32
+	// LifetimeMS is a rrep's route lifetime in milliseconds, as RFC 3561
+	// carries it.
+	LifetimeMS uint32
+	// Unreachable are a rerr's destinations, 1 to MaxUnreachable. After
+	// Decode it is a new slice.
+	Unreachable []Unreachable
+
+	// Code is the message type code (see Codec) of a broadcast, unicast,
+	// flood or data frame, and Body its msgpack encoding, at most MaxBody
+	// bytes.
 	// After Decode, Body aliases the decoded buffer.
 	Code uint16
 	Body []byte
@@ -159,10 +231,16 @@ func (f *Frame) Size(signed bool) int {
 		n += dataSize + len(f.Body)
 	case TypeAck:
 		n += ackSize
-	case TypeFlood:
+	case TypeFlood, TypeData:
 		n += floodSize + dataSize + len(f.Body)
 	case TypeLocation:
 		n += locationSize
+	case TypeRREQ:
+		n += rreqSize
+	case TypeRREP:
+		n += rrepSize
+	case TypeRERR:
+		n += rerrSize + unreachableSize*len(f.Unreachable)
 	}
 	if signed {
 		n += HMACSize
@@ -180,16 +258,44 @@ func (f *Frame) check() error {
 		return fmt.Errorf("%w: %s frame from node 0", ErrField, f.Type)
 	}
 	switch f.Type {
-	case TypeUnicast, TypeAck:
+	case TypeUnicast, TypeAck, TypeData, TypeRREP:
 		if f.To == protocol.None {
 			return fmt.Errorf("%w: %s frame without a destination", ErrField, f.Type)
 		}
-	case TypeFlood:
+	case TypeRREQ, TypeRERR:
+		if f.To != protocol.None {
+			return fmt.Errorf("%w: %s frame to node %d, must be broadcast", ErrField, f.Type, f.To)
+		}
+	}
+	switch f.Type {
+	case TypeFlood, TypeData:
 		if f.Origin == protocol.None {
-			return fmt.Errorf("%w: flood from origin 0", ErrField)
+			return fmt.Errorf("%w: %s from origin 0", ErrField, f.Type)
 		}
 		if f.Hops > f.HopLimit {
-			return fmt.Errorf("%w: flood hop count %d over its limit %d", ErrField, f.Hops, f.HopLimit)
+			return fmt.Errorf("%w: %s hop count %d over its limit %d", ErrField, f.Type, f.Hops, f.HopLimit)
+		}
+		if f.Type == TypeData && f.Final == protocol.None {
+			return fmt.Errorf("%w: data frame for node 0", ErrField)
+		}
+	case TypeRREQ, TypeRREP:
+		if f.Origin == protocol.None {
+			return fmt.Errorf("%w: %s from origin 0", ErrField, f.Type)
+		}
+		if f.Final == protocol.None {
+			return fmt.Errorf("%w: %s for a route to node 0", ErrField, f.Type)
+		}
+		if f.Type == TypeRREQ && f.TTL == 0 {
+			return fmt.Errorf("%w: rreq with a TTL of 0", ErrField)
+		}
+	case TypeRERR:
+		if len(f.Unreachable) == 0 || len(f.Unreachable) > MaxUnreachable {
+			return fmt.Errorf("%w: rerr lists %d destinations, must be 1 to %d", ErrField, len(f.Unreachable), MaxUnreachable)
+		}
+		for _, u := range f.Unreachable {
+			if u.Dest == protocol.None {
+				return fmt.Errorf("%w: rerr lists node 0", ErrField)
+			}
 		}
 	case TypeLocation:
 		if !finite(f.Loc.X) || !finite(f.Loc.Y) || !finite(f.Loc.Z) {
@@ -230,11 +336,30 @@ func (f *Frame) AppendTo(dst []byte, key []byte) ([]byte, error) {
 	switch f.Type {
 	case TypeAck:
 		dst = binary.BigEndian.AppendUint64(dst, f.AckSeq)
-	case TypeFlood:
+	case TypeFlood, TypeData:
 		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Origin))
 		dst = binary.BigEndian.AppendUint64(dst, f.OriginSeq)
 		dst = append(dst, f.Hops, f.HopLimit)
 		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Final))
+	case TypeRREQ:
+		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Origin))
+		dst = binary.BigEndian.AppendUint64(dst, f.OriginSeq)
+		dst = binary.BigEndian.AppendUint32(dst, f.OrigSeq)
+		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Final))
+		dst = binary.BigEndian.AppendUint32(dst, f.DestSeq)
+		dst = append(dst, f.Hops, f.TTL)
+	case TypeRREP:
+		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Origin))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Final))
+		dst = binary.BigEndian.AppendUint32(dst, f.DestSeq)
+		dst = binary.BigEndian.AppendUint32(dst, f.LifetimeMS)
+		dst = append(dst, f.Hops)
+	case TypeRERR:
+		dst = append(dst, uint8(len(f.Unreachable)))
+		for _, u := range f.Unreachable {
+			dst = binary.BigEndian.AppendUint32(dst, uint32(u.Dest))
+			dst = binary.BigEndian.AppendUint32(dst, u.Seq)
+		}
 	case TypeLocation:
 		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Loc.Node))
 		dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(f.Loc.X))

@@ -7,6 +7,9 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"time"
+
+	"manetlab/protocol"
 )
 
 func TestFrameRoundTrip(t *testing.T) {
@@ -106,6 +109,11 @@ func TestDecodeRejects(t *testing.T) {
 	uc, _ := frames[2].AppendTo(nil, nil)
 	fl, _ := frames[4].AppendTo(nil, nil)
 	loc, _ := frames[5].AppendTo(nil, nil)
+	data, _ := frames[6].AppendTo(nil, nil)
+	rreq, _ := frames[7].AppendTo(nil, nil)
+	rrep, _ := frames[8].AppendTo(nil, nil)
+	rerr, _ := frames[9].AppendTo(nil, nil)
+	zero := []byte{0, 0, 0, 0}
 	edit := func(b []byte, fn func(b []byte)) []byte {
 		b = bytes.Clone(b)
 		fn(b)
@@ -123,7 +131,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"unknown flag", edit(uc, func(b []byte) { b[5] = 0x80 }), ErrFlags},
 		{"reserved byte", edit(uc, func(b []byte) { b[7] = 1 }), ErrFlags},
 		{"type 0", edit(uc, func(b []byte) { b[6] = 0 }), ErrType},
-		{"type 7", edit(uc, func(b []byte) { b[6] = 7 }), ErrType},
+		{"type 11", edit(uc, func(b []byte) { b[6] = 11 }), ErrType},
 		{"type 255", edit(uc, func(b []byte) { b[6] = 255 }), ErrType},
 		{"trailing byte", append(bytes.Clone(uc), 0), ErrLength},
 		{"body length past the end", edit(uc, func(b []byte) { b[HeaderSize+3]++ }), ErrShort},
@@ -136,6 +144,37 @@ func TestDecodeRejects(t *testing.T) {
 			copy(b[HeaderSize+4:], []byte{0x7f, 0xf8, 0, 0, 0, 0, 0, 1})
 		}), ErrField},
 		{"oversized datagram", make([]byte, MaxFrame+1), ErrLength},
+
+		{"data to node 0", edit(data, func(b []byte) { copy(b[20:24], zero) }), ErrField},
+		{"data origin 0", edit(data, func(b []byte) { copy(b[HeaderSize:], zero) }), ErrField},
+		{"data hops over limit", edit(data, func(b []byte) { b[HeaderSize+12] = 33 }), ErrField},
+		{"data for node 0", edit(data, func(b []byte) { copy(b[HeaderSize+14:], zero) }), ErrField},
+		{"data body past the end", edit(data, func(b []byte) { b[HeaderSize+floodSize+3]++ }), ErrShort},
+		{"data without its body", data[:HeaderSize+floodSize], ErrShort},
+		{"data trailing byte", append(bytes.Clone(data), 0), ErrLength},
+
+		{"rreq to a node", edit(rreq, func(b []byte) { b[23] = 9 }), ErrField},
+		{"rreq origin 0", edit(rreq, func(b []byte) { copy(b[HeaderSize:], zero) }), ErrField},
+		{"rreq for node 0", edit(rreq, func(b []byte) { copy(b[HeaderSize+16:], zero) }), ErrField},
+		{"rreq TTL 0", edit(rreq, func(b []byte) { b[HeaderSize+25] = 0 }), ErrField},
+		{"rreq short", rreq[:len(rreq)-1], ErrShort},
+		{"rreq trailing byte", append(bytes.Clone(rreq), 0), ErrLength},
+
+		{"rrep to node 0", edit(rrep, func(b []byte) { copy(b[20:24], zero) }), ErrField},
+		{"rrep origin 0", edit(rrep, func(b []byte) { copy(b[HeaderSize:], zero) }), ErrField},
+		{"rrep for node 0", edit(rrep, func(b []byte) { copy(b[HeaderSize+4:], zero) }), ErrField},
+		{"rrep short", rrep[:len(rrep)-1], ErrShort},
+		{"rrep trailing byte", append(bytes.Clone(rrep), 0), ErrLength},
+
+		{"rerr to a node", edit(rerr, func(b []byte) { b[23] = 9 }), ErrField},
+		{"rerr of no destination", rerr[: HeaderSize+1 : HeaderSize+1], ErrShort},
+		{"rerr count 0", append(bytes.Clone(rerr[:HeaderSize]), 0), ErrField},
+		{"rerr count over the bound", edit(rerr, func(b []byte) { b[HeaderSize] = MaxUnreachable + 1 }), ErrField},
+		{"rerr count 255", edit(rerr, func(b []byte) { b[HeaderSize] = 255 }), ErrField},
+		{"rerr count past the end", edit(rerr, func(b []byte) { b[HeaderSize] = 3 }), ErrShort},
+		{"rerr count short of the entries", edit(rerr, func(b []byte) { b[HeaderSize] = 1 }), ErrLength},
+		{"rerr lists node 0", edit(rerr, func(b []byte) { copy(b[HeaderSize+1+8:], zero) }), ErrField},
+		{"rerr half an entry", rerr[:len(rerr)-4], ErrShort},
 	}
 	for _, c := range cases {
 		var g Frame
@@ -150,12 +189,29 @@ func TestAppendToRejects(t *testing.T) {
 	body := mustBody(samplePing)
 	good := sampleFrames(body)
 	cases := map[string]func(f *Frame){
-		"reserved type":   func(f *Frame) { f.Type = 9 },
+		"reserved type":   func(f *Frame) { f.Type = 11 },
 		"unicast to None": func(f *Frame) { f.Type, f.To = TypeUnicast, 0 },
 		"body too long":   func(f *Frame) { f.Type, f.Body = TypeBroadcast, make([]byte, MaxBody+1) },
 		"location Inf":    func(f *Frame) { f.Type, f.Loc.Y = TypeLocation, math.Inf(1) },
 		"hops over limit": func(f *Frame) { *f = good[4]; f.Hops = f.HopLimit + 1 },
 		"hello from None": func(f *Frame) { f.Type, f.From = TypeHello, 0 },
+
+		"data to None":             func(f *Frame) { *f = good[6]; f.To = 0 },
+		"data hops over limit":     func(f *Frame) { *f = good[6]; f.Hops = f.HopLimit + 1 },
+		"data from origin None":    func(f *Frame) { *f = good[6]; f.Origin = 0 },
+		"data for None":            func(f *Frame) { *f = good[6]; f.Final = 0 },
+		"data body too long":       func(f *Frame) { *f = good[6]; f.Body = make([]byte, MaxBody+1) },
+		"rreq TTL 0":               func(f *Frame) { *f = good[7]; f.TTL = 0 },
+		"rreq to a node":           func(f *Frame) { *f = good[7]; f.To = 9 },
+		"rreq from origin None":    func(f *Frame) { *f = good[7]; f.Origin = 0 },
+		"rreq for None":            func(f *Frame) { *f = good[7]; f.Final = 0 },
+		"rrep to None":             func(f *Frame) { *f = good[8]; f.To = 0 },
+		"rrep for origin None":     func(f *Frame) { *f = good[8]; f.Origin = 0 },
+		"rrep for None":            func(f *Frame) { *f = good[8]; f.Final = 0 },
+		"rerr to a node":           func(f *Frame) { *f = good[9]; f.To = 9 },
+		"rerr of nothing":          func(f *Frame) { *f = good[9]; f.Unreachable = nil },
+		"rerr over MaxUnreachable": func(f *Frame) { *f = good[9]; f.Unreachable = unreachable(MaxUnreachable + 1) },
+		"rerr listing None":        func(f *Frame) { *f = good[9]; f.Unreachable = []Unreachable{{Dest: 4}, {Dest: 0}} },
 	}
 	for name, fn := range cases {
 		f := good[0]
@@ -179,6 +235,68 @@ func TestAppendToRejects(t *testing.T) {
 	var g Frame
 	if err := Decode(b, testKey, &g); err != nil {
 		t.Fatalf("max frame: %v", err)
+	}
+}
+
+func unreachable(n int) []Unreachable {
+	u := make([]Unreachable, n)
+	for i := range u {
+		u[i] = Unreachable{Dest: protocol.NodeID(1000 + i), Seq: uint32(i)}
+	}
+	return u
+}
+
+// TestMaxFrameCoversEveryType checks that the largest frame of every type,
+// signed, is at most MaxFrame and decodes.
+func TestMaxFrameCoversEveryType(t *testing.T) {
+	for _, f := range sampleFrames(nil) {
+		if f.Type.HasBody() {
+			f.Body = make([]byte, MaxBody)
+		}
+		if f.Type == TypeRERR {
+			f.Unreachable = unreachable(MaxUnreachable)
+		}
+		b, err := f.AppendTo(nil, testKey)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Type, err)
+		}
+		if len(b) > MaxFrame || len(b) != f.Size(true) {
+			t.Errorf("%s: largest frame %d bytes, Size %d, MaxFrame %d", f.Type, len(b), f.Size(true), MaxFrame)
+		}
+		var g Frame
+		if err := Decode(b, testKey, &g); err != nil {
+			t.Errorf("%s: largest frame: %v", f.Type, err)
+		}
+	}
+	for typ := Type(0); typ < 255; typ++ {
+		if typ.Valid() != (typ >= TypeHello && typ <= TypeRERR) {
+			t.Errorf("type %d: valid %v", typ, typ.Valid())
+		}
+	}
+}
+
+func TestLifetimeMillis(t *testing.T) {
+	cases := []struct {
+		d    time.Duration
+		want uint32
+	}{
+		{0, 0},
+		{-time.Second, 0},
+		{999 * time.Microsecond, 0},
+		{time.Millisecond, 1},
+		{6*time.Second - 1, 5_999},
+		{6 * time.Second, 6_000},
+		{math.MaxUint32 * time.Millisecond, math.MaxUint32},
+		{math.MaxInt64, math.MaxUint32},
+	}
+	for _, c := range cases {
+		if got := LifetimeMillis(c.d); got != c.want {
+			t.Errorf("LifetimeMillis(%v) = %d, want %d", c.d, got, c.want)
+		}
+	}
+	f := Frame{LifetimeMS: 5_999}
+	if f.Lifetime() != 5999*time.Millisecond {
+		t.Errorf("Lifetime %v", f.Lifetime())
 	}
 }
 
@@ -232,12 +350,17 @@ func TestEncodeAndHeaderDecodeDoNotAllocate(t *testing.T) {
 
 // TestSizes pins the sizes docs/wire.md lists.
 func TestSizes(t *testing.T) {
-	want := map[Type][2]int{TypeHello: {44, 76}, TypeAck: {52, 84}, TypeLocation: {80, 112}, TypeBroadcast: {48, 80}, TypeUnicast: {48, 80}, TypeFlood: {66, 98}}
+	want := map[Type][2]int{TypeHello: {44, 76}, TypeAck: {52, 84}, TypeLocation: {80, 112}, TypeBroadcast: {48, 80}, TypeUnicast: {48, 80}, TypeFlood: {66, 98},
+		TypeData: {66, 98}, TypeRREQ: {70, 102}, TypeRREP: {61, 93}, TypeRERR: {45, 77}}
 	for typ, w := range want {
 		f := Frame{Type: typ}
 		if got := [2]int{f.Size(false), f.Size(true)}; got != w {
 			t.Errorf("%s: sizes %v, docs say %v", typ, got, w)
 		}
+	}
+	rerr := Frame{Type: TypeRERR, Unreachable: make([]Unreachable, MaxUnreachable)}
+	if got := [2]int{rerr.Size(false), rerr.Size(true)}; got != [2]int{557, 589} {
+		t.Errorf("rerr of %d destinations: sizes %v, docs say [557 589]", MaxUnreachable, got)
 	}
 	if MaxFrame != 1298 {
 		t.Errorf("MaxFrame %d, docs say 1298", MaxFrame)

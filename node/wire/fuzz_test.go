@@ -32,7 +32,19 @@ func frameSeeds() map[string][]byte {
 	uc := seeds["unicast"]
 	seeds["wrong-magic"] = append([]byte("MNEX"), uc[4:]...)
 	seeds["version-2"] = append(append([]byte("MNET"), 2), uc[5:]...)
-	seeds["type-7"] = append(append([]byte(nil), uc[:6]...), append([]byte{7}, uc[7:]...)...)
+	seeds["type-11"] = append(append([]byte(nil), uc[:6]...), append([]byte{11}, uc[7:]...)...)
+	// A unicast's bytes retyped as routed data: the body's first bytes
+	// become the data section.
+	seeds["unicast-as-data"] = append(append([]byte(nil), uc[:6]...), append([]byte{byte(TypeData)}, uc[7:]...)...)
+	rerr := bytes.Clone(seeds["rerr"])
+	rerr[HeaderSize] = 255
+	seeds["rerr-count-255"] = rerr
+	rerr = bytes.Clone(seeds["rerr"])
+	rerr[HeaderSize] = MaxUnreachable
+	seeds["rerr-count-past-end"] = rerr
+	rreq := bytes.Clone(seeds["rreq"])
+	rreq[len(rreq)-1] = 0
+	seeds["rreq-ttl-0"] = rreq
 	seeds["trailing"] = append(bytes.Clone(uc), 0)
 	bad := bytes.Clone(uc)
 	bad[HeaderSize+2], bad[HeaderSize+3] = 0xff, 0xff

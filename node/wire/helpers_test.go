@@ -55,7 +55,15 @@ func sampleFrames(body []byte) []Frame {
 	fl.Type, fl.Origin, fl.OriginSeq, fl.Hops, fl.HopLimit, fl.Final, fl.Code, fl.Body = TypeFlood, 5, 100, 2, 16, 11, 1, body
 	loc := base
 	loc.Type, loc.From, loc.Loc = TypeLocation, 0, Location{Node: 4, X: 120.5, Y: -3.25, Z: 1.5, Time: 1_700_000_000_000_000_000}
-	return []Frame{hello, bc, uc, ack, fl, loc}
+	data := base
+	data.Type, data.To, data.Origin, data.OriginSeq, data.Hops, data.HopLimit, data.Final, data.Code, data.Body = TypeData, 9, 5, 101, 2, 32, 11, 1, body
+	rreq := base
+	rreq.Type, rreq.Origin, rreq.OriginSeq, rreq.OrigSeq, rreq.Final, rreq.DestSeq, rreq.Hops, rreq.TTL = TypeRREQ, 5, 7, 12, 11, 4, 2, 3
+	rrep := base
+	rrep.Type, rrep.To, rrep.Origin, rrep.Final, rrep.DestSeq, rrep.Hops, rrep.LifetimeMS = TypeRREP, 9, 5, 11, 5, 1, 5_999
+	rerr := base
+	rerr.Type, rerr.Unreachable = TypeRERR, []Unreachable{{Dest: 11, Seq: 6}, {Dest: 12, Seq: 1}}
+	return []Frame{hello, bc, uc, ack, fl, loc, data, rreq, rrep, rerr}
 }
 
 func mustBody(m protocol.Message) []byte {

@@ -1,0 +1,106 @@
+package netstack
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+)
+
+// recorder is a Driver that keeps what the stack transmits and traces.
+type recorder struct {
+	now    time.Duration
+	frames []Frame
+	events []trace.Event
+}
+
+func (r *recorder) Now() time.Duration { return r.now }
+func (r *recorder) Transmit(f *Frame) {
+	c := *f
+	c.Unreachable = slices.Clone(f.Unreachable)
+	r.frames = append(r.frames, c)
+}
+func (r *recorder) Encode(f *Frame) bool          { f.Bytes = 1; return true }
+func (r *recorder) Decode(f *Frame) bool          { return true }
+func (r *recorder) Up(protocol.Event)             {}
+func (r *recorder) SetTimer(time.Duration, Timer) {}
+func (r *recorder) Trace(ev *trace.Event)         { r.events = append(r.events, *ev) }
+func (r *recorder) sent(t Type) (out []Frame) {
+	for _, f := range r.frames {
+		if f.Type == t {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// aodvStack is member 0 of n (IDs 1 to n) under AODV.
+func aodvStack(n int) (*Stack, *recorder) {
+	ids := make([]protocol.NodeID, n)
+	for i := range ids {
+		ids[i] = protocol.NodeID(i + 1)
+	}
+	cfg := NewConfig(ids, time.Second, 3*time.Second, time.Millisecond, false)
+	cfg.Routing = RoutingAODV
+	d := &recorder{now: time.Second}
+	s := &Stack{}
+	s.Init(cfg, 0, d, rand.New(rand.NewPCG(1, 2)), 0)
+	return s, d
+}
+
+// An intermediate node's reply gives the rest of its route's lifetime,
+// in whole milliseconds as the wire carries it.
+func TestRREPLifetimeWholeMilliseconds(t *testing.T) {
+	s, d := aodvStack(4)
+	d.now = 1_234_567_891 * time.Nanosecond
+	s.learn(3, 2, 2, 7, true, 2*time.Second+345_678*time.Nanosecond)
+	d.now += 10*time.Millisecond + 1234*time.Nanosecond
+	s.Heard(&Frame{Type: RREQ, From: 1, To: -1, Seq: 1, Origin: 1, OSeq: 1, OrigSeq: 1, Final: 4, TTL: 5}, Received)
+	reps := d.sent(RREP)
+	if len(reps) != 1 {
+		t.Fatalf("%d replies, want 1: %+v", len(reps), d.frames)
+	}
+	want := (2*time.Second + 345_678*time.Nanosecond - 10*time.Millisecond - 1234*time.Nanosecond).Truncate(time.Millisecond)
+	if got := reps[0].Lifetime; got != want || got%time.Millisecond != 0 {
+		t.Errorf("reply lifetime %v, want %v", got, want)
+	}
+}
+
+// A node losing more routes at once than a route error carries sends
+// several, in destination order.
+func TestRERRSplit(t *testing.T) {
+	const n = 150
+	s, d := aodvStack(n)
+	for dest := int32(2); dest < n; dest++ {
+		r := s.learn(dest, 1, 2, 1, true, time.Minute)
+		addPrecursor(r, 2)
+	}
+	s.linkBroken(1)
+	errs := d.sent(RERR)
+	var got []Unreachable
+	var sizes []int
+	for _, f := range errs {
+		sizes = append(sizes, len(f.Unreachable))
+		got = append(got, f.Unreachable...)
+	}
+	if !slices.Equal(sizes, []int{64, 64, 20}) {
+		t.Errorf("route errors of %v destinations, want [64 64 20]", sizes)
+	}
+	for i, u := range got {
+		if u.Dest != protocol.NodeID(i+3) || u.Seq != 2 {
+			t.Fatalf("destination %d: %+v, want node %d seq 2", i, u, i+3)
+		}
+	}
+	var traced []int
+	for _, e := range d.events {
+		if e.Ev == trace.EvRERR {
+			traced = append(traced, e.Hops)
+		}
+	}
+	if !slices.Equal(traced, sizes) {
+		t.Errorf("traced rerr events of %v destinations, sent %v", traced, sizes)
+	}
+}
