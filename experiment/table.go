@@ -48,14 +48,14 @@ func (r *Result) WriteTable(w io.Writer) {
 	}
 }
 
-// format shows shares as percentages, message totals whole, complexity
+// format shows shares as percentages, message and frame totals whole, complexity
 // counts whole where every seed agrees (else with a decimal), the
 // election time in milliseconds' precision and the rest with two decimals.
 func format(metric string, mean, sd float64) string {
 	switch metric {
 	case "F", "leader", "wrong_or_unknown":
 		return fmt.Sprintf("%.1f%%±%.1f", 100*mean, 100*sd)
-	case "messages":
+	case "messages", "frames":
 		return fmt.Sprintf("%.0f±%.0f", mean, sd)
 	case "complexity.time", "mutex.sync_delay", "mutex.waiting_mean", "mutex.waiting_p95":
 		return fmt.Sprintf("%.3f±%.3f", mean, sd)
