@@ -185,3 +185,30 @@ func TestAODVGridCounts(t *testing.T) {
 		t.Fatalf("median latency %v s", *m.LatencyP50)
 	}
 }
+
+// TestAODVRingChangRobertsConfig: configs/ring-chang-roberts.yaml under
+// AODV keeps theory's exact count, each token costing one data frame (its
+// successor is a radio neighbour), and with 20 % loss the reliable
+// channel still recovers every loss: the count stays exact and every
+// member follows the highest ID.
+func TestAODVRingChangRobertsConfig(t *testing.T) {
+	for _, loss := range []string{"0", "0.2"} {
+		s, err := scenario.Load("../configs/ring-chang-roberts.yaml", []string{"routing.protocol=aodv", "radio.loss.p=" + loss})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		sum := run(t, s, dir)
+		c := sum.Complexity
+		if sum.Verdict != "valid" || c == nil || c.Bound.Exact == nil || int(c.Messages) != *c.Bound.Exact {
+			t.Fatalf("loss %s: verdict %s, complexity %+v", loss, sum.Verdict, c)
+		}
+		m := routingOf(t, dir)
+		if loss == "0" && (m.Delivered != m.Messages || m.DataFrames != m.Messages || *m.Hops != 1) {
+			t.Fatalf("loss 0: %d of %d delivered in %d data frames, %v hops", m.Delivered, m.Messages, m.DataFrames, *m.Hops)
+		}
+		if loss != "0" && sum.Messages.ByKind["transport-retx"]+sum.Messages.LinkRetx == 0 {
+			t.Fatalf("loss %s: nothing retransmitted: %v", loss, sum.Messages.ByKind)
+		}
+	}
+}
