@@ -67,3 +67,54 @@ func TestRingRealProcessesCountLikeSim(t *testing.T) {
 		w.Messages, w.Announce, g.Messages, g.Announce, got.Messages.Transport,
 		lossy.Complexity.Messages, lossy.Complexity.Announce, lossy.Messages.Transport, lossy.Messages.ByKind)
 }
+
+// TestRingRealProcessesOverAODV runs the Chang-Roberts config as real node
+// processes with routing.protocol: aodv: the same counts as sim, every
+// message delivered over its one hop, and route requests and replies on
+// the wire (trace report's routing section).
+func TestRingRealProcessesOverAODV(t *testing.T) {
+	if findCommand(newApp().Commands, "node") == nil {
+		t.Skip("no node command in this build")
+	}
+	want := runRingJSON(t, "sim", "--set", "routing.protocol=aodv")
+	if want.Complexity == nil || want.Complexity.Bound.Exact == nil || want.Verdict != "valid" {
+		t.Fatalf("sim summary %+v", want)
+	}
+	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+		return
+	}
+	useHelper(t, "main")
+	dir := t.TempDir()
+	out, err := runCLI(t, "run", "../../configs/ring-chang-roberts.yaml", "--json", "--out", dir, "--quiet",
+		"--set", "duration=5s", "--set", "routing.protocol=aodv")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var got report.Summary
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if got.Verdict != "valid" || got.Complexity == nil || got.Complexity.Messages != want.Complexity.Messages {
+		t.Fatalf("run summary %s %+v, sim %+v", got.Verdict, got.Complexity, want.Complexity)
+	}
+	rep, err := runCLI(t, "trace", "report", dir, "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, rep)
+	}
+	var m struct {
+		Routing *struct {
+			Messages   uint64 `json:"messages"`
+			Delivered  uint64 `json:"delivered"`
+			DataFrames uint64 `json:"data_frames"`
+			RREQ       uint64 `json:"rreq"`
+			RREP       uint64 `json:"rrep"`
+		} `json:"routing"`
+	}
+	if err := json.Unmarshal([]byte(rep), &m); err != nil || m.Routing == nil {
+		t.Fatalf("trace report: %v\n%s", err, rep)
+	}
+	r := m.Routing
+	if r.Messages == 0 || r.Delivered != r.Messages || r.DataFrames != r.Messages || r.RREQ == 0 || r.RREP == 0 {
+		t.Fatalf("routing %+v", *r)
+	}
+}
