@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 
 	"manetlab/protocol"
@@ -171,13 +172,8 @@ func (m *RoutingMetrics) WriteText(w io.Writer) {
 			m.ControlFrames, m.ControlBytes, m.RREQ, m.RREP, m.RERR)
 	}
 	if len(m.Drops) > 0 {
-		keys := make([]string, 0, len(m.Drops))
-		for k := range m.Drops {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
 		fmt.Fprintf(w, "multi-hop messages dropped:")
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m.Drops)) {
 			fmt.Fprintf(w, " %s %d", k, m.Drops[k])
 		}
 		fmt.Fprintln(w)
