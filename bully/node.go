@@ -73,7 +73,7 @@ func newNode(form string, cfg protocol.Config) (*node, error) {
 	if cfg.Env == nil {
 		return nil, fmt.Errorf("%s: node %d: no Env", form, cfg.ID)
 	}
-	s, err := parseWith(form, cfg.Params, cfg.Members, cfg.HopDelay)
+	s, err := parseWith(form, cfg.Params, cfg.Members, cfg.HopDelay, cfg.RouteDelay)
 	warn, ok := protocol.Warned(err)
 	if !ok {
 		return nil, err

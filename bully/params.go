@@ -41,13 +41,14 @@ func (s *settings) detector(id protocol.NodeID) bool {
 // start, timeout, leader-timeout and check. Errors name the field, and
 // unknown keys are refused.
 func parse(form string, p protocol.Params, members []protocol.NodeID) (*settings, error) {
-	return parseWith(form, p, members, 0)
+	return parseWith(form, p, members, 0, 0)
 }
 
-// parseWith is parse knowing the scenario's hop delay (0: unknown): legal
-// timeouts shorter than a one-hop round trip come back as a
+// parseWith is parse knowing the scenario's hop delay and route delay
+// (protocol.Config; 0: unknown or none): legal timeouts shorter than a
+// one-hop round trip, or than the wait for a route, come back as a
 // protocol.Warning with the figures, beside the settings.
-func parseWith(form string, p protocol.Params, members []protocol.NodeID, hop time.Duration) (*settings, error) {
+func parseWith(form string, p protocol.Params, members []protocol.NodeID, hop, route time.Duration) (*settings, error) {
 	r := p.Reader()
 	s := &settings{rel: reliable.ParamsConfig(r)}
 	s.initiators = r.MemberSet("initiators", members)
@@ -82,6 +83,11 @@ func parseWith(form string, p protocol.Params, members []protocol.NodeID, hop ti
 		return s, &protocol.Warning{Text: fmt.Sprintf("%s: protocol.params.rto %v and timeout %v, but a round trip over one hop takes %v at radio.delay %v "+
 			"(each further hop adds %v): answers from live nodes will come too late, so lower nodes win elections and the channel retransmits for nothing",
 			form, rt, s.timeout, rtt, hop, rtt)}
+	}
+	if route > 0 && s.timeout < route+rt {
+		return s, &protocol.Warning{Text: fmt.Sprintf("%s: protocol.params.timeout %v, but under routing.protocol aodv a first message to a node "+
+			"beyond routing.aodv.ttl_threshold hops waits %v for its route, and its answer a round trip more: live higher nodes will answer too "+
+			"late and lower nodes win elections; give a timeout of at least %v, the wait plus rto (docs/routing.md)", form, s.timeout, route, route+rt)}
 	}
 	return s, nil
 }

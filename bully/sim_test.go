@@ -223,3 +223,29 @@ func TestSimReportsTheWarning(t *testing.T) {
 		t.Fatalf("warnings %q", res.Warnings)
 	}
 }
+
+// TestSimWarnsOfRouteDiscovery: under routing.protocol aodv a timeout
+// below the expanding ring's 1.92 s wait plus rto (200 ms) draws a
+// warning with the figures, which the simulator hands back: the default
+// 2 s does; 5 s does not.
+func TestSimWarnsOfRouteDiscovery(t *testing.T) {
+	for _, c := range []struct {
+		timeout string
+		warned  bool
+	}{{"2s", true}, {"5s", false}} {
+		y := "name: w\nduration: 5s\nnodes: {count: 3, values: id}\nrouting: {protocol: aodv}\nmobility: {model: static, area: [100, 100]}\n" +
+			"protocol: {name: bully/textbook, params: {timeout: " + c.timeout + "}}\n"
+		s, err := scenario.Parse([]byte(y), "w.yaml", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(s, sim.Options{Out: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := len(res.Warnings) == 1 && strings.Contains(res.Warnings[0], "waits 1.92s for its route")
+		if got != c.warned || !c.warned && len(res.Warnings) != 0 {
+			t.Fatalf("timeout %s: warnings %q", c.timeout, res.Warnings)
+		}
+	}
+}

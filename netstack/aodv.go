@@ -77,6 +77,28 @@ func (c *AODVConfig) ringTraversal(ttl int) time.Duration {
 	return 2 * c.nodeTraversal() * time.Duration(ttl+c.TimeoutBuffer)
 }
 
+// RouteDelay is protocol.Config.RouteDelay for c: with AODV, the sum of
+// the expanding ring's waits before it asks the whole network; zero
+// under flooding.
+func (c *Config) RouteDelay() time.Duration {
+	if c.Routing != RoutingAODV {
+		return 0
+	}
+	a := &c.AODV
+	var d time.Duration
+	for ttl := a.TTLStart; ttl < a.NetDiameter; {
+		d += a.ringTraversal(ttl)
+		if ttl >= a.TTLThreshold {
+			break
+		}
+		ttl += a.TTLIncrement
+		if ttl > a.TTLThreshold {
+			break
+		}
+	}
+	return d
+}
+
 // pathDiscovery is PATH_DISCOVERY_TIME, how long a request is remembered.
 func (c *AODVConfig) pathDiscovery() time.Duration { return 2 * c.netTraversal() }
 

@@ -104,3 +104,20 @@ func TestRERRSplit(t *testing.T) {
 		t.Errorf("traced rerr events of %v destinations, sent %v", traced, sizes)
 	}
 }
+
+// TestRouteDelay: the expanding ring's waits at RFC 3561's defaults, TTL
+// 1, 3, 5 and 7: 2 · 40 ms · (TTL + 2) each, 1.92 s; none under flooding.
+func TestRouteDelay(t *testing.T) {
+	c := NewConfig([]protocol.NodeID{1, 2}, time.Second, 3*time.Second, 2*time.Millisecond, false)
+	if d := c.RouteDelay(); d != 0 {
+		t.Fatalf("flood: %v", d)
+	}
+	c.Routing = RoutingAODV
+	if d := c.RouteDelay(); d != 1920*time.Millisecond {
+		t.Fatalf("aodv: %v, want 1.92s", d)
+	}
+	c.AODV.TTLStart, c.AODV.TTLIncrement = 35, 35 // every try network-wide
+	if d := c.RouteDelay(); d != 0 {
+		t.Fatalf("aodv without a ring: %v, want 0", d)
+	}
+}

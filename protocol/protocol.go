@@ -103,6 +103,13 @@ type Config struct {
 	// radio hop (sim waits exactly that; real frames take what they take).
 	// Protocols may compare their timeouts with it; zero when unknown.
 	HopDelay time.Duration
+	// RouteDelay is the longest a message sent with Deliver may wait for
+	// its route before it travels: under routing.protocol aodv, the
+	// expanding ring's waits before its network-wide try (1.92 s at RFC
+	// 3561's defaults), which a message to a node beyond ttl_threshold
+	// hops always waits; zero under flooding. Protocols may compare their
+	// timeouts with it (docs/routing.md).
+	RouteDelay time.Duration
 	// Seed is the run's seed. Every node gets the same one, so choices
 	// that all nodes must agree on (a random logical ring) derive from it;
 	// per-node randomness comes from Env.Rand.
