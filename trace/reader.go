@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 )
 
@@ -64,7 +63,7 @@ func Scan(path string, fn func(e *Event, line int) error) ([]Problem, error) {
 // makes a pass over a large trace several times faster; a skipped line is
 // not checked beyond its "ev" field.
 func ScanEvents(path string, keep func(ev string) bool, fn func(e *Event, line int) error) ([]Problem, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
@@ -102,8 +101,36 @@ type LineReader struct {
 	ls   lineScanner
 	n    int
 	// Problems are the damaged lines read so far, as ScanEvents reports
-	// them.
+	// them: the first MaxListed, then only counted (unlisted), and at the
+	// end of the file one problem that says how many more there were. A
+	// cut last line is always listed.
 	Problems []Problem
+	unlisted int
+}
+
+// MaxListed is how many damaged lines of one file are listed one by one:
+// the memory of an analysis must not grow with garbage (a file of a
+// million bad lines, or a link to /dev/urandom that a regular-file check
+// did not catch), and the first few locate the damage.
+const MaxListed = 20
+
+// problem records a damaged line: listed while fewer than MaxListed are,
+// counted after (a cut last line is listed anyway: it says the writer
+// stopped there).
+func (l *LineReader) problem(p Problem) {
+	if len(l.Problems) < MaxListed || p.Msg == MsgTruncated {
+		l.Problems = append(l.Problems, p)
+		return
+	}
+	l.unlisted++
+}
+
+// endProblems closes the list at the end of the file.
+func (l *LineReader) endProblems() {
+	if l.unlisted > 0 {
+		l.Problems = append(l.Problems, Problem{l.path, 0, fmt.Sprintf("%d more damaged lines not listed (the first %d are)", l.unlisted, MaxListed)})
+		l.unlisted = 0
+	}
 }
 
 // Lines is how many lines have been read.
@@ -133,11 +160,12 @@ func (l *LineReader) Next(keep func(ev string, line []byte) bool) (*Event, int, 
 			return nil, n, fmt.Errorf("trace %s:%d: %w", l.path, n, err)
 		}
 		if l.ls.tooLong {
-			l.Problems = append(l.Problems, Problem{l.path, n, fmt.Sprintf("line longer than %d bytes skipped", l.ls.max)})
+			l.problem(Problem{l.path, n, fmt.Sprintf("line longer than %d bytes skipped", l.ls.max)})
 			continue
 		}
 		if line == nil && !newline {
 			l.n--
+			l.endProblems()
 			return nil, n, nil
 		}
 		line = bytes.TrimSpace(line)
@@ -159,11 +187,11 @@ func (l *LineReader) Next(keep func(ev string, line []byte) bool) (*Event, int, 
 			if newline {
 				msg = "not a JSON event: " + err.Error()
 			}
-			l.Problems = append(l.Problems, Problem{l.path, n, msg})
+			l.problem(Problem{l.path, n, msg})
 			continue
 		}
 		if e.Ev == "" {
-			l.Problems = append(l.Problems, Problem{l.path, n, `no "ev" field`})
+			l.problem(Problem{l.path, n, `no "ev" field`})
 			continue
 		}
 		if keep != nil && !keep(e.Ev, nil) {
@@ -260,7 +288,7 @@ type reopenReader struct {
 func NewReopenReader(path string) io.Reader { return &reopenReader{path: path} }
 
 func (r *reopenReader) Read(p []byte) (int, error) {
-	f, err := os.Open(r.path)
+	f, err := Open(r.path)
 	if err != nil {
 		return 0, err
 	}

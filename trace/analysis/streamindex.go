@@ -166,7 +166,7 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 		st = &idxState{}
 		m.idx[id] = st
 	}
-	f, err := os.Open(path)
+	f, err := trace.Open(path)
 	if err != nil {
 		return false
 	}
@@ -223,7 +223,7 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 // file is skipped whole.
 func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, recs *[]sendRec) bool {
 	r := m.r
-	f, err := os.Open(path)
+	f, err := trace.Open(path)
 	if err != nil {
 		return false
 	}

@@ -6,7 +6,6 @@ package analysis
 
 import (
 	"fmt"
-	"os"
 	"slices"
 
 	"manetlab/protocol"
@@ -114,7 +113,7 @@ func (m *merger) openCombined() {
 		sp.combined = true
 	}
 	m.combWhy = map[protocol.NodeID]string{}
-	f, err := os.Open(path)
+	f, err := trace.Open(path)
 	if err != nil {
 		m.combEOF = true
 		m.setGroup(m.combFile, []trace.Problem{{File: path, Msg: fmt.Sprintf("trace: %v; file skipped", err)}})

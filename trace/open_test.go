@@ -1,0 +1,72 @@
+package trace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestOpenRefusesSpecialFiles: a FIFO (whose open would block without a
+// writer) and a link to /dev/zero (endless) are refused at once, naming
+// what they are; a link to a regular file is read.
+func TestOpenRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "node-1.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	zero := filepath.Join(dir, "node-2.jsonl")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{fifo: "a FIFO", zero: "a character device", dir: "a directory"} {
+		_, err := ScanEvents(path, nil, func(*Event, int) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "not a regular file ("+want+")") {
+			t.Errorf("%s: %v, want a refusal naming %s", path, err, want)
+		}
+	}
+	real := filepath.Join(dir, "real.jsonl")
+	if err := os.WriteFile(real, []byte(`{"t":0,"node":1,"ev":"start"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "node-3.jsonl")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if _, err := ScanEvents(link, nil, func(*Event, int) error { n++; return nil }); err != nil || n != 1 {
+		t.Errorf("a link to a regular file: %d events, %v", n, err)
+	}
+}
+
+// TestProblemsAreBounded: a file of a thousand damaged lines lists the
+// first MaxListed, says how many more there were, and still lists its
+// cut last line; the good lines among them are read.
+func TestProblemsAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"t":0,"node":1,"ev":"start"}` + "\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "x%d\n", i)
+	}
+	b.WriteString(`{"t":1,"node":1,"ev":"end"}` + "\n")
+	b.WriteString(`{"t":2,"node":1,"ev":"st`) // cut short by a killed writer
+	path := filepath.Join(t.TempDir(), "node-1.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	probs, err := ScanEvents(path, nil, func(*Event, int) error { n++; return nil })
+	if err != nil || n != 2 {
+		t.Fatalf("%d events, %v", n, err)
+	}
+	if len(probs) != MaxListed+2 {
+		t.Fatalf("%d problems listed, want %d: %v", len(probs), MaxListed+2, probs)
+	}
+	if probs[0].Line != 2 || probs[MaxListed].Msg != MsgTruncated || probs[MaxListed].Line != 1003 ||
+		probs[MaxListed+1].Msg != fmt.Sprintf("%d more damaged lines not listed (the first %d are)", 1000-MaxListed, MaxListed) {
+		t.Fatalf("problems %v", probs)
+	}
+}
