@@ -248,6 +248,11 @@ func checkStable(r *run, opt CheckOptions) Property {
 		if s.best[ci] < 0 {
 			return false, false, nil // no candidate: not judged
 		}
+		for _, i := range c {
+			if fo.cut[i] < s.t {
+				return false, false, nil // a member's trace stopped: what it follows is unknown
+			}
+		}
 		best := tr.members[s.best[ci]].ID
 		// Every member follows one leader, the best node or a better
 		// one reached over uncertain links.
@@ -263,6 +268,9 @@ func checkStable(r *run, opt CheckOptions) Property {
 		}
 		return true, len(bad) > 0, func() Witness { return stableWitness(r, tr, fo, s, c, best, bad, since) }
 	}, "")
+	if cut := fo.cutShort(tr); len(cut) > 0 {
+		p.Reason += "; traces that stop without an end event, components with them not judged after: " + strings.Join(cut, ", ")
+	}
 	return p
 }
 

@@ -235,9 +235,10 @@ func TestCheckBadInput(t *testing.T) {
 	}
 	problems := strings.Join(rep.Problems, "\n")
 	for _, want := range []string{
-		trace.NodeFile(dir, 1) + ":4: not a JSON event",
-		trace.NodeFile(dir, 1) + ":5: duplicate of " + trace.NodeFile(dir, 1) + ":3",
-		trace.NodeFile(dir, 1) + ":6: " + trace.MsgTruncated,
+		// Lines 1-4: header, start, leader, end; then the raw lines.
+		trace.NodeFile(dir, 1) + ":5: not a JSON event",
+		trace.NodeFile(dir, 1) + ":6: duplicate of " + trace.NodeFile(dir, 1) + ":3",
+		trace.NodeFile(dir, 1) + ":7: " + trace.MsgTruncated,
 		trace.NodeFile(dir, 7) + `: run "other-run"`,
 		trace.NodeFile(dir, 3) + ": node 3 appears in run.jsonl but has no usable trace file",
 	} {
@@ -249,4 +250,45 @@ func TestCheckBadInput(t *testing.T) {
 	if st := property(t, rep, PropStableLeader); st.Verdict != Invalid || !strings.Contains(st.Witnesses[0].Text, "node 3 has no leader") {
 		t.Errorf("stable: %+v", st)
 	}
+}
+
+// TestCheckCutShortTraces: with end events the run is valid over 451
+// instants; with the nodes' traces stopping at 2-5 s without one (a full
+// disk) while the run file goes on to 60 s, stable-leader judges nothing
+// after their last lines, so it cannot say valid (unknown), and names the
+// nodes and where their traces stop.
+func TestCheckCutShortTraces(t *testing.T) {
+	scen := lineScenario(t, 3, 60*time.Second)
+	nodes := map[protocol.NodeID][]trace.Event{
+		1: {ev(0, trace.EvStart), leaderAt(2, 3, "1.3")},
+		2: {ev(0, trace.EvStart), leaderAt(2, 3, "1.3")},
+		3: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3"), leaderAt(5, 3, "1.3")},
+	}
+	dir := t.TempDir()
+	synthRun(t, dir, scen, 60*time.Second, nil, nodes)
+	if p := property(t, mustCheck(t, dir), PropStableLeader); p.Verdict != Valid || p.Checked != 451 {
+		t.Fatalf("with end events: %s, %d checked (%s)", p.Verdict, p.Checked, p.Reason)
+	}
+	cut := t.TempDir()
+	writeTrace(t, trace.RunFile(cut), "s1", 0, scen, trace.Event{T: int64(60 * time.Second), Ev: trace.EvEnd})
+	for id, evs := range nodes {
+		for i := range evs {
+			evs[i].Node = id
+		}
+		writeTrace(t, trace.NodeFile(cut, id), "s1", id, "", evs...)
+	}
+	p := property(t, mustCheck(t, cut), PropStableLeader)
+	if p.Verdict == Valid || p.Verdict == Invalid || p.Checked != 0 ||
+		!strings.Contains(p.Reason, "traces that stop without an end event, components with them not judged after: node 1 at 2.000s, node 2 at 2.000s, node 3 at 5.000s") {
+		t.Fatalf("cut short: %s, %d checked (%s)", p.Verdict, p.Checked, p.Reason)
+	}
+}
+
+func mustCheck(t *testing.T, dir string) *CheckReport {
+	t.Helper()
+	rep, err := Check(dir, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

@@ -39,6 +39,9 @@ func synthRun(t *testing.T, dir, scen string, end time.Duration, runEvs []trace.
 	runEvs = append(runEvs, trace.Event{T: int64(end), Ev: trace.EvEnd})
 	writeTrace(t, trace.RunFile(dir), "s1", 0, scen, runEvs...)
 	for id, evs := range nodes {
+		// Every node file ends as the drivers end it (a trace without its
+		// end is judged only up to its last line: truth.go's cut).
+		evs = append(evs, trace.Event{T: int64(end), Ev: trace.EvEnd})
 		for i := range evs {
 			evs[i].Node = id
 		}

@@ -59,7 +59,7 @@ func synthRunAs(t *testing.T, dir, proto, scen string, end time.Duration, runEvs
 	}
 	write(trace.RunFile(dir), 0, scen, append(runEvs, trace.Event{T: int64(end), Ev: trace.EvEnd}))
 	for id, evs := range nodes {
-		write(trace.NodeFile(dir, id), id, "", evs)
+		write(trace.NodeFile(dir, id), id, "", append(evs, trace.Event{T: int64(end), Ev: trace.EvEnd}))
 	}
 }
 

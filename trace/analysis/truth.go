@@ -353,14 +353,39 @@ type follower struct {
 	next   []int
 	leader []protocol.NodeID
 	last   []int // index of the node's latest leader note, -1 none
+	// cut is, for a node whose trace stops without an end event in a run
+	// whose run file records its end (a full disk, a killed writer), the
+	// time of its last event read: what it believed after that is
+	// unknown. math.MaxInt64 for the others.
+	cut []int64
+}
+
+// cutShort lists the members whose traces stop early, "node N at T s",
+// for a property's reason.
+func (f *follower) cutShort(tr *truth) []string {
+	var out []string
+	for i, c := range f.cut {
+		if c != math.MaxInt64 {
+			out = append(out, fmt.Sprintf("node %d at %.3fs", tr.members[i].ID, seconds(c)))
+		}
+	}
+	return out
 }
 
 func newFollower(r *run, tr *truth) *follower {
 	n := len(tr.members)
-	f := &follower{r: r, procs: make([]*proc, n), next: make([]int, n), leader: make([]protocol.NodeID, n), last: make([]int, n)}
+	f := &follower{r: r, procs: make([]*proc, n), next: make([]int, n), leader: make([]protocol.NodeID, n), last: make([]int, n),
+		cut: make([]int64, n)}
+	isEnd := func(e event) bool { return e.typ == tEnd }
+	ended := slices.ContainsFunc(r.procs[0].evs, isEnd)
 	for i, m := range tr.members {
-		f.procs[i] = r.byID[m.ID]
+		p := r.byID[m.ID]
+		f.procs[i] = p
 		f.last[i] = -1
+		f.cut[i] = math.MaxInt64
+		if ended && p != nil && len(p.evs) > 0 && !slices.ContainsFunc(p.evs, isEnd) {
+			f.cut[i] = p.evs[len(p.evs)-1].t
+		}
 	}
 	return f
 }
