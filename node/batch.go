@@ -3,7 +3,6 @@ package node
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"manetlab/trace"
@@ -50,10 +49,7 @@ func newBatchWriter(f *os.File) *batchWriter {
 // createBatch creates (or truncates) the trace at path, creating its
 // parent directories.
 func createBatch(path string) (*batchWriter, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("trace %s: %w", path, err)
-	}
-	f, err := os.Create(path)
+	f, err := trace.CreateFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}

@@ -33,6 +33,10 @@ func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Ev
 	}
 	final := trace.RunFile(dir)
 	tmp := final + ".tmp"
+	// Whatever is at tmp (a leftover, or a link planted there) goes:
+	// removing a link removes the link, and the file is then created
+	// anew without following one.
+	os.Remove(tmp)
 	w, err := trace.Create(tmp, true)
 	if err != nil {
 		return err

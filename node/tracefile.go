@@ -58,7 +58,7 @@ func (h *Host) openTrace(n *hosted) error {
 // a kill, a newline ends it first, so that the damage stays on that one
 // line and the new events read cleanly.
 func openAppend(path string) (*batchWriter, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := trace.OpenNoFollow(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}

@@ -232,7 +232,7 @@ func (s *sink) write(keep bool) {
 
 // create creates or truncates file i, keeping it open if keep.
 func (s *sink) create(i int, files []*os.File, started []bool, keep bool) error {
-	f, err := os.OpenFile(s.paths[i], os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := trace.OpenNoFollow(s.paths[i], os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}

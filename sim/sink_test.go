@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"manetlab/protocol"
@@ -58,5 +59,25 @@ func TestSinkRewritesDirectory(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 			t.Errorf("keep %v: another file was removed: %v", keep, err)
 		}
+	}
+}
+
+// TestSimRefusesPlantedLinks: a link planted where a node's trace goes
+// fails the run with the reason, and its target is untouched.
+func TestSimRefusesPlantedLinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(target, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, trace.NodeFile(dir, 2)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(parse(t, "duration: 2s\nnodes: {count: 3}\n"), Options{Out: dir})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("run: %v", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep me" {
+		t.Fatalf("the link's target was written: %q", b)
 	}
 }

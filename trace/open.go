@@ -1,8 +1,10 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -43,4 +45,26 @@ func kindOf(m os.FileMode) string {
 		return "a directory"
 	}
 	return m.Type().String()
+}
+
+// CreateFile creates (or truncates) the file at path for writing, with its
+// parent directories, without following a symbolic link at path: a link
+// planted where a trace, a log or a run file goes (by anyone who can
+// write into the directory) would otherwise make the writer overwrite the
+// link's target, whatever it is.
+func CreateFile(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return OpenNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+}
+
+// OpenNoFollow opens path with flag (and O_NOFOLLOW), mode 0644 when it
+// creates it, and explains a refusal to follow a symbolic link.
+func OpenNoFollow(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, 0o644)
+	if err != nil && errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: refusing to write through it (remove it, or choose another directory)", path)
+	}
+	return f, err
 }

@@ -70,3 +70,39 @@ func TestProblemsAreBounded(t *testing.T) {
 		t.Fatalf("problems %v", probs)
 	}
 }
+
+// TestCreateFileRefusesLinks: a link planted where a trace goes is not
+// written through: the writer fails, saying so, and the link's target is
+// untouched; a regular file there is truncated as before.
+func TestCreateFileRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "precious")
+	if err := os.WriteFile(target, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "run", "node-1.jsonl")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Create(link, true); err == nil || !strings.Contains(err.Error(), "is a symbolic link: refusing to write through it") {
+		t.Fatalf("Create through a link: %v", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep me" {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+	plain := filepath.Join(dir, "run", "node-2.jsonl")
+	if err := os.WriteFile(plain, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create(plain, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if b, _ := os.ReadFile(plain); len(b) != 0 {
+		t.Fatalf("a regular file was not truncated: %q", b)
+	}
+}

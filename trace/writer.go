@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // bufferSize is the buffered writer's buffer: large, because the simulator
@@ -40,10 +39,7 @@ var errClosed = errors.New("writer is closed")
 // Create creates (or truncates) the trace file at path, creating its parent
 // directories.
 func Create(path string, buffered bool) (*Writer, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("trace %s: %w", path, err)
-	}
-	f, err := os.Create(path)
+	f, err := CreateFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}

@@ -270,7 +270,14 @@ func writeProcStats(res *launch.Result) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(res.Dir, "log", name), append(b, '\n'), 0o644); err != nil {
+		f, err := trace.CreateFile(filepath.Join(res.Dir, "log", name))
+		if err == nil {
+			_, err = f.Write(append(b, '\n'))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}

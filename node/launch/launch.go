@@ -305,7 +305,7 @@ func (l *launcher) spawn(p *proc) error {
 	if len(l.opt.Wrap) > 0 {
 		argv = slices.Concat(l.opt.Wrap[p.host], argv)
 	}
-	logf, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := trace.OpenNoFollow(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.name(), err)
 	}

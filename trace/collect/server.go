@@ -216,7 +216,14 @@ func (c *Collector) settleRun() error {
 			if err != nil {
 				return fmt.Errorf("collect: %w", err)
 			}
-			if err := os.WriteFile(dst, data, 0o644); err != nil {
+			f, err := trace.CreateFile(dst)
+			if err == nil {
+				_, err = f.Write(data)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
 				return fmt.Errorf("collect: %w", err)
 			}
 		}
@@ -663,7 +670,7 @@ func checkHeader(lines []byte, run string, id protocol.NodeID) string {
 // create creates the node's file, once its stream has brought a valid
 // header.
 func (c *Collector) create(ns *nodeState) error {
-	f, err := os.OpenFile(ns.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := trace.OpenNoFollow(ns.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return fmt.Errorf("collector: %w", err)
 	}
