@@ -72,6 +72,9 @@ func newSink(dir string, paths []string, combined bool, record func(ev string) b
 	if dir == "" {
 		return nil, fmt.Errorf("sim: no output directory")
 	}
+	if err := trace.CheckOutDir(dir); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("trace directory: %w", err)
 	}

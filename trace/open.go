@@ -68,3 +68,29 @@ func OpenNoFollow(path string, flag int) (*os.File, error) {
 	}
 	return f, err
 }
+
+// CheckOutDir refuses an output directory that others control: one owned
+// by another user, or writable by every user (a sticky bit does not help:
+// others may still plant files of their own names in it). A directory
+// that does not exist yet is fine: its writer creates it, as its own.
+func CheckOutDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("output %s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("output directory %s belongs to uid %d, not to this user (uid %d): its owner could plant files in it; choose a directory of your own",
+			dir, st.Uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o002 != 0 {
+		return fmt.Errorf("output directory %s is writable by every user (mode %v): anyone could plant files in it; choose another, or chmod o-w it",
+			dir, fi.Mode().Perm())
+	}
+	return nil
+}

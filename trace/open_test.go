@@ -106,3 +106,37 @@ func TestCreateFileRefusesLinks(t *testing.T) {
 		t.Fatalf("a regular file was not truncated: %q", b)
 	}
 }
+
+// TestCheckOutDir: a directory writable by every user is refused, with
+// the reason and a way out; one of this user's with 0755, and one that
+// does not exist yet, are accepted.
+func TestCheckOutDir(t *testing.T) {
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckOutDir(open); err != nil {
+		t.Fatalf("own 0755 directory: %v", err)
+	}
+	if err := CheckOutDir(filepath.Join(dir, "new")); err != nil {
+		t.Fatalf("a directory still to create: %v", err)
+	}
+	if err := os.Chmod(open, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckOutDir(open); err == nil || !strings.Contains(err.Error(), "is writable by every user") {
+		t.Fatalf("world-writable directory: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		if err := os.Chmod(open, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(open, 65534, 65534); err != nil {
+			t.Skipf("chown: %v", err)
+		}
+		if err := CheckOutDir(open); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+			t.Fatalf("another user's directory: %v", err)
+		}
+	}
+}

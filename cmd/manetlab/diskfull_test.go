@@ -27,7 +27,7 @@ func TestRunOnAFullDisk(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=24k,mode=0755", "tmpfs", dir).CombinedOutput(); err != nil {
 		t.Skipf("mount tmpfs: %v: %s", err, out)
 	}
 	t.Cleanup(func() {

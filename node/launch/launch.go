@@ -191,6 +191,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 5 * time.Second
 	}
+	if err := trace.CheckOutDir(opt.Out); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Join(opt.Out, "log"), 0o755); err != nil {
 		return nil, fmt.Errorf("launch: %w", err)
 	}

@@ -176,6 +176,9 @@ func newCollector(opt Options) (*Collector, error) {
 		return nil, fmt.Errorf("collect: a cap of %d connections leaves no room for handshakes beside the %d nodes' streams (give more than %d)",
 			opt.MaxConns, len(opt.Members), len(opt.Members))
 	}
+	if err := trace.CheckOutDir(opt.Dir); err != nil {
+		return nil, fmt.Errorf("collect: %w", err)
+	}
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("collect: %w", err)
 	}
