@@ -34,7 +34,7 @@ func (p Problem) String() string {
 
 // MsgTruncated is the Msg of the Problem for a last line that has no
 // newline and does not decode: what a writer killed mid-line leaves.
-const MsgTruncated = "truncated last line (the writer was probably killed)"
+const MsgTruncated = "truncated last line (the writer was killed, or its disk was full)"
 
 // ReadFile reads every event of a trace file it can. Damaged lines become
 // Problems; the error is only for a file that cannot be opened or read.
