@@ -1,7 +1,9 @@
 package netstack
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"manetlab/internal/units"
@@ -86,17 +88,20 @@ func (c *Config) RouteDelay() time.Duration {
 	}
 	a := &c.AODV
 	var d time.Duration
-	for ttl := a.TTLStart; ttl < a.NetDiameter; {
+	for ttl := a.TTLStart; ttl < a.NetDiameter; ttl = a.nextTTL(ttl) {
 		d += a.ringTraversal(ttl)
-		if ttl >= a.TTLThreshold {
-			break
-		}
-		ttl += a.TTLIncrement
-		if ttl > a.TTLThreshold {
-			break
-		}
 	}
 	return d
+}
+
+// nextTTL is the expanding ring's TTL after a try of ttl (below the
+// network's diameter): TTL_INCREMENT more up to TTL_THRESHOLD, then
+// NET_DIAMETER (RFC 3561 6.4).
+func (c *AODVConfig) nextTTL(ttl int) int {
+	if ttl < c.TTLThreshold && ttl+c.TTLIncrement <= c.TTLThreshold {
+		return ttl + c.TTLIncrement
+	}
+	return c.NetDiameter
 }
 
 // pathDiscovery is PATH_DISCOVERY_TIME, how long a request is remembered.
@@ -230,10 +235,21 @@ func (s *Stack) routeDeliver(to protocol.NodeID, m protocol.Message) {
 	}
 	s.oseq++
 	f.OSeq = s.oseq
-	s.seq++
-	f.From, f.Seq = s.self, s.seq
+	s.number(f)
 	s.emit(trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Seq: f.Seq, Bytes: f.Bytes, Origin: s.id, OSeq: f.OSeq, Hops: 1, To: to})
 	s.forward(f, dest)
+}
+
+// dropData traces the drop of the routed message f for reason.
+func (s *Stack) dropData(f *Frame, reason string) {
+	s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, To: f.Final, Reason: reason})
+}
+
+// invalidate marks r invalid (RFC 3561 6.11), its entry kept for
+// DELETE_PERIOD: 5 · max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
+func (s *Stack) invalidate(r *route) {
+	r.valid = false
+	r.expires = s.now() + 5*max(s.cfg.AODV.activeRoute(), s.cfg.Hello)
 }
 
 // forward sends the data frame f (numbered, traced) towards dest over
@@ -251,12 +267,12 @@ func (s *Stack) forward(f *Frame, dest int32) {
 		return
 	}
 	if f.Origin != s.self {
-		s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, To: f.Final, Reason: "no-route"})
+		s.dropData(f, "no-route")
 		s.sendRERR([]Unreachable{{Dest: f.Final, Seq: s.lastSeq(dest)}})
 		return
 	}
 	if a.waiting >= s.cfg.AODV.Buffer {
-		s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), Origin: s.id, OSeq: f.OSeq, To: f.Final, Reason: "buffer"})
+		s.dropData(f, "buffer")
 		return
 	}
 	d := a.finding[dest]
@@ -309,20 +325,15 @@ func (s *Stack) discoveryTimeout(dest int32, gen uint64) {
 	}
 	c := &s.cfg.AODV
 	switch {
-	case d.ttl < c.TTLThreshold:
-		d.ttl += c.TTLIncrement
-		if d.ttl > c.TTLThreshold {
-			d.ttl = c.NetDiameter
-		}
 	case d.ttl < c.NetDiameter:
-		d.ttl = c.NetDiameter
+		d.ttl = c.nextTTL(d.ttl)
 	case d.retries < c.RREQRetries:
 		d.retries++
 	default:
 		delete(a.finding, dest)
 		a.waiting -= len(d.waiting)
 		for _, f := range d.waiting {
-			s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), Origin: s.id, OSeq: f.OSeq, To: f.Final, Reason: "no-route"})
+			s.dropData(f, "no-route")
 		}
 		return
 	}
@@ -392,8 +403,8 @@ func (s *Stack) sendRREP(f *Frame, rev *route) {
 	if rev == nil || !rev.valid {
 		return
 	}
-	s.seq++
-	f.From, f.Seq, f.To, f.Bytes = s.self, s.seq, rev.next, rrepBytes
+	s.number(f)
+	f.To, f.Bytes = rev.next, rrepBytes
 	f.Lifetime = f.Lifetime.Truncate(time.Millisecond)
 	s.emit(trace.Event{Ev: trace.EvRREP, Seq: f.Seq, Bytes: rrepBytes, Origin: s.cfg.IDs[f.Origin], To: f.Final,
 		Hops: int(f.Hops) + 1})
@@ -452,7 +463,7 @@ func (s *Stack) heardData(f *Frame) {
 		return
 	}
 	if hops >= int(f.HopLimit) {
-		s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, To: f.Final, Reason: "hop-limit"})
+		s.dropData(f, "hop-limit")
 		return
 	}
 	fw := &Frame{Type: Data, Msg: f.Msg, Bytes: f.Bytes, Code: f.Code, Body: f.Body, Origin: f.Origin, OSeq: f.OSeq,
@@ -461,8 +472,7 @@ func (s *Stack) heardData(f *Frame) {
 		s.forward(fw, dest) // traces the drop, reports the break
 		return
 	}
-	s.seq++
-	fw.From, fw.Seq = s.self, s.seq
+	s.number(fw)
 	s.emit(trace.Event{Ev: trace.EvRelay, Kind: f.Kind(), Seq: fw.Seq, Bytes: fw.Bytes, Origin: s.cfg.IDs[f.Origin],
 		OSeq: f.OSeq, Hops: hops + 1, To: f.Final})
 	s.forward(fw, dest)
@@ -478,9 +488,8 @@ func (s *Stack) linkBroken(j int32) {
 	var lost []Unreachable
 	for dest, r := range a.routes {
 		if r.valid && r.next == j {
-			r.valid = false
 			r.seq++
-			r.expires = s.now() + 5*max(s.cfg.AODV.activeRoute(), s.cfg.Hello)
+			s.invalidate(r)
 			if len(r.precursors) > 0 {
 				lost = append(lost, Unreachable{Dest: s.cfg.IDs[dest], Seq: r.seq})
 			}
@@ -496,14 +505,14 @@ func (s *Stack) linkBroken(j int32) {
 			if f.Origin == s.self {
 				s.forward(f, s.cfg.Index[f.Final])
 			} else {
-				s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, To: f.Final, Reason: "no-route"})
+				s.dropData(f, "no-route")
 			}
 		}
 		clear(q.pending[len(kept):])
 		q.pending = kept
 	}
 	if len(lost) > 0 {
-		sortUnreachable(lost)
+		slices.SortFunc(lost, func(a, b Unreachable) int { return cmp.Compare(a.Dest, b.Dest) })
 		s.sendRERR(lost)
 	}
 }
@@ -536,9 +545,8 @@ func (s *Stack) heardRERR(f *Frame) {
 			continue
 		}
 		if r := a.routes[dest]; r != nil && r.valid && r.next == f.From {
-			r.valid = false
 			r.seq, r.validSeq = u.Seq, true
-			r.expires = s.now() + 5*max(s.cfg.AODV.activeRoute(), s.cfg.Hello)
+			s.invalidate(r)
 			if len(r.precursors) > 0 {
 				lost = append(lost, Unreachable{Dest: u.Dest, Seq: u.Seq})
 			}
@@ -546,13 +554,5 @@ func (s *Stack) heardRERR(f *Frame) {
 	}
 	if len(lost) > 0 {
 		s.sendRERR(lost)
-	}
-}
-
-func sortUnreachable(u []Unreachable) {
-	for i := 1; i < len(u); i++ {
-		for j := i; j > 0 && u[j].Dest < u[j-1].Dest; j-- {
-			u[j], u[j-1] = u[j-1], u[j]
-		}
 	}
 }

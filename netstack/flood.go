@@ -30,21 +30,22 @@ func (s *Stack) originate(dest protocol.NodeID, m protocol.Message) {
 	}
 	s.oseq++
 	f.OSeq = s.oseq
-	s.window(s.self).Accept(s.oseq)
+	windowOf(&s.floods, s.self).Accept(s.oseq)
 	s.transmitNew(f, trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes,
 		Origin: s.id, OSeq: f.OSeq, Hops: 1, To: dest})
 }
 
-// window is this node's record of the floods of origin it has handled:
-// one per origin that ever reached it, bounded by the run's size.
-func (s *Stack) window(origin int32) *Window {
-	if s.floods == nil {
-		s.floods = map[int32]*Window{}
+// windowOf is the duplicate window of k in *m (floods: by origin;
+// unicasts: by sender), made on first use: one per node that ever
+// reached this one, bounded by the run's size.
+func windowOf(m *map[int32]*Window, k int32) *Window {
+	if *m == nil {
+		*m = map[int32]*Window{}
 	}
-	w := s.floods[origin]
+	w := (*m)[k]
 	if w == nil {
 		w = &Window{}
-		s.floods[origin] = w
+		(*m)[k] = w
 	}
 	return w
 }
@@ -52,7 +53,7 @@ func (s *Stack) window(origin int32) *Window {
 // floodArrive delivers a flood frame if it is for this node and relays it
 // once, after a random jitter, if it may travel further.
 func (s *Stack) floodArrive(f *Frame) Verdict {
-	if !s.window(f.Origin).Accept(f.OSeq) {
+	if !windowOf(&s.floods, f.Origin).Accept(f.OSeq) {
 		return Handled // handled already: relays of relays end here
 	}
 	hops := int(f.Hops) + 1

@@ -184,12 +184,6 @@ func (s *Stack) Stop() {
 
 func (s *Stack) now() time.Duration { return s.d.Now() }
 
-// Stopped reports whether Stop was called.
-func (s *Stack) Stopped() bool { return s.stopped }
-
-// Neighbors are the neighbours now up, by ascending member index.
-func (s *Stack) Neighbors() []Neighbor { return s.nbrs }
-
 // Timer runs a timer the stack set.
 func (s *Stack) Timer(t Timer) {
 	if s.stopped {
@@ -232,11 +226,17 @@ func (s *Stack) emit(e trace.Event) {
 	s.d.Trace(&s.cfg.ev)
 }
 
+// number makes f a new frame of this node's: its sender and the next
+// frame sequence number.
+func (s *Stack) number(f *Frame) {
+	s.seq++
+	f.From, f.Seq = s.self, s.seq
+}
+
 // transmitNew numbers a new frame from this node, traces ev (its Seq set;
 // nothing when ev.Ev is empty) and transmits the frame.
 func (s *Stack) transmitNew(f *Frame, ev trace.Event) {
-	s.seq++
-	f.From, f.Seq = s.self, s.seq
+	s.number(f)
 	if ev.Ev != "" {
 		ev.Seq = f.Seq
 		s.emit(ev)

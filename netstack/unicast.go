@@ -26,8 +26,7 @@ func (s *Stack) Send(to protocol.NodeID, m protocol.Message) {
 	if !s.d.Encode(f) {
 		return
 	}
-	s.seq++
-	f.From, f.Seq = s.self, s.seq
+	s.number(f)
 	s.emit(trace.Event{Ev: trace.EvSend, Kind: m.Kind(), To: to, Seq: f.Seq, Bytes: f.Bytes})
 	s.enqueue(f)
 }
@@ -115,15 +114,7 @@ func (s *Stack) heardUnicast(f *Frame) Verdict {
 	if f.Type.HasBody() && !s.d.Decode(f) {
 		return BadBody // not acknowledged: the sender gives up
 	}
-	if s.unicasts == nil {
-		s.unicasts = map[int32]*Window{}
-	}
-	w := s.unicasts[f.From]
-	if w == nil {
-		w = &Window{}
-		s.unicasts[f.From] = w
-	}
-	first := w.Accept(f.Seq)
+	first := windowOf(&s.unicasts, f.From).Accept(f.Seq)
 	from := s.cfg.IDs[f.From]
 	if first && f.Type == Unicast {
 		s.traceRecv(f, from, 1)

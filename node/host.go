@@ -429,12 +429,7 @@ func (h *Host) read(c *link.Conn) {
 		for i := range n {
 			d := batch.Datagram(i)
 			rf := &rfs[k]
-			if err := wire.Decode(d, h.opt.Key, &rf.f); err != nil {
-				h.reject(wire.Reason(err), "%d bytes: %v", len(d), err)
-				continue
-			}
-			if rf.f.Run != h.runID {
-				h.reject("run", "%s frame from node %d of run %#x, not %#x (%s)", rf.f.Type, rf.f.From, rf.f.Run, h.runID, h.opt.Run)
+			if !h.decode(d, &rf.f) {
 				continue
 			}
 			size += len(rf.f.Body)
@@ -459,6 +454,20 @@ func (h *Host) read(c *link.Conn) {
 			return
 		}
 	}
+}
+
+// decode decodes datagram d into f and checks that it is of this run;
+// false (counted and logged) if not.
+func (h *Host) decode(d []byte, f *wire.Frame) bool {
+	if err := wire.Decode(d, h.opt.Key, f); err != nil {
+		h.reject(wire.Reason(err), "%d bytes: %v", len(d), err)
+		return false
+	}
+	if f.Run != h.runID {
+		h.reject("run", "%s frame from node %d of run %#x, not %#x (%s)", f.Type, f.From, f.Run, h.runID, h.opt.Run)
+		return false
+	}
+	return true
 }
 
 // reject counts a dropped datagram and logs it at a limited rate.

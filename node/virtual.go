@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"manetlab/node/wire"
 	"manetlab/trace"
 )
 
@@ -49,15 +48,9 @@ func (v *virtualNet) transmit(b []byte) {
 func (v *virtualNet) arrive(h *Host, d []byte) {
 	h.cnt.received.Add(1)
 	var rf rxFrame
-	if err := wire.Decode(d, h.opt.Key, &rf.f); err != nil {
-		h.reject(wire.Reason(err), "%d bytes: %v", len(d), err)
-		return
+	if h.decode(d, &rf.f) {
+		h.receive(&rf)
 	}
-	if rf.f.Run != h.runID {
-		h.reject("run", "frame of run %#x", rf.f.Run)
-		return
-	}
-	h.receive(&rf)
 }
 
 // at schedules fn at virtual time t.

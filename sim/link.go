@@ -46,21 +46,16 @@ func (l *link) Decode(*netstack.Frame) bool { return true }
 func (l *link) Up(ev protocol.Event) { l.n.proc.Step(ev) }
 
 func (l *link) SetTimer(after time.Duration, t netstack.Timer) {
-	it := item{at: l.w.now + after, node: int32(l.n.index), gen: l.n.gen}
-	switch t.Kind {
-	case netstack.TimerHello:
-		it.kind = itemHello
-	case netstack.TimerRetx:
-		it.kind, it.to, it.ref = itemRetx, t.Peer, t.Ref
-	case netstack.TimerRelay:
-		it.kind, it.f = itemRelay, t.Frame
-	case netstack.TimerDiscovery:
-		it.kind, it.to, it.ref = itemDiscovery, t.Peer, t.Ref
-	default:
+	if t.Kind == 0 || int(t.Kind) >= len(timerItems) {
 		panic(fmt.Sprintf("sim: unknown stack timer kind %d", t.Kind))
 	}
-	l.w.q.push(it)
+	l.w.q.push(item{at: l.w.now + after, kind: timerItems[t.Kind], node: int32(l.n.index), gen: l.n.gen,
+		to: t.Peer, ref: t.Ref, f: t.Frame})
 }
+
+// timerItems are the queue's item kinds of the stack's timer kinds.
+var timerItems = [...]itemKind{netstack.TimerHello: itemHello, netstack.TimerRetx: itemRetx,
+	netstack.TimerRelay: itemRelay, netstack.TimerDiscovery: itemDiscovery}
 
 func (l *link) Trace(ev *trace.Event) {
 	ev.T, ev.Node = int64(l.w.now), l.n.id
@@ -73,15 +68,10 @@ func (l *link) Trace(ev *trace.Event) {
 // netTimer hands a stack timer back to its node's stack.
 func (w *world) netTimer(n *node, it item) {
 	t := netstack.Timer{Peer: it.to, Ref: it.ref, Frame: it.f}
-	switch it.kind {
-	case itemHello:
-		t.Kind = netstack.TimerHello
-	case itemRetx:
-		t.Kind = netstack.TimerRetx
-	case itemRelay:
-		t.Kind = netstack.TimerRelay
-	case itemDiscovery:
-		t.Kind = netstack.TimerDiscovery
+	for k, ik := range timerItems {
+		if ik == it.kind && k > 0 {
+			t.Kind = netstack.TimerKind(k)
+		}
 	}
 	n.stack.Timer(t)
 }
