@@ -100,6 +100,9 @@ type Frame struct {
 	Msg protocol.Message
 	// Bytes is the size of Msg's encoding (Driver.Encode sets it).
 	Bytes int
+	// Airtime is, on the DCF medium, how long this transmission occupies
+	// the air (set when it starts); 0 on the ideal medium.
+	Airtime time.Duration
 	// Code and Body are a driver's encoding of Msg, kept so that a
 	// retransmission or a relay is not encoded again; the simulator
 	// leaves them empty.

@@ -10,4 +10,6 @@ const (
 	Received   = radio.Received
 	OutOfRange = radio.OutOfRange
 	Lost       = radio.Lost
+	Collision  = radio.Collision
+	HalfDuplex = radio.HalfDuplex
 )

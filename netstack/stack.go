@@ -53,6 +53,9 @@ type Config struct {
 	// AODV's parameters.
 	Routing string
 	AODV    AODVConfig
+	// MAC is the 802.11 DCF medium (radio.mac dcf); nil: the ideal
+	// medium, where Transmit is the frame's whole life on the air.
+	MAC *DCF
 
 	// Scratch for the frames and events the stacks hand their driver
 	// without keeping them: a Config and its stacks are used from one
@@ -113,13 +116,18 @@ const (
 	TimerRetx                           // a unicast's acknowledgement is overdue
 	TimerRelay                          // forward a flood frame (or a route request), its jitter over
 	TimerDiscovery                      // an AODV route discovery's wait for a reply is over
+	// The DCF medium's:
+	TimerAccess  // the backoff is over: the head of the MAC queue goes on the air (Ref: generation)
+	TimerTxEnd   // this node's transmission is over (Ref: generation, 0 for an acknowledgement)
+	TimerAckWait // a unicast frame's acknowledgement did not come (Ref: generation)
+	TimerAckSend // SIFS after a unicast frame: acknowledge it (Peer, Ref: its sender and sequence number)
 )
 
 // Timer is a stack timer, handed back to Stack.Timer when it is due.
 type Timer struct {
 	Kind  TimerKind
-	Peer  int32  // TimerRetx: the link's other end
-	Ref   uint64 // TimerRetx: the frame's sequence number
+	Peer  int32  // TimerRetx: the link's other end; TimerDiscovery: the destination
+	Ref   uint64 // TimerRetx: the frame's sequence number; see the kinds
 	Frame *Frame // TimerRelay: the frame to send
 }
 
@@ -157,6 +165,8 @@ type Stack struct {
 	queues    map[int32]*linkQueue // unicast destination -> queue
 	aodv      *aodvState           // AODV's routes and discoveries; nil until used
 	down      []int32              // helloTick's scratch
+	mac       mac                  // the DCF medium's sender
+	air       air                  // the DCF medium at this receiver
 }
 
 // Init makes s the stack of member self in a new life: no neighbours,
@@ -198,6 +208,14 @@ func (s *Stack) Timer(t Timer) {
 		s.relay(t.Frame)
 	case TimerDiscovery:
 		s.discoveryTimeout(t.Peer, t.Ref)
+	case TimerAccess:
+		s.access(t.Ref)
+	case TimerTxEnd:
+		s.txEnd(t.Ref)
+	case TimerAckWait:
+		s.ackWait(t.Ref)
+	case TimerAckSend:
+		s.ackSend(t.Peer, t.Ref)
 	}
 }
 
@@ -241,7 +259,7 @@ func (s *Stack) transmitNew(f *Frame, ev trace.Event) {
 		ev.Seq = f.Seq
 		s.emit(ev)
 	}
-	s.d.Transmit(f)
+	s.macSend(f)
 }
 
 // Heard handles frame f, which reached this node's radio within the
@@ -266,7 +284,11 @@ func (s *Stack) Heard(f *Frame, o Outcome) Verdict {
 	case Hello:
 		s.heardHello(f.From)
 	case Ack:
-		s.acked(f.From, f.AckSeq)
+		if s.cfg.MAC != nil {
+			s.macAck(f.From, f.AckSeq)
+		} else {
+			s.acked(f.From, f.AckSeq)
+		}
 	case Broadcast:
 		return s.deliver(f, s.cfg.IDs[f.From], 1)
 	case Unicast, Data, RREP:

@@ -55,9 +55,14 @@ func (s *Stack) enqueue(f *Frame) {
 }
 
 // transmitHead sends the head of a link queue (again) and arms its
-// retransmission: RetryBase, doubling with every attempt.
+// retransmission: RetryBase, doubling with every attempt. Under DCF the
+// MAC acknowledges and retransmits, and says when it is done (macDone).
 func (s *Stack) transmitHead(dest int32, q *linkQueue) {
 	head := q.pending[0]
+	if s.cfg.MAC != nil {
+		s.macSend(head)
+		return
+	}
 	if q.attempts > 0 {
 		s.emit(trace.Event{Ev: trace.EvRetx, Kind: head.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Bytes: head.Bytes})
 	}
@@ -78,12 +83,32 @@ func (s *Stack) retransmit(dest int32, seq uint64) {
 		s.transmitHead(dest, q)
 		return
 	}
+	s.giveUp(dest, q, "no-ack")
+}
+
+// giveUp drops the head of a link queue for reason and sends the next
+// frame; a frame not acknowledged breaks the link's routes.
+func (s *Stack) giveUp(dest int32, q *linkQueue, reason string) {
 	head := q.pending[0]
-	s.emit(trace.Event{Ev: trace.EvDrop, Kind: head.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Reason: "no-ack"})
+	s.emit(trace.Event{Ev: trace.EvDrop, Kind: head.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Reason: reason})
 	s.advance(dest, q)
-	if s.cfg.Routing == RoutingAODV {
+	if reason == "no-ack" && s.cfg.Routing == RoutingAODV {
 		s.linkBroken(dest)
 	}
+}
+
+// macDone: the DCF is done with f, the head of its link queue:
+// acknowledged (ok), or given up for reason.
+func (s *Stack) macDone(f *Frame, ok bool, reason string) {
+	q := s.queues[f.To]
+	if q == nil || len(q.pending) == 0 || q.pending[0] != f {
+		return
+	}
+	if ok {
+		s.advance(f.To, q)
+		return
+	}
+	s.giveUp(f.To, q, reason)
 }
 
 // advance drops the head of a link queue and sends the next frame.
@@ -120,7 +145,11 @@ func (s *Stack) heardUnicast(f *Frame) Verdict {
 		s.traceRecv(f, from, 1)
 	}
 	s.emit(trace.Event{Ev: trace.EvAck, Kind: f.Kind(), To: from, Seq: f.Seq})
-	s.transmitNew(s.scratch(Frame{Type: Ack, To: f.From, AckSeq: f.Seq}), trace.Event{})
+	if s.cfg.MAC != nil {
+		s.sendAck(f.From, f.Seq)
+	} else {
+		s.transmitNew(s.scratch(Frame{Type: Ack, To: f.From, AckSeq: f.Seq}), trace.Event{})
+	}
 	if !first {
 		return Duplicate
 	}

@@ -41,6 +41,12 @@ type Config struct {
 	Loss LossConfig `yaml:"loss"`
 	// Hello configures neighbour discovery.
 	Hello HelloConfig `yaml:"hello"`
+	// MAC is the medium: "ideal" (no airtime, no collisions: every frame
+	// arrives Delay after it was sent) or "dcf" (802.11 DCF: airtime,
+	// carrier sense, backoff, collisions; Delay is not used), with the
+	// DCF's constants.
+	MAC string    `yaml:"mac"`
+	DCF DCFConfig `yaml:"dcf"`
 }
 
 // LossConfig is the `radio.loss:` section.

@@ -34,6 +34,7 @@ const (
 	DefaultBadToGood     = 0.3
 	DefaultLossBad       = 0.8
 	DefaultHelloPeriod   = time.Second
+	DefaultMAC           = MACIdeal
 	// DefaultHelloTimeoutPeriods is the hello timeout in periods.
 	DefaultHelloTimeoutPeriods = 3.5
 )
@@ -65,6 +66,10 @@ func (c *Config) Defaults() {
 		c.Delay = units.Duration(DefaultDelay)
 	}
 	c.Loss.defaults()
+	if c.MAC == "" {
+		c.MAC = DefaultMAC
+	}
+	c.DCF.defaults(c.Range)
 	if c.Hello.Period == 0 {
 		c.Hello.Period = units.Duration(DefaultHelloPeriod)
 	}
@@ -137,6 +142,13 @@ func (c *Config) Validate() error {
 		bad("delay", "must be 0 or above (got %s)", c.Delay)
 	}
 	errs = append(errs, c.Loss.validate()...)
+	switch c.MAC {
+	case MACIdeal:
+	case MACDCF:
+		errs = append(errs, c.DCF.validate(c.Propagation)...)
+	default:
+		bad("mac", "%q is unknown (allowed: %s, %s)", c.MAC, MACIdeal, MACDCF)
+	}
 	if c.Hello.Period <= 0 {
 		bad("hello.period", "must be above 0 (got %s)", c.Hello.Period)
 	}

@@ -20,6 +20,9 @@ const (
 	Received   Outcome = iota + 1
 	OutOfRange         // propagation (mean power or shadowing) failed
 	Lost               // propagation succeeded, the loss model dropped it
+	// The 802.11 DCF medium's (radio.mac dcf) verdicts:
+	Collision  // other frames on the air spoiled it
+	HalfDuplex // the receiver was transmitting
 )
 
 // String returns "received", "out-of-range" or "lost".
@@ -31,6 +34,10 @@ func (o Outcome) String() string {
 		return "out-of-range"
 	case Lost:
 		return "lost"
+	case Collision:
+		return "collision"
+	case HalfDuplex:
+		return "half-duplex"
 	}
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
 }
@@ -43,6 +50,10 @@ func (o Outcome) DropReason() string {
 		return "range"
 	case Lost:
 		return "loss"
+	case Collision:
+		return "collision"
+	case HalfDuplex:
+		return "half-duplex"
 	}
 	return ""
 }
@@ -131,6 +142,9 @@ func NewMedium(cfg Config, mob mobility.Model, seed uint64) (*Medium, error) {
 		speed:  speed,
 		static: speed == 0,
 	}
+	if cfg.MAC == MACDCF {
+		m.maxR = max(m.maxR, cfg.Reach(prop))
+	}
 	m.pos = make([]geo.Vec, m.n)
 	m.radius = m.maxR
 	if !m.static {
@@ -148,6 +162,11 @@ func (m *Medium) Delay() time.Duration { return m.cfg.Delay.D() }
 
 // Config returns the configuration the medium runs with.
 func (m *Medium) Config() Config { return m.cfg }
+
+// MaxRange is the farthest a frame reaches a receiver: Reach lists the
+// nodes within it. It is the propagation model's MaxRange, or, on the DCF
+// medium, the farther Config.Reach.
+func (m *Medium) MaxRange() float64 { return m.maxR }
 
 // Propagation returns the propagation model.
 func (m *Medium) Propagation() Propagation { return m.prop }

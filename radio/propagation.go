@@ -31,13 +31,16 @@ type Propagation interface {
 	ReceiveProb(d float64) float64
 	// MaxRange bounds Receive: beyond it nothing is ever received.
 	MaxRange() float64
+	// Power is the mean received power at d metres in dBm (unit-disk:
+	// the transmit power, at every distance).
+	Power(d float64) float64
 }
 
 // NewPropagation builds the propagation model of c (after Defaults).
 func NewPropagation(c Config) (Propagation, error) {
 	switch c.Propagation {
 	case UnitDisk:
-		return unitDisk{r: c.Range}, nil
+		return unitDisk{r: c.Range, p: c.TxPower}, nil
 	case LogDistance:
 		return newLogDistance(c), nil
 	case TwoRay:
@@ -47,7 +50,9 @@ func NewPropagation(c Config) (Propagation, error) {
 }
 
 // unitDisk receives exactly up to its range.
-type unitDisk struct{ r float64 }
+type unitDisk struct{ r, p float64 }
+
+func (u unitDisk) Power(float64) float64 { return u.p }
 
 func (u unitDisk) Receive(d float64, _ *rand.Rand) bool { return d <= u.r }
 func (u unitDisk) InRange(d float64) bool               { return d <= u.r }
@@ -119,7 +124,10 @@ func (m *logDistance) ReceiveProb(d float64) float64 {
 	}
 	return 0.5 * math.Erfc(z/math.Sqrt2)
 }
-func (m *logDistance) Range() float64    { return m.r }
+func (m *logDistance) Range() float64 { return m.r }
+func (m *logDistance) Power(d float64) float64 {
+	return m.meanPower(max(d, 1))
+}
 func (m *logDistance) MaxRange() float64 { return m.maxR }
 
 // twoRay is the two-ray ground model: free-space Friis up to the crossover
@@ -164,6 +172,7 @@ func (m *twoRay) Receive(d float64, _ *rand.Rand) bool { return d <= m.r }
 func (m *twoRay) InRange(d float64) bool               { return d <= m.r }
 func (m *twoRay) ReceiveProb(d float64) float64        { return step(d <= m.r) }
 func (m *twoRay) Range() float64                       { return m.r }
+func (m *twoRay) Power(d float64) float64              { return m.meanPower(max(d, 1e-3)) }
 func (m *twoRay) MaxRange() float64                    { return m.r }
 
 // step is 1 for true, 0 for false.

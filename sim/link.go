@@ -22,13 +22,19 @@ type link struct {
 
 func (l *link) Now() time.Duration { return l.w.now }
 
-// Transmit puts a copy of f on the air: it reaches its receivers one
-// radio delay later, where each decides with its own radio (arrive).
+// Transmit puts a copy of f on the air: on the ideal medium it reaches
+// its receivers one radio delay later, where each decides with its own
+// radio (arrive); on the DCF medium it starts at them after the signal
+// delay, for its airtime (airStart).
 func (l *link) Transmit(f *netstack.Frame) {
 	w := l.w
 	w.res.Frames++
 	if f.Type == netstack.Hello {
 		w.res.Hellos++
+	}
+	if w.net.MAC != nil {
+		w.q.push(item{at: w.now + netstack.SignalDelay, kind: itemAirStart, node: f.From, f: w.newFrame(f)})
+		return
 	}
 	w.q.push(item{at: w.now + w.delay, kind: itemArrive, node: f.From, f: w.newFrame(f)})
 }
@@ -55,7 +61,9 @@ func (l *link) SetTimer(after time.Duration, t netstack.Timer) {
 
 // timerItems are the queue's item kinds of the stack's timer kinds.
 var timerItems = [...]itemKind{netstack.TimerHello: itemHello, netstack.TimerRetx: itemRetx,
-	netstack.TimerRelay: itemRelay, netstack.TimerDiscovery: itemDiscovery}
+	netstack.TimerRelay: itemRelay, netstack.TimerDiscovery: itemDiscovery,
+	netstack.TimerAccess: itemAccess, netstack.TimerTxEnd: itemTxEnd,
+	netstack.TimerAckWait: itemAckWait, netstack.TimerAckSend: itemAckSend}
 
 func (l *link) Trace(ev *trace.Event) {
 	ev.T, ev.Node = int64(l.w.now), l.n.id

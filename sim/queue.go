@@ -20,6 +20,13 @@ const (
 	itemDiscovery                 // an AODV route discovery's wait is over
 	itemFault                     // a crash or a recovery
 	itemCommand                   // a workload command
+	// The DCF medium's (radio.mac dcf):
+	itemAirStart // a frame starts at its receivers
+	itemAirEnd   // a frame ends at its receivers
+	itemAccess   // a node's backoff is over
+	itemTxEnd    // a node's transmission is over
+	itemAckWait  // a node's acknowledgement did not come
+	itemAckSend  // a node acknowledges a frame
 )
 
 // item is one entry of the event queue. Items with equal times run in the

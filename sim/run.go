@@ -79,7 +79,11 @@ func (w *world) dispatch(it item) {
 		w.boot(n)
 	case itemArrive:
 		w.arrive(it)
-	case itemHello, itemRetx, itemRelay, itemDiscovery:
+	case itemAirStart:
+		w.airStart(it)
+	case itemAirEnd:
+		w.airEnd(it)
+	case itemHello, itemRetx, itemRelay, itemDiscovery, itemAccess, itemTxEnd, itemAckWait, itemAckSend:
 		if n.alive && n.gen == it.gen {
 			w.netTimer(n, it)
 		}

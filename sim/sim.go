@@ -167,6 +167,12 @@ type world struct {
 	size     byteCount
 	timerID  uint64
 	delay    time.Duration
+	// The DCF medium's frames on the air (air.go).
+	airID    uint64
+	airs     []*onAir
+	airFree  []*onAir
+	airSlots []int // free indices of airs
+	unitDisk bool
 }
 
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
@@ -203,6 +209,10 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	w.maxRange = w.prop.MaxRange()
 	w.net = netstack.NewConfig(indexIDs(s.Members()), s.Radio.Hello.Period.D(), s.Radio.Hello.Timeout.D(), medium.Delay(), s.Trace.Hello)
 	w.net.Routing, w.net.AODV = s.Routing.Protocol, s.Routing.AODV
+	if s.Radio.MAC == radio.MACDCF {
+		w.net.MAC = netstack.NewDCF(s.Radio.DCF)
+		w.unitDisk = s.Radio.Propagation == radio.UnitDisk
+	}
 	if opt.HopLimit != 0 {
 		w.net.HopLimit = opt.HopLimit
 	}

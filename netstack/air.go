@@ -1,0 +1,275 @@
+package netstack
+
+import (
+	"math"
+	"time"
+
+	"manetlab/radio"
+)
+
+// DCF is the 802.11 DCF medium's constants as the stacks use them
+// (radio.mac dcf; docs/radio.md, "The medium"). A nil *DCF in Config is
+// the ideal medium.
+type DCF struct {
+	radio.DCFConfig
+	difs, eifs, ackAir, ackWait time.Duration
+	noise                       float64 // noise floor, mW
+	preamble                    float64 // preamble detection threshold, linear
+	dataSINR, basicSINR         float64 // payload thresholds, linear
+}
+
+// NewDCF is the model of c, which has had its defaults applied.
+func NewDCF(c radio.DCFConfig) *DCF {
+	d := &DCF{DCFConfig: c, difs: c.DIFS(), eifs: c.EIFS(), ackAir: c.AckAirtime()}
+	// The acknowledgement must have started SIFS after the frame's end
+	// and ended an ack's airtime later; a slot and the propagation both
+	// ways are the slack, as ns-3's AckTimeout allows.
+	d.ackWait = c.SIFS.D() + d.ackAir + c.Slot.D() + 2*SignalDelay
+	d.noise = mW(c.NoiseDBm())
+	d.preamble = linear(*c.PreambleThreshold)
+	d.dataSINR = linear(radio.SINRThreshold(c.Bitrate))
+	d.basicSINR = linear(radio.SINRThreshold(c.BasicRate))
+	return d
+}
+
+// SignalDelay is when a frame starts at every receiver after its sender
+// put it on the air: light crosses 300 m in 1 µs. (ns-3 takes distance/c;
+// below the 4 µs preamble window and the 20 µs slot the difference does
+// not change who collides.)
+const SignalDelay = time.Microsecond
+
+// Airtime is how long f occupies the air: unicast frames at the bitrate,
+// everything else at the basic rate; an acknowledgement is 802.11's.
+func (d *DCF) Airtime(f *Frame) time.Duration {
+	switch {
+	case f.Type == Ack:
+		return d.ackAir
+	case f.Type.Acknowledged():
+		return d.DCFConfig.Airtime(WireBytes(f), d.Bitrate)
+	}
+	return d.DCFConfig.Airtime(WireBytes(f), d.BasicRate)
+}
+
+// threshold is the SINR the payload of f needs.
+func (d *DCF) threshold(f *Frame) float64 {
+	if f.Type.Acknowledged() {
+		return d.dataSINR
+	}
+	return d.basicSINR
+}
+
+func mW(dBm float64) float64    { return math.Pow(10, dBm/10) }
+func linear(dB float64) float64 { return math.Pow(10, dB/10) }
+
+// Signal is a frame on the air at one receiver, as the driver tells its
+// stack with SignalStart.
+type Signal struct {
+	// ID names this transmission at the receiver until SignalEnd.
+	ID    uint64
+	Frame *Frame
+	// End is when the frame leaves the air at this receiver.
+	End time.Duration
+	// Power is the frame's received power in dBm.
+	Power float64
+	// Sensed: the frame alone makes the medium busy (unit-disk: within
+	// the carrier-sense range; otherwise at least the CCA threshold).
+	Sensed bool
+	// Outcome is the radio's verdict on the frame alone: Received, Lost
+	// (decodable, but the loss model drops it) or OutOfRange (energy
+	// only: it interferes and may be sensed, never received).
+	Outcome Outcome
+}
+
+// fate is what a receiver made of a signal so far.
+type fate uint8
+
+const (
+	fateEnergy     fate = iota // out of range: interference only
+	fateCandidate              // its preamble is being detected
+	fateLocked                 // the receiver is receiving it
+	fateCollision              // lost: another frame was on the air
+	fateHalfDuplex             // lost: the receiver transmitted
+)
+
+type rxSignal struct {
+	Signal
+	p    float64 // power, mW
+	fate fate
+}
+
+// air is one receiver's view of the medium: the frames on the air at
+// it, the one it is locked on, its own transmission, and whether the
+// medium is busy (carrier sense).
+type air struct {
+	sigs    []rxSignal
+	total   float64 // power of sigs, mW
+	sensed  int     // sigs with Sensed
+	lock    uint64  // ID of the frame locked on; 0: none
+	lockMin float64 // its lowest SINR so far, linear
+	window  time.Duration
+	txEnd   time.Duration
+	busy    bool
+	idleAt  time.Duration // when the medium last became idle
+	eifs    bool          // the last reception failed: defer EIFS
+}
+
+// ifs is the wait after the medium became idle before backoff counts.
+func (s *Stack) ifs() time.Duration {
+	if s.air.eifs {
+		return s.cfg.MAC.eifs
+	}
+	return s.cfg.MAC.difs
+}
+
+// find is the index of signal id in a.sigs, or -1.
+func (a *air) find(id uint64) int {
+	for i := range a.sigs {
+		if a.sigs[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// resolve ends the preamble window if it is over at now: the strongest
+// candidate is locked on if its SINR then reaches the preamble
+// threshold; the others, or all, are lost.
+func (s *Stack) resolve(now time.Duration) {
+	a := &s.air
+	if a.window == 0 || now < a.window {
+		return
+	}
+	a.window = 0
+	best := -1
+	for i := range a.sigs {
+		if a.sigs[i].fate == fateCandidate && (best < 0 || a.sigs[i].p > a.sigs[best].p) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return
+	}
+	b := &a.sigs[best]
+	sinr := s.sinr(b.p)
+	for i := range a.sigs {
+		if a.sigs[i].fate == fateCandidate {
+			a.sigs[i].fate = fateCollision
+		}
+	}
+	if sinr >= s.cfg.MAC.preamble {
+		b.fate, a.lock, a.lockMin = fateLocked, b.ID, sinr
+	}
+}
+
+// sinr is the SINR of a frame of power p (mW) on the air now.
+func (s *Stack) sinr(p float64) float64 {
+	return p / (s.cfg.MAC.noise + max(s.air.total-p, 0))
+}
+
+// SignalStart tells the stack that a frame reached its radio now (DCF
+// medium only): it is locked on, or interferes with what is.
+func (s *Stack) SignalStart(sig Signal) {
+	if s.stopped {
+		return
+	}
+	now := s.now()
+	s.resolve(now)
+	a := &s.air
+	r := rxSignal{Signal: sig, p: mW(sig.Power)}
+	a.total += r.p
+	if sig.Sensed {
+		a.sensed++
+	}
+	switch {
+	case sig.Outcome == OutOfRange:
+	case now < a.txEnd:
+		r.fate = fateHalfDuplex
+	case a.lock != 0:
+		r.fate = fateCollision
+	default:
+		r.fate = fateCandidate
+		if a.window == 0 {
+			a.window = now + s.cfg.MAC.PreambleWindow.D()
+		}
+	}
+	a.sigs = append(a.sigs, r)
+	if a.lock != 0 {
+		l := &a.sigs[a.find(a.lock)]
+		a.lockMin = min(a.lockMin, s.sinr(l.p))
+	}
+	s.carrier(now)
+}
+
+// SignalEnd tells the stack that frame id left the air at its radio now:
+// a frame it was locked on is received if its SINR never fell below the
+// threshold of its bitrate.
+func (s *Stack) SignalEnd(id uint64) {
+	if s.stopped {
+		return
+	}
+	now := s.now()
+	s.resolve(now)
+	a := &s.air
+	i := a.find(id)
+	if i < 0 {
+		return
+	}
+	r := a.sigs[i]
+	a.sigs = append(a.sigs[:i], a.sigs[i+1:]...)
+	a.total -= r.p
+	if len(a.sigs) == 0 {
+		a.total = 0 // no rounding left behind
+	}
+	if r.Sensed {
+		a.sensed--
+	}
+	var o Outcome
+	switch r.fate {
+	case fateLocked:
+		a.lock = 0
+		o = r.Outcome
+		if a.lockMin < s.cfg.MAC.threshold(r.Frame) {
+			o = Collision
+		}
+		a.eifs = o != Received
+	case fateCollision:
+		o = Collision
+	case fateHalfDuplex:
+		o = HalfDuplex
+	}
+	s.carrier(now)
+	if o != 0 && (r.Frame.To < 0 || r.Frame.To == s.self) {
+		s.Heard(r.Frame, o)
+	}
+}
+
+// txStart marks this node's own transmission until end: it hears
+// nothing meanwhile.
+func (s *Stack) txStart(now, end time.Duration) {
+	s.resolve(now)
+	a := &s.air
+	for i := range a.sigs {
+		if f := a.sigs[i].fate; f == fateCandidate || f == fateLocked {
+			a.sigs[i].fate = fateHalfDuplex
+		}
+	}
+	a.lock, a.window, a.txEnd = 0, 0, end
+	s.carrier(now)
+}
+
+// carrier updates whether the medium is busy at this node and tells the
+// MAC when that changes.
+func (s *Stack) carrier(now time.Duration) {
+	a := &s.air
+	busy := now < a.txEnd || a.lock != 0 || a.window != 0 || a.sensed > 0
+	if busy == a.busy {
+		return
+	}
+	a.busy = busy
+	if busy {
+		s.mac.busy(s, now)
+		return
+	}
+	a.idleAt = now
+	s.mac.idle(s, now)
+}

@@ -1,0 +1,237 @@
+package netstack
+
+import (
+	"time"
+
+	"manetlab/trace"
+)
+
+// macState is what a node's DCF is doing with the head of its queue.
+type macState uint8
+
+const (
+	macIdle    macState = iota // nothing to send
+	macContend                 // deferring or counting down the backoff
+	macTx                      // the head is on the air
+	macWaitAck                 // the head was sent; its acknowledgement is awaited
+)
+
+// mac is one node's 802.11 DCF: an interface queue, the contention
+// window and backoff, the retransmission of unacknowledged frames.
+type mac struct {
+	q       []*Frame // frames waiting; q[0] contends or is on the air
+	state   macState
+	backoff int           // slots left to count
+	from    time.Duration // the backoff counts from here while idle
+	cw      int
+	retries int
+	gen     uint64 // the live access, end-of-transmission or ack timer
+}
+
+// macSend hands f to the medium: at once on the ideal medium; under DCF
+// into the interface queue (a copy, unless f is a unicast frame the link
+// queue keeps until the MAC is done with it).
+func (s *Stack) macSend(f *Frame) {
+	if s.cfg.MAC == nil {
+		s.d.Transmit(f)
+		return
+	}
+	m := &s.mac
+	if len(m.q) >= s.cfg.MAC.Queue {
+		if f.Type.Acknowledged() {
+			s.macDone(f, false, "queue")
+		} else {
+			s.emit(trace.Event{Ev: trace.EvDrop, Kind: f.Kind(), Seq: f.Seq, Reason: "queue"})
+		}
+		return
+	}
+	if !f.Type.Acknowledged() {
+		c := *f
+		f = &c
+	}
+	m.q = append(m.q, f)
+	if len(m.q) > 1 || m.state != macIdle {
+		return
+	}
+	now := s.now()
+	switch {
+	case s.air.busy:
+		if m.backoff == 0 {
+			m.draw(s) // the medium is busy: back off
+		}
+	default:
+		m.count(s, now)
+		if m.backoff == 0 {
+			// Immediate access: the medium is idle and no backoff is
+			// left; go DIFS from now (ns-3's NeedBackoffUponAccess).
+			m.from = max(m.from, now+s.cfg.MAC.difs)
+		}
+	}
+	m.state = macContend
+	m.schedule(s, now)
+}
+
+// draw picks a new backoff in [0, cw].
+func (m *mac) draw(s *Stack) {
+	if m.cw == 0 {
+		m.cw = s.cfg.MAC.CWMin
+	}
+	m.backoff = s.rng.IntN(m.cw + 1)
+}
+
+// count takes the whole slots counted since m.from off the backoff; the
+// medium has been idle since m.from less the interframe space.
+func (m *mac) count(s *Stack, now time.Duration) {
+	if m.backoff == 0 || now <= m.from {
+		return
+	}
+	slot := s.cfg.MAC.Slot.D()
+	n := min(int((now-m.from)/slot), m.backoff)
+	m.backoff -= n
+	m.from += time.Duration(n) * slot
+}
+
+// schedule arms the access timer when the medium is idle and the head
+// contends: at the end of the wait and the backoff's slots.
+func (m *mac) schedule(s *Stack, now time.Duration) {
+	if m.state != macContend || s.air.busy {
+		return
+	}
+	at := m.from + time.Duration(m.backoff)*s.cfg.MAC.Slot.D()
+	m.gen++
+	s.d.SetTimer(max(at-now, 0), Timer{Kind: TimerAccess, Ref: m.gen})
+}
+
+// busy: the medium became busy at now; the backoff freezes. An access
+// due now goes ahead (a station cannot sense a frame begun in its slot).
+func (m *mac) busy(s *Stack, now time.Duration) {
+	if m.state != macContend {
+		return
+	}
+	m.count(s, now)
+	if m.backoff == 0 && m.from <= now {
+		return
+	}
+	m.gen++ // cancels the access timer
+}
+
+// idle: the medium became idle at now; the backoff counts again after
+// the interframe space.
+func (m *mac) idle(s *Stack, now time.Duration) {
+	m.from = now + s.ifs()
+	m.schedule(s, now)
+}
+
+// access runs the access timer: the head goes on the air.
+func (s *Stack) access(gen uint64) {
+	m := &s.mac
+	if gen != m.gen || m.state != macContend || len(m.q) == 0 {
+		return
+	}
+	f := m.q[0]
+	if m.retries > 0 {
+		s.emit(trace.Event{Ev: trace.EvRetx, Kind: f.Kind(), To: s.cfg.IDs[f.To], Seq: f.Seq, Bytes: f.Bytes})
+	}
+	m.state = macTx
+	s.radiate(f)
+	m.gen++
+	s.d.SetTimer(f.Airtime, Timer{Kind: TimerTxEnd, Ref: m.gen})
+}
+
+// radiate puts f on the air now, for its airtime.
+func (s *Stack) radiate(f *Frame) {
+	now := s.now()
+	f.Airtime = s.cfg.MAC.Airtime(f)
+	s.air.eifs = false
+	s.txStart(now, now+f.Airtime)
+	s.d.Transmit(f)
+}
+
+// txEnd runs at the end of a transmission: an unacknowledged frame is
+// done; an acknowledged one waits for its acknowledgement.
+func (s *Stack) txEnd(gen uint64) {
+	s.carrier(s.now())
+	m := &s.mac
+	if gen == 0 || gen != m.gen || m.state != macTx {
+		return // an acknowledgement's end, or a stale timer
+	}
+	f := m.q[0]
+	if !f.Type.Acknowledged() {
+		s.macNext(f, true)
+		return
+	}
+	m.state = macWaitAck
+	m.gen++
+	s.d.SetTimer(s.cfg.MAC.ackWait, Timer{Kind: TimerAckWait, Ref: m.gen})
+}
+
+// ackWait runs when an acknowledgement did not come: the frame contends
+// again with a doubled window, or is given up after the retry limit.
+func (s *Stack) ackWait(gen uint64) {
+	m := &s.mac
+	if gen != m.gen || m.state != macWaitAck {
+		return
+	}
+	if m.retries >= *s.cfg.MAC.RetryLimit {
+		s.macNext(m.q[0], false)
+		return
+	}
+	m.retries++
+	m.cw = min(2*m.cw+1, s.cfg.MAC.CWMax)
+	m.draw(s)
+	now := s.now()
+	m.from = max(m.from, now+s.cfg.MAC.difs)
+	m.state = macContend
+	m.schedule(s, now)
+}
+
+// macAck handles an acknowledgement heard from member from.
+func (s *Stack) macAck(from int32, seq uint64) {
+	m := &s.mac
+	if m.state != macWaitAck || m.q[0].To != from || m.q[0].Seq != seq {
+		return
+	}
+	m.gen++
+	s.macNext(m.q[0], true)
+}
+
+// macNext ends the head's turn (sent, acknowledged, or given up), draws
+// the backoff that follows every transmission, and lets the next frame
+// contend.
+func (s *Stack) macNext(f *Frame, ok bool) {
+	m := &s.mac
+	m.q[0] = nil
+	m.q = m.q[1:]
+	if len(m.q) == 0 {
+		m.q = nil
+	}
+	m.retries, m.cw = 0, s.cfg.MAC.CWMin
+	m.draw(s)
+	m.state = macIdle
+	now := s.now()
+	if len(m.q) > 0 {
+		m.state = macContend
+		m.schedule(s, now)
+	}
+	if f.Type.Acknowledged() {
+		s.macDone(f, ok, "no-ack")
+	}
+}
+
+// sendAck acknowledges frame seq from member to, SIFS after its end,
+// without carrier sense.
+func (s *Stack) sendAck(to int32, seq uint64) {
+	s.d.SetTimer(s.cfg.MAC.SIFS.D(), Timer{Kind: TimerAckSend, Peer: to, Ref: seq})
+}
+
+// ackSend puts a due acknowledgement on the air, unless this node is
+// transmitting.
+func (s *Stack) ackSend(to int32, seq uint64) {
+	if s.now() < s.air.txEnd {
+		return
+	}
+	f := s.scratch(Frame{Type: Ack, To: to, AckSeq: seq})
+	s.number(f)
+	s.radiate(f)
+	s.d.SetTimer(f.Airtime, Timer{Kind: TimerTxEnd})
+}

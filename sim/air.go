@@ -1,0 +1,92 @@
+package sim
+
+import (
+	"math"
+
+	"manetlab/netstack"
+	"manetlab/radio"
+)
+
+// onAir is a frame on the DCF medium: the receivers it started at (each
+// in the life it had then), to end it at the same ones.
+type onAir struct {
+	id  uint64
+	f   *netstack.Frame
+	rcv []airRcv
+}
+
+type airRcv struct {
+	node int32
+	gen  uint32
+}
+
+// airStart starts a frame at every live node within the medium's reach:
+// each is told its power, whether it senses it, and its radio's verdict
+// on the frame alone (drawn from the receiver's own stream, as on the
+// ideal medium); the frame ends at them after its airtime (airEnd).
+func (w *world) airStart(it item) {
+	f := it.f
+	w.airID++
+	slot := len(w.airFree)
+	var a *onAir
+	if slot > 0 {
+		a = w.airFree[slot-1]
+		w.airFree = w.airFree[:slot-1]
+	} else {
+		a = new(onAir)
+	}
+	a.id, a.f, a.rcv = w.airID, f, a.rcv[:0]
+	mac := w.net.MAC
+	end := w.now + f.Airtime
+	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
+	for _, rc := range w.rx {
+		r := w.nodes[rc.Node]
+		if !r.alive {
+			continue
+		}
+		sig := netstack.Signal{ID: a.id, Frame: f, End: end, Power: w.prop.Power(rc.Dist), Outcome: radio.OutOfRange}
+		if w.unitDisk {
+			sig.Sensed = rc.Dist <= mac.CSRange
+			if rc.Dist > mac.InterferenceRange {
+				sig.Power = math.Inf(-1) // sensed, but no interference
+			}
+		} else {
+			sig.Sensed = sig.Power >= *mac.CCAThreshold
+		}
+		if rc.Dist <= w.maxRange {
+			sig.Outcome = radio.Hear(w.prop, w.loss, int(f.From), rc.Node, rc.Dist, r.radioRng)
+		}
+		a.rcv = append(a.rcv, airRcv{node: int32(rc.Node), gen: r.gen})
+		r.stack.SignalStart(sig)
+	}
+	w.q.push(item{at: end, kind: itemAirEnd, node: it.node, f: f, ref: uint64(w.airSlot(a))})
+}
+
+// airSlot files a under a number for its end item.
+func (w *world) airSlot(a *onAir) int {
+	if n := len(w.airSlots); n > 0 {
+		i := w.airSlots[n-1]
+		w.airSlots = w.airSlots[:n-1]
+		w.airs[i] = a
+		return i
+	}
+	w.airs = append(w.airs, a)
+	return len(w.airs) - 1
+}
+
+// airEnd ends a frame at the receivers it started at, those still in the
+// same life.
+func (w *world) airEnd(it item) {
+	a := w.airs[it.ref]
+	w.airs[it.ref] = nil
+	w.airSlots = append(w.airSlots, int(it.ref))
+	for _, rc := range a.rcv {
+		r := w.nodes[rc.node]
+		if r.alive && r.gen == rc.gen {
+			r.stack.SignalEnd(a.id)
+		}
+	}
+	w.freeFrame(a.f)
+	a.f = nil
+	w.airFree = append(w.airFree, a)
+}

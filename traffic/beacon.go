@@ -1,0 +1,104 @@
+package traffic
+
+import (
+	"fmt"
+	"time"
+
+	"manetlab/protocol"
+)
+
+// BeaconName is the registered name of the one-hop broadcast generator.
+const BeaconName = "traffic/beacon"
+
+func init() {
+	protocol.Register(protocol.Spec{
+		Name:     BeaconName,
+		Summary:  "every node broadcasts padded one-hop frames at chosen times (measures the medium: contention, collisions)",
+		New:      NewBeacon,
+		Messages: []protocol.Message{Beacon{}},
+		Goal:     protocol.GoalNone,
+	})
+}
+
+// Beacon is one broadcast: its sender's count, padded.
+type Beacon struct {
+	N   uint32
+	Pad []byte
+}
+
+// Kind implements protocol.Message.
+func (Beacon) Kind() string { return "beacon" }
+
+// Beacons is a node's generator: count broadcasts, the first at start
+// plus the node's offset, then one every period.
+type Beacons struct {
+	env    protocol.Env
+	start  time.Duration
+	spread time.Duration
+	period time.Duration
+	count  int
+	size   int
+	sent   int
+	offset time.Duration
+	at     time.Duration // the next broadcast's time
+}
+
+// NewBeacon builds a node's generator. Parameters:
+//   - start: the first broadcast (default 1s);
+//   - spread: each node's first broadcast is start plus a uniform draw in
+//     [0, spread) from its own stream (default 0: all at start exactly);
+//   - period: between a node's broadcasts (default 1s);
+//   - count: broadcasts per node (default 1);
+//   - size: padding bytes in each frame (default 52: a 100-byte frame on
+//     the wire, docs/wire.md).
+func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
+	r := cfg.Params.Reader()
+	b := &Beacons{env: cfg.Env}
+	b.start = r.Duration("start", time.Second)
+	b.spread = r.Duration("spread", 0)
+	b.period = r.Duration("period", time.Second)
+	b.count = r.Int("count", 1)
+	b.size = r.Int("size", 52)
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case b.start < 0:
+		return nil, fmt.Errorf("protocol.params.start: must be 0 or above (got %s)", b.start)
+	case b.spread < 0:
+		return nil, fmt.Errorf("protocol.params.spread: must be 0 or above (got %s)", b.spread)
+	case b.period <= 0:
+		return nil, fmt.Errorf("protocol.params.period: must be above zero (got %s)", b.period)
+	case b.count < 0:
+		return nil, fmt.Errorf("protocol.params.count: must be 0 or above (got %d)", b.count)
+	case b.size < 0 || b.size > 1024:
+		return nil, fmt.Errorf("protocol.params.size: must be 0 to 1024 bytes (got %d)", b.size)
+	}
+	return b, nil
+}
+
+// Step implements protocol.Process.
+func (b *Beacons) Step(ev protocol.Event) {
+	switch ev.(type) {
+	case protocol.Start:
+		if b.spread > 0 {
+			b.offset = time.Duration(b.env.Rand().Int64N(int64(b.spread)))
+		}
+		b.at = b.start + b.offset
+		now := b.env.Now()
+		for b.at < now && b.sent < b.count { // a recovered node skips what it missed
+			b.at += b.period
+			b.sent++
+		}
+		if b.sent < b.count {
+			b.env.SetTimer(b.at-now, "beacon", 0)
+		}
+	case protocol.Timeout:
+		b.sent++
+		b.env.Broadcast(Beacon{N: uint32(b.sent), Pad: make([]byte, b.size)})
+		if b.sent < b.count {
+			b.at += b.period
+			b.env.SetTimer(b.at-b.env.Now(), "beacon", 0)
+		}
+	}
+}
