@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"manetlab/protocol"
@@ -41,6 +42,8 @@ type Beacons struct {
 	sent   int
 	offset time.Duration
 	at     time.Duration // the next broadcast's time
+	sends  bool          // this node is one of the senders
+	flood  bool          // Env.Flood rather than Broadcast
 }
 
 // NewBeacon builds a node's generator. Parameters:
@@ -49,16 +52,23 @@ type Beacons struct {
 //     [0, spread) from its own stream (default 0: all at start exactly);
 //   - period: between a node's broadcasts (default 1s);
 //   - count: broadcasts per node (default 1);
-//   - size: padding bytes in each frame (default 52: a 100-byte frame on
-//     the wire, docs/wire.md).
+//   - size: padding bytes in each frame (default 38: a 100-byte broadcast
+//     frame on the wire, docs/wire.md; 20 for a 100-byte flood frame);
+//   - from: the member IDs that send (default every node);
+//   - flood: flood every beacon across the network (Env.Flood) rather
+//     than broadcast it one hop (default false).
 func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 	r := cfg.Params.Reader()
-	b := &Beacons{env: cfg.Env}
+	b := &Beacons{env: cfg.Env, sends: true}
+	if _, ok := r.Any("from"); ok {
+		b.sends = slices.Contains(r.MemberSet("from", cfg.Members), cfg.ID)
+	}
+	b.flood = r.Bool("flood", false)
 	b.start = r.Duration("start", time.Second)
 	b.spread = r.Duration("spread", 0)
 	b.period = r.Duration("period", time.Second)
 	b.count = r.Int("count", 1)
-	b.size = r.Int("size", 52)
+	b.size = r.Int("size", 38)
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
@@ -81,6 +91,9 @@ func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 func (b *Beacons) Step(ev protocol.Event) {
 	switch ev.(type) {
 	case protocol.Start:
+		if !b.sends {
+			return
+		}
 		if b.spread > 0 {
 			b.offset = time.Duration(b.env.Rand().Int64N(int64(b.spread)))
 		}
@@ -95,7 +108,12 @@ func (b *Beacons) Step(ev protocol.Event) {
 		}
 	case protocol.Timeout:
 		b.sent++
-		b.env.Broadcast(Beacon{N: uint32(b.sent), Pad: make([]byte, b.size)})
+		m := Beacon{N: uint32(b.sent), Pad: make([]byte, b.size)}
+		if b.flood {
+			b.env.Flood(m)
+		} else {
+			b.env.Broadcast(m)
+		}
 		if b.sent < b.count {
 			b.at += b.period
 			b.env.SetTimer(b.at-b.env.Now(), "beacon", 0)
