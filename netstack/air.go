@@ -25,7 +25,7 @@ func NewDCF(c radio.DCFConfig) *DCF {
 	// and ended an ack's airtime later; a slot and the propagation both
 	// ways are the slack, as ns-3's AckTimeout allows.
 	d.ackWait = c.SIFS.D() + d.ackAir + c.Slot.D() + 2*SignalDelay
-	d.noise = mW(c.NoiseDBm())
+	d.noise = MW(c.NoiseDBm())
 	d.preamble = linear(*c.PreambleThreshold)
 	d.dataSINR = linear(radio.SINRThreshold(c.Bitrate))
 	d.basicSINR = linear(radio.SINRThreshold(c.BasicRate))
@@ -58,7 +58,8 @@ func (d *DCF) threshold(f *Frame) float64 {
 	return d.basicSINR
 }
 
-func mW(dBm float64) float64    { return math.Pow(10, dBm/10) }
+// MW is dBm in milliwatts.
+func MW(dBm float64) float64    { return math.Pow(10, dBm/10) }
 func linear(dB float64) float64 { return math.Pow(10, dB/10) }
 
 // Signal is a frame on the air at one receiver, as the driver tells its
@@ -69,7 +70,7 @@ type Signal struct {
 	Frame *Frame
 	// End is when the frame leaves the air at this receiver.
 	End time.Duration
-	// Power is the frame's received power in dBm.
+	// Power is the frame's received power in mW (MW converts dBm).
 	Power float64
 	// Sensed: the frame alone makes the medium busy (unit-disk: within
 	// the carrier-sense range; otherwise at least the CCA threshold).
@@ -175,7 +176,7 @@ func (s *Stack) SignalStart(sig Signal) {
 	now := s.now()
 	s.resolve(now)
 	a := &s.air
-	r := rxSignal{Signal: sig, p: mW(sig.Power)}
+	r := rxSignal{Signal: sig, p: sig.Power}
 	a.total += r.p
 	if sig.Sensed {
 		a.sensed++

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"math"
-
 	"manetlab/netstack"
 	"manetlab/radio"
 )
@@ -44,14 +42,16 @@ func (w *world) airStart(it item) {
 		if !r.alive {
 			continue
 		}
-		sig := netstack.Signal{ID: a.id, Frame: f, End: end, Power: w.prop.Power(rc.Dist), Outcome: radio.OutOfRange}
+		sig := netstack.Signal{ID: a.id, Frame: f, End: end, Outcome: radio.OutOfRange}
 		if w.unitDisk {
 			sig.Sensed = rc.Dist <= mac.CSRange
-			if rc.Dist > mac.InterferenceRange {
-				sig.Power = math.Inf(-1) // sensed, but no interference
+			if rc.Dist <= mac.InterferenceRange {
+				sig.Power = w.unitPower // beyond: sensed, but no interference
 			}
 		} else {
-			sig.Sensed = sig.Power >= *mac.CCAThreshold
+			dBm := w.prop.Power(rc.Dist)
+			sig.Sensed = dBm >= *mac.CCAThreshold
+			sig.Power = netstack.MW(dBm)
 		}
 		if rc.Dist <= w.maxRange {
 			sig.Outcome = radio.Hear(w.prop, w.loss, int(f.From), rc.Node, rc.Dist, r.radioRng)

@@ -66,7 +66,7 @@ type queued struct {
 // the order of one heap, for less work and memory traffic.
 type queue struct {
 	heap  timeq.Queue[queued]
-	lanes [2]lane // arrivals, hellos
+	lanes [4]lane // arrivals (ideal) or frame starts (DCF), hellos, frame ends, transmission ends
 	seq   uint64
 	n     int
 }
@@ -90,10 +90,14 @@ func (q *queue) push(it item) {
 	v := queued{f: it.f, ref: it.ref, seq: q.seq, node: it.node, gen: it.gen, to: it.to, kind: it.kind}
 	l := -1
 	switch it.kind {
-	case itemArrive:
+	case itemArrive, itemAirStart:
 		l = 0
 	case itemHello:
 		l = 1
+	case itemAirEnd:
+		l = 2
+	case itemTxEnd:
+		l = 3
 	}
 	if l >= 0 {
 		ln := &q.lanes[l]

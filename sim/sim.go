@@ -168,11 +168,12 @@ type world struct {
 	timerID  uint64
 	delay    time.Duration
 	// The DCF medium's frames on the air (air.go).
-	airID    uint64
-	airs     []*onAir
-	airFree  []*onAir
-	airSlots []int // free indices of airs
-	unitDisk bool
+	airID     uint64
+	airs      []*onAir
+	airFree   []*onAir
+	airSlots  []int // free indices of airs
+	unitDisk  bool
+	unitPower float64 // mW, every frame within the interference range of a unit disk
 }
 
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
@@ -212,6 +213,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	if s.Radio.MAC == radio.MACDCF {
 		w.net.MAC = netstack.NewDCF(s.Radio.DCF)
 		w.unitDisk = s.Radio.Propagation == radio.UnitDisk
+		w.unitPower = netstack.MW(w.prop.Power(0))
 	}
 	if opt.HopLimit != 0 {
 		w.net.HopLimit = opt.HopLimit
