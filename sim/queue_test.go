@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -20,12 +21,12 @@ func TestQueueOrder(t *testing.T) {
 	var ref []key // pending, in pop order
 	now := time.Duration(0)
 	pushes := 0
-	maxHeap, maxLane := 0, [2]int{}
+	maxHeap, maxLane := 0, [len(queue{}.lanes)]int{}
 	for step := 0; step < 300000; step++ {
 		if len(ref) == 0 || rng.IntN(100) < 51 {
-			kind := itemKind(rng.IntN(int(itemCommand) + 1))
+			kind := itemKind(rng.IntN(int(itemAckSend) + 1))
 			at := now + time.Duration(rng.IntN(50))
-			if kind == itemArrive || kind == itemHello {
+			if kind == itemArrive || kind == itemHello || kind == itemAirStart || kind == itemAirEnd || kind == itemTxEnd {
 				if rng.IntN(10) > 0 {
 					at = now + 30 // in order, as a fixed delay
 				}
@@ -50,7 +51,7 @@ func TestQueueOrder(t *testing.T) {
 			t.Fatalf("step %d: length %d, want %d", step, q.len(), len(ref))
 		}
 	}
-	if pushes < 100000 || maxHeap < 10 || maxLane[0] < 10 || maxLane[1] < 10 {
+	if pushes < 100000 || maxHeap < 10 || slices.Min(maxLane[:]) < 10 {
 		t.Fatalf("%d pushes, at most %d in the heap, %v in the lanes: the test should use them all", pushes, maxHeap, maxLane)
 	}
 }
