@@ -3,7 +3,9 @@
 # only what is missing: iproute2 (network namespaces, veth, bridges: the
 # netns tests and scripts/netns-testbed.sh), ruby (the Vagrantfile syntax
 # check) and chromium (the HTML report's test renders the page in headless
-# Chromium, and skips without it). Idempotent and quiet: it prints one line
+# Chromium, and skips without it), and ns-3 3.37 with what builds its
+# programs: g++, pkg-config, libns3-dev and libgsl-dev (the DCF medium's
+# tests compile scripts/ns3/*.cc and compare with it). Idempotent and quiet: it prints one line
 # when it installs something, nothing otherwise. scripts/test.sh runs it
 # first as root.
 #
@@ -14,6 +16,10 @@ need=()
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v ruby >/dev/null 2>&1 || need+=(ruby)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+pkg-config --exists ns3-core ns3-wifi 2>/dev/null || need+=(libns3-dev)
+pkg-config --exists gsl 2>/dev/null || need+=(libgsl-dev)
 
 [ ${#need[@]} -eq 0 ] && exit 0
 
