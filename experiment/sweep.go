@@ -85,8 +85,10 @@ type Result struct {
 // messages the protocols sent (not frames: relays, retransmissions and
 // acknowledgements apart), frames every transmission of them (relays
 // included) plus the link layer's acknowledgements and retransmissions
-// and the routing protocol's control frames (hellos apart); for mutual
-// exclusion, mutex.frames_per_entry divides frames by the entries. The complexity metrics
+// and the routing protocol's control frames (hellos apart), and
+// frames_per_election divides them by the elections the protocol noted;
+// for mutual exclusion, mutex.frames_per_entry divides frames by the
+// entries. The complexity metrics
 // (analysis.Complexity) exist only for protocols whose counts theory
 // predicts: the election's, announcement's, transport's and control
 // messages, the election time in seconds, and theory for this run: the
@@ -105,7 +107,7 @@ type Result struct {
 // tree's messages, the synchronizer's messages by its counting rule
 // (sync_exact), the measured M_A and the seed's M_A evaluated
 // (docs/protocols/synchronizers.md).
-var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages", "frames",
+var MetricNames = []string{"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages", "frames", "frames_per_election",
 	"complexity.messages", "complexity.announce", "complexity.transport", "complexity.control", "complexity.time",
 	"complexity.bound", "complexity.exact", "complexity.best", "complexity.worst",
 	"complexity.rounds", "complexity.sync_messages", "complexity.sync_exact", "complexity.tree_messages", "complexity.m_a", "complexity.m_a_bound",
@@ -284,6 +286,9 @@ func measure(sum *report.Summary) *sample {
 	put("M_bcast", m.MBcast)
 	put("M_ucast", m.MUcast)
 	put("wrong_or_unknown", m.WrongOrUnknown)
+	if n := len(mr.Elections); n > 0 {
+		out["frames_per_election"] = float64(frames) / float64(n)
+	}
 	var live, none float64
 	for _, n := range mr.PerNode {
 		live += n.Live
