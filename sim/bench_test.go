@@ -8,12 +8,16 @@ import (
 )
 
 // BenchmarkFloodMaxStaticGrid runs floodmax on a static connected grid,
-// 100 m between neighbours and a 150 m range, and reports events per
-// second.
+// 100 m between neighbours and a 150 m range, on the ideal and the DCF
+// medium, and reports events per second.
 func BenchmarkFloodMaxStaticGrid(b *testing.B) {
-	for _, n := range []int{100, 1000} {
-		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			y := fmt.Sprintf("duration: 10s\nnodes: {count: %d, placement: grid}\nmobility: {area: [%d, %d]}\nradio: {range: 150}\n", n, 100*isqrt(n), 100*isqrt(n))
+	for _, c := range []struct {
+		n   int
+		mac string
+	}{{100, "ideal"}, {1000, "ideal"}, {1000, "dcf"}} {
+		b.Run(fmt.Sprintf("nodes=%d/mac=%s", c.n, c.mac), func(b *testing.B) {
+			n := c.n
+			y := fmt.Sprintf("duration: 10s\nnodes: {count: %d, placement: grid}\nmobility: {area: [%d, %d]}\nradio: {range: 150, mac: %s}\n", n, 100*isqrt(n), 100*isqrt(n), c.mac)
 			var events uint64
 			var wall float64
 			for i := 0; i < b.N; i++ {
