@@ -80,7 +80,7 @@ func parseWith(form string, p protocol.Params, members []protocol.NodeID, hop, r
 		return nil, fmt.Errorf("%s: %w", form, err)
 	}
 	if rtt := 2 * hop; hop > 0 && (rt < rtt || s.timeout < rtt) {
-		return s, &protocol.Warning{Text: fmt.Sprintf("%s: protocol.params.rto %v and timeout %v, but a round trip over one hop takes %v at radio.delay %v "+
+		return s, &protocol.Warning{Text: fmt.Sprintf("%s: protocol.params.rto %v and timeout %v, but a round trip over one hop takes %v at a hop time of %v (radio.delay, or the DCF medium's exchange) "+
 			"(each further hop adds %v): answers from live nodes will come too late, so lower nodes win elections and the channel retransmits for nothing",
 			form, rt, s.timeout, rtt, hop, rtt)}
 	}

@@ -97,7 +97,7 @@ func TestTimeoutsShorterThanARoundTripWarn(t *testing.T) {
 		if !ok || w == nil || p == nil {
 			t.Fatalf("%s: process %v, error %v; want a process and a warning", form, p, err)
 		}
-		for _, fig := range []string{"rto 1ms", "timeout 3ms", "takes 4ms at radio.delay 2ms"} {
+		for _, fig := range []string{"rto 1ms", "timeout 3ms", "takes 4ms at a hop time of 2ms"} {
 			if !strings.Contains(w.Text, fig) {
 				t.Errorf("%s: warning %q lacks %q", form, w.Text, fig)
 			}

@@ -50,6 +50,13 @@ func (d *DCF) Airtime(f *Frame) time.Duration {
 	return d.DCFConfig.Airtime(WireBytes(f), d.BasicRate)
 }
 
+// HopTime is one hop of an acknowledged frame at an idle medium: DIFS,
+// the mean first backoff, a 100-byte frame at the bitrate, SIFS and the
+// acknowledgement.
+func (d *DCF) HopTime() time.Duration {
+	return d.difs + time.Duration(d.CWMin)*d.Slot.D()/2 + d.DCFConfig.Airtime(100, d.Bitrate) + d.SIFS.D() + d.ackAir
+}
+
 // threshold is the SINR the payload of f needs.
 func (d *DCF) threshold(f *Frame) float64 {
 	if f.Type.Acknowledged() {

@@ -80,6 +80,15 @@ func NewConfig(ids []protocol.NodeID, hello, timeout, delay time.Duration, trace
 	return c
 }
 
+// HopDelay is protocol.Config.HopDelay: radio.delay (given) on the ideal
+// medium, DCF.HopTime on the DCF medium.
+func (c *Config) HopDelay(radioDelay time.Duration) time.Duration {
+	if c.MAC != nil {
+		return c.MAC.HopTime()
+	}
+	return radioDelay
+}
+
 // Driver is how a stack acts on the world. Its methods are called from
 // the stack's own methods, on the driver's one thread.
 type Driver interface {

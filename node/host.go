@@ -229,7 +229,7 @@ func newHost(opt Options) (*Host, error) {
 	// before any socket or file is opened. Its store is a scratch one, so
 	// that nothing it puts reaches the node's file.
 	_, err = spec.New(protocol.Config{ID: h.nodes[0].id, Value: h.nodes[0].value, Members: h.ids, Seed: s.Seed,
-		HopDelay: s.Radio.Delay.D(), RouteDelay: h.net.RouteDelay(), Params: s.Protocol.Params, Env: &env{h: h, n: h.nodes[0]}, Store: &protocol.MemStore{}})
+		HopDelay: h.net.HopDelay(s.Radio.Delay.D()), RouteDelay: h.net.RouteDelay(), Params: s.Protocol.Params, Env: &env{h: h, n: h.nodes[0]}, Store: &protocol.MemStore{}})
 	if warn, ok := protocol.Warned(err); !ok {
 		return nil, fmt.Errorf("%s: %w", s.Source(err.Error()), err)
 	} else if warn != nil && opt.Log != nil {

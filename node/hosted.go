@@ -78,7 +78,7 @@ func (h *Host) boot(n *hosted) error {
 		penv = gen.Env(n.env)
 	}
 	proc, err := h.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: h.ids, Params: h.s.Protocol.Params, Seed: h.s.Seed,
-		HopDelay: h.s.Radio.Delay.D(), RouteDelay: h.net.RouteDelay(), Env: penv, Store: n.store})
+		HopDelay: h.net.HopDelay(h.s.Radio.Delay.D()), RouteDelay: h.net.RouteDelay(), Env: penv, Store: n.store})
 	if _, ok := protocol.Warned(err); !ok {
 		return fmt.Errorf("%s: node %d: %w", h.s.Path, n.id, err)
 	}

@@ -99,9 +99,12 @@ type Config struct {
 	// Params are the scenario's protocol parameters; read them through
 	// Params.Reader so that unknown keys and bad types are reported.
 	Params Params
-	// HopDelay is the scenario's radio.delay, the modelled time of one
-	// radio hop (sim waits exactly that; real frames take what they take).
-	// Protocols may compare their timeouts with it; zero when unknown.
+	// HopDelay is the modelled time of one radio hop: on the ideal medium
+	// the scenario's radio.delay (sim waits exactly that; real frames take
+	// what they take); on the DCF medium one acknowledged 100-byte frame
+	// at an idle medium (DIFS, mean backoff, airtime, SIFS, the
+	// acknowledgement: 1.95 ms at 1 Mbps; docs/radio.md). Protocols may
+	// compare their timeouts with it; zero when unknown.
 	HopDelay time.Duration
 	// RouteDelay is the longest a message sent with Deliver may wait for
 	// its route before it travels: under routing.protocol aodv, the

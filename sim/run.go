@@ -128,7 +128,7 @@ func (w *world) boot(n *node) {
 		penv = gen.Env(n.env)
 	}
 	proc, err := w.spec.New(protocol.Config{ID: n.id, Value: n.value, Members: w.members, Params: w.s.Protocol.Params, Seed: w.s.Seed,
-		HopDelay: w.s.Radio.Delay.D(), RouteDelay: w.net.RouteDelay(), Env: penv, Store: &n.store})
+		HopDelay: w.net.HopDelay(w.s.Radio.Delay.D()), RouteDelay: w.net.RouteDelay(), Env: penv, Store: &n.store})
 	if _, ok := protocol.Warned(err); !ok {
 		panic(fmt.Sprintf("sim: protocol rejected parameters it accepted before: %v", err))
 	}
