@@ -46,8 +46,7 @@ func (s *Stack) macSend(f *Frame) {
 		return
 	}
 	if !f.Type.Acknowledged() {
-		c := *f
-		f = &c
+		f = s.cfg.frameCopy(f)
 	}
 	m.q = append(m.q, f)
 	if len(m.q) > 1 || m.state != macIdle {
@@ -215,6 +214,31 @@ func (s *Stack) macNext(f *Frame, ok bool) {
 	}
 	if f.Type.Acknowledged() {
 		s.macDone(f, ok, "no-ack")
+	} else {
+		s.cfg.frameFree(f)
+	}
+}
+
+// frameCopy is a copy of f in a frame the MAC queues own, re-used once
+// sent: every broadcast on the DCF medium needs one.
+func (c *Config) frameCopy(f *Frame) *Frame {
+	var p *Frame
+	if n := len(c.macFrames); n > 0 {
+		p = c.macFrames[n-1]
+		c.macFrames = c.macFrames[:n-1]
+	} else {
+		p = new(Frame)
+	}
+	*p = *f
+	return p
+}
+
+// frameFree keeps f, a frame of frameCopy's that nothing refers to any
+// more, for re-use.
+func (c *Config) frameFree(f *Frame) {
+	*f = Frame{}
+	if len(c.macFrames) < 4096 {
+		c.macFrames = append(c.macFrames, f)
 	}
 }
 

@@ -61,8 +61,9 @@ type Config struct {
 	// without keeping them: a Config and its stacks are used from one
 	// goroutine, and a Driver keeps neither past the call (without them,
 	// every event and frame passed through the interface was allocated).
-	ev trace.Event
-	tx Frame
+	ev        trace.Event
+	tx        Frame
+	macFrames []*Frame // frameCopy's frames, free
 }
 
 // NewConfig is the configuration of a run whose members are ids (in
