@@ -114,8 +114,9 @@ type tokenRing struct {
 	has       bool   // this node holds the token
 	pass      protocol.TimerID
 	watch     protocol.TimerID
-	candidate bool // regeneration: this node's election is going round
-	missed    bool // regeneration off: the loss was noted
+	candidate bool   // regeneration: this node's election is going round
+	since     uint64 // the candidacy's stamp: when it began (tokenMsg.Stamp)
+	missed    bool   // regeneration off: the loss was noted
 	dead      map[protocol.NodeID]bool
 	down      protocol.NodeID // where the token and elections went last
 }

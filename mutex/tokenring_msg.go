@@ -36,6 +36,11 @@ type tokenMsg struct {
 	Gen uint64 `msgpack:",omitempty"`
 	// ID is an election's candidate.
 	ID protocol.NodeID `msgpack:",omitempty"`
+	// Stamp is an election's candidacy: when its candidate, missing the
+	// token, became a candidate (Env.Now in nanoseconds). An election of
+	// an earlier candidacy, which the token has overtaken since, comes
+	// back stale (tokenring_regen.go).
+	Stamp uint64 `msgpack:",omitempty"`
 }
 
 // Kind implements protocol.Message.
