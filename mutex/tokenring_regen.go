@@ -120,7 +120,7 @@ func (n *tokenRing) election(m tokenMsg) {
 		if !n.candidate || m.Stamp != n.since {
 			// The token passed here since it left: it lives, or an
 			// election of the current candidacy will tell.
-			n.env.Logf("own election of an earlier candidacy (stamp %d) back: dropped", m.Stamp)
+			n.info("own election of %v back, the token having passed here since: dropped", time.Duration(m.Stamp))
 			return
 		}
 		n.gen++
