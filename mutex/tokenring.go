@@ -254,7 +254,12 @@ func (n *tokenRing) passOn() {
 	}
 	next := n.downstream()
 	if next == n.id {
-		n.cancelPass() // alone: keep it, and enter when asked
+		// Alone: keep it, and enter when asked, or now for a request
+		// queued while in the section (no round would bring it back).
+		n.cancelPass()
+		if n.c.wants() {
+			n.c.enter(fmt.Sprintf("token generation %d, alone on the ring", n.gen))
+		}
 		return
 	}
 	n.cancelPass()

@@ -129,3 +129,27 @@ func newTokenNode(t *testing.T, id protocol.NodeID, params protocol.Params) (*to
 	coordAlgorithm[tokenMsg](env)
 	return n, env
 }
+
+// TestTokenRingAloneServesQueuedRequest: a node alone on the ring (its
+// channel gave up on every other) that is asked again while in the
+// section enters again on release: no round of the token will come back
+// to it (the property scenarios with flooding, seeds 914, 940 and 943:
+// 3 nodes, 2 crashed for good, the survivor's queued requests waiting for
+// ever).
+func TestTokenRingAloneServesQueuedRequest(t *testing.T) {
+	n, env := newCoordTokenNode(t, 1, protocol.Params{"regenerate": true})
+	n.dead[2], n.dead[3] = true, true
+	n.Step(protocol.Command{Name: protocol.Request})
+	n.token(n.id, tokenMsg{Type: tokenToken, Gen: 1}) // sent back to itself on a give-up
+	n.Step(protocol.Command{Name: protocol.Request})
+	if env.count(protocol.NoteCSEnter) != 1 {
+		t.Fatalf("%d entries with the token; want 1", env.count(protocol.NoteCSEnter))
+	}
+	n.Step(protocol.Command{Name: protocol.Release})
+	if env.count(protocol.NoteCSEnter) != 2 || !n.has {
+		t.Fatalf("%d entries after the release (has %v); want the queued request entered, the token kept", env.count(protocol.NoteCSEnter), n.has)
+	}
+	if out := coordAlgorithm[tokenMsg](env); len(out) != 0 {
+		t.Fatalf("alone, sent %+v", out)
+	}
+}
