@@ -40,17 +40,20 @@ package mutex
 //     next node that the sender does not skip.
 //  2. Let candidate C send election E at time t, and T be a token alive at
 //     t (not at C). Measure positions on the ring from C. T is ahead of E,
-//     and stays so: when a node forwards E, T was at that node and is
-//     there still (E is swallowed), or is behind E in the node's stream,
-//     or was delivered farther on; the nodes that the forwarder skips hold
-//     no token (the assumption), so E's next node is not beyond T's, and
-//     E reaches it after T did. So T reaches C before E does, or dies
-//     with a crashed node. T reaching C ends the candidacy that sent E
-//     (acquire), and E comes back stale.
-//  3. A token created after t by another candidate's election is created
-//     ahead of E (so 2 applies), or E dies at that candidate (Chang-Roberts:
-//     a candidate swallows smaller IDs, and the larger ID's election
-//     went round past C while C forwarded it).
+//     and stays so: when E reaches a node, T is there (E is swallowed),
+//     or waits ahead of E in the node's stream, or was delivered farther
+//     on; the nodes that the node skips hold no token (the assumption),
+//     so E's next node is not beyond T's, and E reaches it after T did.
+//     So T reaches C before E does, or dies with a crashed node. T
+//     reaching C ends the candidacy that sent E (acquire), and E comes
+//     back stale.
+//  3. A token another candidate C' regenerates while E is on its way is
+//     created ahead of E, and 2 applies to it. If E had passed C'
+//     already, C' forwarded it: either C' was no candidate then, and its
+//     elections leave after E and follow it (2, with E in the token's
+//     place), so none is back before E; or C' < C, and its elections die
+//     at C, a candidate until E is back (Chang-Roberts: a candidate
+//     swallows smaller IDs).
 //
 // So an election that comes back during the candidacy that sent it proves
 // that every token alive when it left has died: the regenerated token is
@@ -64,10 +67,11 @@ package mutex
 // generation 2 and entered, and the generation-1 token let node 3 in
 // behind it (the property scenario with AODV, seed 56).
 //
-// Liveness: when the token has died with a crashed node, every candidacy
-// that began after its death lasts, nothing ends it, and the largest
-// candidate's election goes round (the candidates' stamps do not change
-// while they wait), so the token comes back.
+// Liveness: once the token has died with a crashed node, no candidacy
+// ends (nothing brings the token), a candidacy's elections keep its
+// stamp however many timeouts it waits, and the election of the largest
+// candidate goes round (after a give-up for each crashed node on its
+// way), so the token comes back.
 
 import "time"
 
