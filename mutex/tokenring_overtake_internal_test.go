@@ -153,3 +153,51 @@ func TestTokenRingAloneServesQueuedRequest(t *testing.T) {
 		t.Fatalf("alone, sent %+v", out)
 	}
 }
+
+// TestTokenRingPassedOver: node 1 on the ring 1, 2, 3, 4 passes the token
+// over node 2, skipped as dead, and tells it when it is back, before
+// anything else; passing it over node 2 again, alive now but skipped
+// because the token keeps to node 3 until 3 acknowledges, it tells node 2
+// at once. With regeneration off nobody is told. A candidate told that
+// the token went past it ends its candidacy: its election back is stale.
+func TestTokenRingPassedOver(t *testing.T) {
+	for _, regen := range []bool{true, false} {
+		n, env := newTokenNode(t, 1, protocol.Params{"ring": "ascending", "regenerate": regen})
+		n.dead[2] = true
+		from4 := &coordDeliverer[tokenMsg]{from: 4}
+		n.Step(from4.data(tokenMsg{Type: tokenToken, Gen: 1}))
+		n.Step(protocol.Timeout{ID: n.pass, Name: tokenTimerPass})
+		if out := coordAlgorithm[tokenMsg](env); len(out) != 1 || out[0].to != 3 || out[0].m.(tokenMsg).Type != tokenToken {
+			t.Fatalf("regenerate %v: sent %+v; want the token to 3", regen, out)
+		}
+		n.Step((&coordDeliverer[tokenMsg]{from: 2}).data(tokenMsg{Type: tokenRejoin}))
+		want := 0
+		if regen {
+			want = 1
+		}
+		if out := coordAlgorithm[tokenMsg](env); len(out) != want || want == 1 && (out[0].to != 2 || out[0].m.(tokenMsg).Type != tokenPassedOver) {
+			t.Fatalf("regenerate %v: node 2 back, sent %+v; want %d passed-over notice to 2", regen, out, want)
+		}
+		n.Step(from4.data(tokenMsg{Type: tokenToken, Gen: 1}))
+		n.Step(protocol.Timeout{ID: n.pass, Name: tokenTimerPass})
+		out := coordAlgorithm[tokenMsg](env)
+		last := out[len(out)-1]
+		if len(out) != 1+want || last.to != 3 || last.m.(tokenMsg).Type != tokenToken || want == 1 && (out[0].to != 2 || out[0].m.(tokenMsg).Type != tokenPassedOver) {
+			t.Fatalf("regenerate %v: token again with 3 not acknowledging, sent %+v; want it to 3 and %d notice to 2", regen, out, want)
+		}
+	}
+
+	c, env := newTokenNode(t, 2, protocol.Params{"ring": "ascending", "regenerate": true})
+	env.now = 2 * time.Second
+	c.watchFired()
+	coordAlgorithm[tokenMsg](env)
+	from1 := &coordDeliverer[tokenMsg]{from: 1}
+	c.Step(from1.data(tokenMsg{Type: tokenPassedOver}))
+	if c.candidate {
+		t.Fatal("candidate still after the notice")
+	}
+	c.Step(from1.data(tokenMsg{Type: tokenElection, Gen: 1, ID: 2, Stamp: uint64(2 * time.Second)}))
+	if c.has {
+		t.Fatal("regenerated on an election of the candidacy the notice ended")
+	}
+}

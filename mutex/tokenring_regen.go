@@ -11,22 +11,29 @@ package mutex
 // ID, every other node forwards it, raising the generation it carries to
 // the highest it has seen; a node that holds the token (waiting to pass
 // it, or in the section) swallows every election, the token being alive.
-// A candidacy ends when the token reaches the node. The candidate whose
-// election comes back during the candidacy that sent it creates a token
-// one generation above every one seen; an election of an earlier
+// A candidacy ends when the token reaches the node, or when the node
+// hears that the token went past it (passed-over, below). The candidate
+// whose election comes back during the candidacy that sent it creates a
+// token one generation above every one seen; an election of an earlier
 // candidacy comes back stale and dies. Nodes learn generations from
 // elections as from tokens, and discard a token older than the newest
 // generation they know: a holder that learns of a newer one drops its
 // token unless it is in the section.
 //
+// A node that sends the token past other nodes of the ring tells them
+// (passed-over): a node it skips as dead, when it is back (the first
+// message it receives from it), and one it goes past only because the
+// token keeps to the node it went to last (downstream), at once.
+//
 // Why a regenerated token never coexists with a live older one.
 //
-// The assumption: a node that another skips holds no token, and never
-// passed on one that it did not acknowledge. The channel gives up only on
-// a node that crashed before acting on what it did not acknowledge, and
+// The assumption: a node that another skips holds no token, never passed
+// on one that it did not acknowledge, and never passed the token over a
+// live node that has not had its notice yet. The channel gives up only on
+// a node that crashed (before acting on what it did not acknowledge), and
 // nobody passes a token to a skipped node until it has rejoined. The ring
-// needs this without regeneration too: a live node given up on keeps the
-// token that its predecessor sends on to the next, two tokens of one
+// needs most of this without regeneration: a live node given up on keeps
+// the token that its predecessor sends on to the next, two tokens of one
 // generation that no generation number tells apart; and no election can
 // do without it, a live node that does not answer looking like a crashed
 // one. Under it:
@@ -44,9 +51,16 @@ package mutex
 //     or waits ahead of E in the node's stream, or was delivered farther
 //     on; the nodes that the node skips hold no token (the assumption),
 //     so E's next node is not beyond T's, and E reaches it after T did.
-//     So T reaches C before E does, or dies with a crashed node. T
-//     reaching C ends the candidacy that sent E (acquire), and E comes
-//     back stale.
+//     So T reaches C before E does, ending the candidacy that sent E
+//     (acquire), or dies with a crashed node, or goes past C: then the
+//     node P that sent it past C tells C (passed-over), ending the
+//     candidacy, before anything else of P's reaches C. E comes back to C
+//     from P, behind the notice, or from a node that skips P, and then C
+//     had had the notice (the assumption). In every case but the death, E
+//     comes back stale. (Before the notice a recovered node, still
+//     skipped by its predecessor, which had not had its rejoin yet,
+//     regenerated while the token went round past it and behind its
+//     election: TestTokenRingPassedOverRecovered.)
 //  3. A token another candidate C' regenerates while E is on its way is
 //     created ahead of E, and 2 applies to it. If E had passed C'
 //     already, C' forwarded it: either C' was no candidate then, and its
@@ -68,12 +82,16 @@ package mutex
 // behind it (the property scenario with AODV, seed 56).
 //
 // Liveness: once the token has died with a crashed node, no candidacy
-// ends (nothing brings the token), a candidacy's elections keep its
-// stamp however many timeouts it waits, and the election of the largest
-// candidate goes round (after a give-up for each crashed node on its
-// way), so the token comes back.
+// ends but by a passed-over notice (one per node skipped and back), a
+// candidacy's elections keep its stamp however many timeouts it waits,
+// and the election of the largest candidate goes round (after a give-up
+// for each crashed node on its way), so the token comes back.
 
-import "time"
+import (
+	"time"
+
+	"manetlab/protocol"
+)
 
 // watchFired handles token_timeout without the token: a rejoin to the
 // predecessor, then the loss noted or an election.
@@ -147,5 +165,36 @@ func (n *tokenRing) forward(m tokenMsg) {
 	}
 	if m.ID == n.id {
 		n.election(m)
+	}
+}
+
+// sendToken sends the token to next, accounting for the nodes it goes
+// past with regeneration on: a skipped one is told when it is back, one
+// it goes past only because it keeps to the node it went to last is told
+// now (tokenPassedOver; step 2 of the argument above).
+func (n *tokenRing) sendToken(next protocol.NodeID, m tokenMsg) {
+	if n.set.regenerate {
+		for x := n.set.ring.Successor(n.id); x != next && x != n.id && x != protocol.None; x = n.set.ring.Successor(x) {
+			if n.dead[x] {
+				n.passed[x] = true
+			} else {
+				n.tellPassedOver(x)
+			}
+		}
+	}
+	n.send(next, m)
+}
+
+func (n *tokenRing) tellPassedOver(x protocol.NodeID) {
+	n.send(x, tokenMsg{Type: tokenPassedOver})
+}
+
+// passedOver handles the notice that the token went past this node: a
+// candidacy ends as if the token had come, so that an election of it,
+// which the token may have lapped, comes back stale.
+func (n *tokenRing) passedOver(from protocol.NodeID) {
+	if n.candidate {
+		n.candidate = false
+		n.info("node %d passed the token over this node: candidacy of %v ended", from, time.Duration(n.since))
 	}
 }
