@@ -80,7 +80,7 @@ func TestTokenRingElectionOvertakenByToken(t *testing.T) {
 	}
 	stale := false
 	for _, x := range env4.notes {
-		stale = stale || strings.Contains(x.Text, "own election of 1s back, the token having passed here since: dropped")
+		stale = stale || strings.Contains(x.Text, "own election of 1s back after its candidacy ended: dropped")
 	}
 	if !stale {
 		t.Errorf("no note of the stale election: %+v", env4.notes)

@@ -140,9 +140,9 @@ func (n *tokenRing) election(m tokenMsg) {
 		n.env.Logf("election of %d: the token is here (generation %d), swallowed", m.ID, n.gen)
 	case m.ID == n.id:
 		if !n.candidate || m.Stamp != n.since {
-			// The token passed here since it left: it lives, or an
-			// election of the current candidacy will tell.
-			n.info("own election of %v back, the token having passed here since: dropped", time.Duration(m.Stamp))
+			// The token came here, or went past, since it left: it
+			// lives, or an election of the current candidacy will tell.
+			n.info("own election of %v back after its candidacy ended: dropped", time.Duration(m.Stamp))
 			return
 		}
 		n.gen++

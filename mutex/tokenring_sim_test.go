@@ -152,7 +152,7 @@ faults: [{at: 1945ms, crash: [4]}, {at: 1606ms, crash: [5]}, {at: 3606ms, recove
 	r := coordRun(t, "token-stale-election", y)
 	stale := false
 	for _, e := range r.notes(protocol.NoteInfo) {
-		if e.Node == 6 && strings.HasPrefix(e.Text, "own election of 3.82") && strings.HasSuffix(e.Text, "back, the token having passed here since: dropped") {
+		if e.Node == 6 && strings.HasPrefix(e.Text, "own election of 3.82") && strings.HasSuffix(e.Text, "back after its candidacy ended: dropped") {
 			stale = true
 		}
 	}
