@@ -80,6 +80,8 @@ type propCase struct {
 	// coordinator: the highest ID never crashes (it is the centralized
 	// algorithm's coordinator).
 	coordinator bool
+	// routing is the scenario's routing.protocol, "" for the default.
+	routing string
 }
 
 var propCases = []propCase{
@@ -108,6 +110,9 @@ func propScenario(c propCase, seed uint64) (yaml, what string) {
 		params = "{}"
 	}
 	fmt.Fprintf(&b, "protocol: {name: %s, params: %s}\n", c.alg, params)
+	if c.routing != "" {
+		fmt.Fprintf(&b, "routing: {protocol: %s}\n", c.routing)
+	}
 	fmt.Fprintf(&b, "workload: {rate: %g, hold: %dms, hold_dist: %s, start: 1s, stop: %s}\n", rate, hold, dist, propDur(propStop))
 	what = fmt.Sprintf("n=%d loss=%g rate=%g hold=%dms %s", n, loss, rate, hold, dist)
 	if c.crashes {
@@ -152,22 +157,50 @@ func TestMutexProperties(t *testing.T) {
 	for _, c := range propCases {
 		t.Run(strings.TrimPrefix(c.alg, "mutex/"), func(t *testing.T) {
 			t.Parallel()
-			start := time.Now()
-			entries, pairs, maxWait := 0, 0, 0.0
-			for seed := uint64(1); seed <= seeds; seed++ {
-				y, what := propScenario(c, seed)
-				e, p, w := propCheck(t, c, seed, what, y)
-				entries += e
-				pairs += p
-				maxWait = max(maxWait, w)
-			}
-			if entries < int(seeds) {
-				t.Errorf("%d entries in %d runs: the workload hardly exercises the algorithm", entries, seeds)
-			}
-			t.Logf("%d runs: %d entries, %d pairs of sections checked, longest wait %.3fs (bound %v); %v",
-				seeds, entries, pairs, maxWait, propBound, time.Since(start).Round(time.Millisecond))
+			propRun(t, c, seeds)
 		})
 	}
+}
+
+// propAODVSeeds is the number of scenarios of TestTokenRingPropertiesAODV.
+const propAODVSeeds = 300
+
+// TestTokenRingPropertiesAODV runs the token ring's property scenarios
+// with AODV routing: a route discovery delays the first message to each
+// peer and a broken route delays a session, so elections and the token
+// meet in orders that flooding seldom produces. Seed 56 (an election
+// ahead of a live token in a channel to a crashed node, mutual exclusion
+// violated five times before the election stamp) is among them.
+func TestTokenRingPropertiesAODV(t *testing.T) {
+	seeds := uint64(propAODVSeeds)
+	if testing.Short() {
+		seeds = 60
+	}
+	c := propCases[len(propCases)-1]
+	if c.alg != "mutex/token-ring" {
+		t.Fatalf("the last property case is %s, not the token ring", c.alg)
+	}
+	c.routing = "aodv"
+	propRun(t, c, seeds)
+}
+
+// propRun checks seeds 1 to seeds of c.
+func propRun(t *testing.T, c propCase, seeds uint64) {
+	t.Helper()
+	start := time.Now()
+	entries, pairs, maxWait := 0, 0, 0.0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		y, what := propScenario(c, seed)
+		e, p, w := propCheck(t, c, seed, what, y)
+		entries += e
+		pairs += p
+		maxWait = max(maxWait, w)
+	}
+	if entries < int(seeds) {
+		t.Errorf("%d entries in %d runs: the workload hardly exercises the algorithm", entries, seeds)
+	}
+	t.Logf("%d runs: %d entries, %d pairs of sections checked, longest wait %.3fs (bound %v); %v",
+		seeds, entries, pairs, maxWait, propBound, time.Since(start).Round(time.Millisecond))
 }
 
 // propCheck runs one scenario and checks it; it returns the entries, the

@@ -114,10 +114,14 @@ type tokenRing struct {
 	has       bool   // this node holds the token
 	pass      protocol.TimerID
 	watch     protocol.TimerID
-	candidate bool // regeneration: this node's election is going round
-	missed    bool // regeneration off: the loss was noted
+	candidate bool   // regeneration: this node's election is going round
+	since     uint64 // the candidacy's stamp: when it began (tokenMsg.Stamp)
+	missed    bool   // regeneration off: the loss was noted
 	dead      map[protocol.NodeID]bool
 	down      protocol.NodeID // where the token and elections went last
+	// passed are the skipped nodes the token went past, to be told
+	// (tokenPassedOver) when they are back (tokenring_regen.go).
+	passed map[protocol.NodeID]bool
 }
 
 // NewTokenRing builds a node of mutex/token-ring.
@@ -137,7 +141,7 @@ func NewTokenRing(cfg protocol.Config) (protocol.Process, error) {
 		store = &protocol.MemStore{}
 	}
 	return &tokenRing{env: cfg.Env, id: cfg.ID, set: s, store: store, c: client{env: cfg.Env},
-		ch: reliable.New[tokenMsg](cfg.Env, cfg.ID, s.rel), dead: map[protocol.NodeID]bool{}}, nil
+		ch: reliable.New[tokenMsg](cfg.Env, cfg.ID, s.rel), dead: map[protocol.NodeID]bool{}, passed: map[protocol.NodeID]bool{}}, nil
 }
 
 // Step implements protocol.Process: the channel sees every event first.
@@ -253,12 +257,17 @@ func (n *tokenRing) passOn() {
 	}
 	next := n.downstream()
 	if next == n.id {
-		n.cancelPass() // alone: keep it, and enter when asked
+		// Alone: keep it, and enter when asked, or now for a request
+		// queued while in the section (no round would bring it back).
+		n.cancelPass()
+		if n.c.wants() {
+			n.c.enter(fmt.Sprintf("token generation %d, alone on the ring", n.gen))
+		}
 		return
 	}
 	n.cancelPass()
 	n.has = false
-	n.send(next, tokenMsg{Type: tokenToken, Gen: n.gen})
+	n.sendToken(next, tokenMsg{Type: tokenToken, Gen: n.gen})
 }
 
 // receive handles one delivered message.
@@ -266,12 +275,19 @@ func (n *tokenRing) receive(from protocol.NodeID, m tokenMsg) {
 	if n.dead[from] {
 		delete(n.dead, from)
 		n.info("node %d is back on the ring", from)
+		if n.passed[from] {
+			// Before anything else from here reaches it.
+			delete(n.passed, from)
+			n.tellPassedOver(from)
+		}
 	}
 	switch m.Type {
 	case tokenToken:
 		n.token(from, m)
 	case tokenElection:
 		n.election(m)
+	case tokenPassedOver:
+		n.passedOver(from)
 	case tokenRejoin:
 		// from is no longer skipped (above); a token kept here while
 		// this node was alone moves again.
@@ -311,12 +327,20 @@ func (n *tokenRing) unreachable(f reliable.Failure[tokenMsg]) {
 	n.dead[f.Peer] = true
 	n.info("node %d unreachable (%d message(s) unacknowledged): skipped on the ring", f.Peer, len(f.Unacked))
 	for _, m := range f.Unacked {
-		if m.Type == tokenRejoin {
+		switch m.Type {
+		case tokenRejoin:
 			n.send(n.predecessor(), m)
+			continue
+		case tokenPassedOver:
+			n.passed[f.Peer] = true // told when it is back
 			continue
 		}
 		if next := n.downstream(); next != n.id {
-			n.send(next, m)
+			if m.Type == tokenToken {
+				n.sendToken(next, m)
+			} else {
+				n.send(next, m)
+			}
 			continue
 		}
 		// Alone on the ring: the message comes back here.
@@ -359,7 +383,7 @@ func (n *tokenRing) send(to protocol.NodeID, m tokenMsg) {
 	if to == protocol.None || to == n.id {
 		return
 	}
-	if m.Type != tokenRejoin {
+	if m.Type == tokenToken || m.Type == tokenElection {
 		n.down = to
 	}
 	n.ch.Send(to, m)

@@ -8,9 +8,10 @@ type tokenType uint8
 // The token ring's message types. The numbers travel on the wire: append
 // only.
 const (
-	tokenToken    tokenType = iota + 1 // the token, to the successor
-	tokenElection                      // regeneration: a candidate's ID going round
-	tokenRejoin                        // a recovered node tells its predecessor it is back
+	tokenToken      tokenType = iota + 1 // the token, to the successor
+	tokenElection                        // regeneration: a candidate's ID going round
+	tokenRejoin                          // a recovered node tells its predecessor it is back
+	tokenPassedOver                      // the token went past the receiver, which was skipped
 )
 
 // The token ring's message kinds, as traces count them.
@@ -18,12 +19,14 @@ const (
 	tokenKindToken    = "token"
 	tokenKindElection = "token-election"
 	tokenKindRejoin   = "rejoin"
+	tokenKindPassed   = "passed-over"
 )
 
 var tokenKinds = [...]string{
-	tokenToken:    tokenKindToken,
-	tokenElection: tokenKindElection,
-	tokenRejoin:   tokenKindRejoin,
+	tokenToken:      tokenKindToken,
+	tokenElection:   tokenKindElection,
+	tokenRejoin:     tokenKindRejoin,
+	tokenPassedOver: tokenKindPassed,
 }
 
 // tokenMsg is every message of the token ring.
@@ -36,6 +39,11 @@ type tokenMsg struct {
 	Gen uint64 `msgpack:",omitempty"`
 	// ID is an election's candidate.
 	ID protocol.NodeID `msgpack:",omitempty"`
+	// Stamp is an election's candidacy: when its candidate, missing the
+	// token, became a candidate (Env.Now in nanoseconds). An election of
+	// an earlier candidacy, which the token has overtaken since, comes
+	// back stale (tokenring_regen.go).
+	Stamp uint64 `msgpack:",omitempty"`
 }
 
 // Kind implements protocol.Message.

@@ -34,6 +34,10 @@ func TestTokenRingRejoinKeepsFIFO(t *testing.T) {
 	if n.dead[2] {
 		t.Fatal("node 2's rejoin did not put it back on the ring")
 	}
+	// The token went past node 2 while it was skipped: it is told first.
+	if out := coordAlgorithm[tokenMsg](env); len(out) != 1 || out[0].to != 2 || out[0].m.(tokenMsg).Type != tokenPassedOver {
+		t.Fatalf("node 2 back: sent %+v; want it told that the token went past it", out)
+	}
 	n.Step(from3.data(tokenMsg{Type: tokenElection, Gen: 1, ID: 3}))
 	out := coordAlgorithm[tokenMsg](env)
 	if len(out) != 1 || out[0].to != 3 || out[0].m.(tokenMsg).Type != tokenElection {

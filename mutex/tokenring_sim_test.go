@@ -8,6 +8,7 @@ import (
 
 	"manetlab/mutex"
 	"manetlab/protocol"
+	"manetlab/trace/analysis"
 )
 
 // coordTokenScenario is coordGridScenario for mutex/token-ring.
@@ -124,4 +125,50 @@ func TestTokenRingNoRegeneration(t *testing.T) {
 		t.Errorf("%d token messages after the loss, want 0", n)
 	}
 	r.mutexValid(t, 0)
+}
+
+// TestTokenRingStaleElectionAODV: the property scenario with AODV, seed 56,
+// that made a second token. Node 2's channel to the crashed node 4 held
+// three elections and then the live token of generation 1, which had gone
+// round past their candidates since; on the give-up (6.982 s) node 2 sent
+// them on to node 3 in that order, and node 6's election of 3.83 s came
+// back to node 6, a candidate again since 6.69 s: it regenerated
+// generation 2 and entered at 6.988 s, and node 3 entered with generation
+// 1 at 7.001 s. Node 6 now drops the election of its earlier candidacy,
+// the token is never regenerated (it never died), mutual exclusion holds
+// and every request of a live node is granted.
+func TestTokenRingStaleElectionAODV(t *testing.T) {
+	y := `name: prop-token-ring-56
+seed: 56
+duration: 20s
+nodes: {count: 6, values: id, placement: uniform}
+radio: {propagation: unit-disk, range: 250, loss: {model: bernoulli, p: 0.09}}
+mobility: {model: random-waypoint, area: [150, 150], speed: [1, 10], pause: 0.5s}
+protocol: {name: mutex/token-ring, params: {rto: 50ms, pass_delay: 50ms, regenerate: true}}
+workload: {rate: 0.8, hold: 11ms, hold_dist: exponential, start: 1s, stop: 5s}
+routing: {protocol: aodv}
+faults: [{at: 1945ms, crash: [4]}, {at: 1606ms, crash: [5]}, {at: 3606ms, recover: [5]}]
+`
+	r := coordRun(t, "token-stale-election", y)
+	stale := false
+	for _, e := range r.notes(protocol.NoteInfo) {
+		if e.Node == 6 && strings.HasPrefix(e.Text, "own election of 3.82") && strings.HasSuffix(e.Text, "back after its candidacy ended: dropped") {
+			stale = true
+		}
+	}
+	if !stale {
+		t.Errorf("node 6 did not drop its election of 3.83 s: the scenario no longer builds the interleaving")
+	}
+	if r.hasInfo("token regenerated") {
+		t.Errorf("the token was regenerated, though it never died")
+	}
+	if n := len(r.notes(protocol.NoteCSEnter)); n < 13 {
+		t.Errorf("%d entries, want at least 13 (15 requests, 2 abandoned by a crash)", n)
+	}
+	for _, p := range r.check.Properties {
+		if p.Name == analysis.PropGranted && p.Verdict != analysis.Valid {
+			t.Errorf("requests-granted %s: %s", p.Verdict, p.Reason)
+		}
+	}
+	r.mutexValid(t, 60)
 }

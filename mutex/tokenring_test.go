@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"manetlab/protocol"
 )
@@ -100,17 +101,26 @@ func TestTokenRingForged(t *testing.T) {
 
 // TestTokenRingElectionRules: a candidate swallows smaller IDs and
 // forwards larger ones raising the generation; its own election back
-// regenerates the token one generation above the highest seen, unless the
-// token passed meanwhile.
+// regenerates the token one generation above the highest seen if it
+// belongs to the current candidacy (its stamp), and not if the token
+// passed meanwhile.
 func TestTokenRingElectionRules(t *testing.T) {
 	n, env := newCoordTokenNode(t, 2, protocol.Params{"regenerate": true})
 	n.gen = 4
+	env.now = 3 * time.Second
 	n.watchFired()
 	out := coordAlgorithm[tokenMsg](env)
 	// A rejoin to the predecessor first, in case it skips this node.
 	if len(out) != 2 || out[0].to != 1 || out[0].m.(tokenMsg).Type != tokenRejoin ||
-		out[1].to != 3 || out[1].m.(tokenMsg) != (tokenMsg{Type: tokenElection, Gen: 4, ID: 2}) {
-		t.Fatalf("timeout coordSent %+v; want a rejoin to 1 and an election of 2 to 3", out)
+		out[1].to != 3 || out[1].m.(tokenMsg) != (tokenMsg{Type: tokenElection, Gen: 4, ID: 2, Stamp: uint64(3 * time.Second)}) {
+		t.Fatalf("timeout coordSent %+v; want a rejoin to 1 and an election of 2 to 3, stamped 3s", out)
+	}
+	// Still a candidate at the next timeout: the same candidacy.
+	env.now = 6 * time.Second
+	n.watchFired()
+	out = coordAlgorithm[tokenMsg](env)
+	if len(out) != 2 || out[1].m.(tokenMsg) != (tokenMsg{Type: tokenElection, Gen: 4, ID: 2, Stamp: uint64(3 * time.Second)}) {
+		t.Fatalf("second timeout coordSent %+v; want the election stamped 3s again", out)
 	}
 	from1 := &coordDeliverer[tokenMsg]{from: 1}
 	n.Step(from1.data(tokenMsg{Type: tokenElection, Gen: 1, ID: 1}))
@@ -119,7 +129,11 @@ func TestTokenRingElectionRules(t *testing.T) {
 	if len(out) != 1 || out[0].m.(tokenMsg) != (tokenMsg{Type: tokenElection, Gen: 4, ID: 3}) {
 		t.Fatalf("coordSent %+v; want only 3's election, generation raised to 4", out)
 	}
-	n.Step(from1.data(tokenMsg{Type: tokenElection, Gen: 6, ID: 2}))
+	n.Step(from1.data(tokenMsg{Type: tokenElection, Gen: 6, ID: 2, Stamp: uint64(2 * time.Second)}))
+	if n.has {
+		t.Fatal("own election of another candidacy back: regenerated")
+	}
+	n.Step(from1.data(tokenMsg{Type: tokenElection, Gen: 6, ID: 2, Stamp: uint64(3 * time.Second)}))
 	if !n.has || n.gen != 7 {
 		t.Fatalf("own election back: has %v gen %d; want the token of generation 7", n.has, n.gen)
 	}

@@ -14,7 +14,7 @@ import (
 func TestWireCoord(t *testing.T) {
 	msgs := map[string]protocol.Message{
 		Centralized: reliable.Data[centralMsg]{Inc: 5, Conn: 1, Seq: 2, Base: 1, Msg: centralMsg{Type: centralReport, Term: 3, Coord: 8, Inc: 9, Seq: 4, State: centralReportHolding}},
-		TokenRing:   reliable.Data[tokenMsg]{Inc: 5, Conn: 1, Seq: 2, Base: 1, Msg: tokenMsg{Type: tokenElection, Gen: 7, ID: 3}},
+		TokenRing:   reliable.Data[tokenMsg]{Inc: 5, Conn: 1, Seq: 2, Base: 1, Msg: tokenMsg{Type: tokenElection, Gen: 7, ID: 3, Stamp: 5_250_000_000}},
 	}
 	for name, m := range msgs {
 		spec, err := protocol.Lookup(name)

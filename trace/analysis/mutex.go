@@ -12,6 +12,7 @@ type section struct {
 	node  protocol.NodeID
 	enter ref
 	exit  ref
+	down  ref     // the node's first crash at or after exit (noRef: none)
 	vc    []int32 // vector clock at enter, over the nodes that enter
 }
 
@@ -57,18 +58,26 @@ func checkMutex(r *run) Property {
 			continue
 		}
 		var open *section
+		var left []*section // sections left, before the node's next crash
 		for i := range pr.evs {
 			e := &pr.evs[i]
 			switch {
 			case e.typ == tCSEnter && open == nil:
-				open = &section{node: pr.id, enter: ref{int32(pi), int32(i)}, exit: noRef}
+				open = &section{node: pr.id, enter: ref{int32(pi), int32(i)}, exit: noRef, down: noRef}
 				secs = append(secs, open)
 				if _, ok := dim[int32(pi)]; !ok {
 					dim[int32(pi)] = len(dim)
 				}
 			case (e.typ == tCSExit || e.typ == tCrash) && open != nil:
 				open.exit = ref{int32(pi), int32(i)}
+				left = append(left, open)
 				open = nil
+			}
+			if e.typ == tCrash {
+				for _, s := range left {
+					s.down = ref{int32(pi), int32(i)}
+				}
+				left = left[:0]
 			}
 		}
 	}
@@ -112,17 +121,18 @@ func checkMutex(r *run) Property {
 	return p
 }
 
-// crashedBefore reports whether a's section ended in a crash at or before
-// b's enter by the run's clock. A crash sends no message, so
-// happened-before cannot order it; the algorithm learns of it by a
-// timeout (a coordinator reclaiming a crashed holder's section), and a
-// section entered after the crash does not overlap the dead one.
+// crashedBefore reports whether a's node crashed, in a's section or after
+// it, at or before b's enter by the run's clock. A crash sends no message,
+// so happened-before cannot order it; the algorithm learns of it by a
+// timeout (a coordinator reclaiming a crashed holder's section, a token
+// ring regenerating a token that died in the crashed node's channel after
+// its section), and a section entered after the crash does not overlap a
+// section that the crash, or an exit before it, ended.
 func crashedBefore(r *run, a, b *section) bool {
-	if a.exit == noRef {
+	if a.down == noRef {
 		return false
 	}
-	x := &r.procs[a.exit.p].evs[a.exit.i]
-	return x.typ == tCrash && x.t <= r.procs[b.enter.p].evs[b.enter.i].t
+	return r.procs[a.down.p].evs[a.down.i].t <= r.procs[b.enter.p].evs[b.enter.i].t
 }
 
 // vectorClocks fills each section's clock at enter by replaying the run

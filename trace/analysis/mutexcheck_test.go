@@ -168,16 +168,23 @@ func TestCheckMutexGoalJudgesItsElection(t *testing.T) {
 // TestCheckMutexCrashEndsSection: a section that a crash ends ends at the
 // crash instant; a section entered elsewhere after it, with no message
 // between (a coordinator reclaiming on a timeout), is no violation; one
-// entered before the crash is.
+// entered before the crash is. The same holds for a section left before
+// its node crashed (a token ring whose token died in the crashed node's
+// channel, regenerated elsewhere on a timeout).
 func TestCheckMutexCrashEndsSection(t *testing.T) {
 	scen := lineScenario(t, 2, 10*time.Second)
 	for _, c := range []struct {
+		exit  float64 // node 1 leaves its section (0: the crash ends it)
 		enter float64
 		want  string
-	}{{3, Valid}, {1.5, Invalid}} {
+	}{{0, 3, Valid}, {0, 1.5, Invalid}, {1.5, 3, Valid}, {1.5, 1.8, Invalid}} {
 		dir := t.TempDir()
+		one := []trace.Event{csNote(0.5, protocol.NoteCSRequest), csNote(1, protocol.NoteCSEnter)}
+		if c.exit > 0 {
+			one = append(one, csNote(c.exit, protocol.NoteCSExit))
+		}
 		synthRun(t, dir, scen, 10*time.Second, []trace.Event{{T: sec(2), Node: 1, Ev: trace.EvCrash}}, map[protocol.NodeID][]trace.Event{
-			1: {csNote(0.5, protocol.NoteCSRequest), csNote(1, protocol.NoteCSEnter), ev(2, trace.EvCrash)},
+			1: append(one, ev(2, trace.EvCrash)),
 			2: {csNote(0.5, protocol.NoteCSRequest), csNote(c.enter, protocol.NoteCSEnter), csNote(c.enter+1, protocol.NoteCSExit)},
 		})
 		rep, err := Check(dir, CheckOptions{})
@@ -185,7 +192,7 @@ func TestCheckMutexCrashEndsSection(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p := property(t, rep, PropMutex); p.Verdict != c.want || p.Checked != 1 {
-			t.Errorf("node 2 entering at %gs, node 1 crashed in the section at 2s: %+v, want %s", c.enter, p, c.want)
+			t.Errorf("node 1 leaving at %gs (0: in the section) and crashed at 2s, node 2 entering at %gs: %+v, want %s", c.exit, c.enter, p, c.want)
 		}
 	}
 }
