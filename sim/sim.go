@@ -172,7 +172,7 @@ type world struct {
 	airs     []*onAir
 	airFree  []*onAir
 	airSlots []int // free indices of airs
-	unitDisk bool
+	air      *netstack.Radio
 }
 
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
@@ -211,7 +211,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	w.net.Routing, w.net.AODV = s.Routing.Protocol, s.Routing.AODV
 	if s.Radio.MAC == radio.MACDCF {
 		w.net.MAC = netstack.NewDCF(s.Radio.DCF)
-		w.unitDisk = s.Radio.Propagation == radio.UnitDisk
+		w.air = netstack.NewRadio(s.Radio, w.prop, w.loss)
 	}
 	if opt.HopLimit != 0 {
 		w.net.HopLimit = opt.HopLimit
