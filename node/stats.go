@@ -28,6 +28,10 @@ var Reasons = []string{
 	"clock",     // a clock stamp (or location time) further ahead than Options.MaxOffset
 	"stale",     // stamped before this process started, less the maximum offset: a replay after a restart
 	"location",  // a location past the run's end or farther than the mobility model can move the node
+	// The DCF medium's (radio.mac dcf):
+	"air",         // an air section where the medium has none, none where it has, or an airtime not the scenario's
+	"collision",   // the radio model: other frames on the air spoiled it
+	"half-duplex", // the radio model: the receiver was transmitting
 }
 
 // Stats are a node process's counters, shared by the nodes it hosts.
@@ -41,7 +45,7 @@ type Stats struct {
 	Sent uint64
 	// Rejected counts dropped datagrams by reason (see Reasons). A frame
 	// heard by several hosted nodes may count once per node for the radio
-	// reasons ("own", "range", "loss").
+	// reasons ("own", "range", "loss", "collision", "half-duplex").
 	Rejected map[string]uint64
 }
 
@@ -96,6 +100,15 @@ func newRateLog(w io.Writer, period time.Duration) *rateLog {
 }
 
 func (l *rateLog) logf(reason, format string, args ...any) {
+	l.write(reason, "dropped ("+reason+")", format, args...)
+}
+
+// notef logs what is not a drop, at the same limited rate per reason.
+func (l *rateLog) notef(reason, format string, args ...any) {
+	l.write(reason, reason, format, args...)
+}
+
+func (l *rateLog) write(reason, label, format string, args ...any) {
 	if l.w == nil {
 		return
 	}
@@ -112,5 +125,5 @@ func (l *rateLog) logf(reason, format string, args ...any) {
 		more = fmt.Sprintf(" (and %d more since the last line)", n)
 		l.held[reason] = 0
 	}
-	fmt.Fprintf(l.w, "node: dropped (%s): %s%s\n", reason, fmt.Sprintf(format, args...), more)
+	fmt.Fprintf(l.w, "node: %s: %s%s\n", label, fmt.Sprintf(format, args...), more)
 }
