@@ -213,7 +213,9 @@ func (h *Host) airStart(rf *rxFrame, si int, own *hosted) {
 	f := &rf.f
 	now := h.now()
 	start := f.Air.Start + netstack.SignalDelay
+	h.cnt.lag(now - start)
 	if d := start - now; d > AirSkew || d < -AirSkew {
+		h.cnt.airSkewed.Add(1)
 		h.log.notef("air-skew", "%s frame (%d, %d) stamped %v, %v from this node's clock %v: judged by its arrival",
 			f.Type, f.From, f.Seq, f.Air.Start, d, now)
 		start = now
