@@ -203,8 +203,11 @@ func (s *Stack) SignalStart(sig Signal) {
 		r.fate = fateCollision
 	default:
 		r.fate = fateCandidate
-		if a.window == 0 {
-			a.window = at + s.cfg.MAC.PreambleWindow.D()
+		// The window counts from the earliest candidate's start: a
+		// frame told late may have started before the one that opened
+		// it (never in the simulator, which tells frames in order).
+		if w := at + s.cfg.MAC.PreambleWindow.D(); a.window == 0 || w < a.window {
+			a.window = w
 		}
 	}
 	a.sigs = append(a.sigs, r)

@@ -92,7 +92,9 @@ func TestAirSectionChecked(t *testing.T) {
 // preamble-detection window, are both lost at the receiver although
 // their datagrams arrive 50 µs apart; and a frame stamped while the
 // receiver was transmitting is lost to half duplex although it arrives
-// after the transmission.
+// after the transmission; a frame told after one that started after it
+// ended is judged all the same (it was left on the air, unjudged, when
+// the preamble window counted from the later frame).
 func TestAirJudgedByStamps(t *testing.T) {
 	h, err := startVirtual(Options{Scenario: parse(t, strings.Replace(airYAML, "%s", "dcf", 1)), IDs: []protocol.NodeID{2}, Out: t.TempDir(), Run: "air", Log: testLog{t}})
 	if err != nil {
@@ -116,12 +118,24 @@ func TestAirJudgedByStamps(t *testing.T) {
 	h.virt.at(tx+2*time.Millisecond, func() {
 		h.virt.arrive(h, beaconFrom(t, h, 1, 2, wire.Air{Start: tx + 100*time.Microsecond, Airtime: airtime}))
 	})
+	// A frame told out of order: at 600 ms one starts, and a microsecond
+	// later comes one that started 3 ms before and has already ended.
+	// Both are judged, as overlapping (the receiver's model has no
+	// history: what it is told late it takes as on the air with what is
+	// on it now).
+	late := 600 * time.Millisecond
+	h.virt.at(late, func() {
+		h.virt.arrive(h, beaconFrom(t, h, 1, 3, wire.Air{Start: late - time.Microsecond, Airtime: airtime}))
+	})
+	h.virt.at(late+time.Microsecond, func() {
+		h.virt.arrive(h, beaconFrom(t, h, 3, 2, wire.Air{Start: late - 3*time.Millisecond, Airtime: airtime}))
+	})
 	res, err := h.runVirtual()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := res.Stats; st.Rejected["collision"] != 2 || st.Rejected["half-duplex"] != 1 || st.Delivered != 0 || st.Sent != 1 {
-		t.Fatalf("stats %s: want both frames lost to the collision, the third to half duplex, node 2's hello sent", st)
+	if st := res.Stats; st.Rejected["collision"] != 4 || st.Rejected["half-duplex"] != 1 || st.Delivered != 0 || st.Sent != 1 {
+		t.Fatalf("stats %s: want the first two frames lost to a collision, the third to half duplex, node 2's hello sent, the last two judged together", st)
 	}
 }
 
@@ -140,7 +154,7 @@ func TestAirLagQuantiles(t *testing.T) {
 	if st.Air != 10 || st.AirLag != [2]time.Duration{32 * time.Microsecond, 128 * time.Microsecond} {
 		t.Fatalf("air %d, lag %v", st.Air, st.AirLag)
 	}
-	if s := st.String(); !strings.Contains(s, " air=10 air-skewed=0 air-lag-p50-us=32 air-lag-p90-us=128") {
+	if s := st.String(); !strings.Contains(s, " air-frames=10 air-skewed=0 air-lag-p50-us=32 air-lag-p90-us=128") {
 		t.Fatalf("stats line %q", s)
 	}
 }

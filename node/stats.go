@@ -70,7 +70,7 @@ func (s Stats) String() string {
 		}
 	}
 	if s.Air > 0 {
-		fmt.Fprintf(&b, " air=%d air-skewed=%d air-lag-p50-us=%d air-lag-p90-us=%d",
+		fmt.Fprintf(&b, " air-frames=%d air-skewed=%d air-lag-p50-us=%d air-lag-p90-us=%d",
 			s.Air, s.AirSkewed, s.AirLag[0].Microseconds(), s.AirLag[1].Microseconds())
 	}
 	return b.String()
