@@ -158,3 +158,30 @@ func TestAirLagQuantiles(t *testing.T) {
 		t.Fatalf("stats line %q", s)
 	}
 }
+
+// TestWireBytes: the sizes the DCF medium's airtime counts
+// (netstack.WireBytes) are the node's encodings, unsigned, without the
+// air section.
+func TestWireBytes(t *testing.T) {
+	body := make([]byte, 31)
+	un := []netstack.Unreachable{{Dest: 1, Seq: 2}, {Dest: 3, Seq: 4}}
+	for typ := netstack.Type(1); int(typ) < len(wireTypes); typ++ {
+		nf := netstack.Frame{Type: typ, Bytes: len(body), Unreachable: un}
+		wf := wire.Frame{Type: wireTypes[typ], Body: body}
+		if typ == netstack.RERR {
+			for _, u := range un {
+				wf.Unreachable = append(wf.Unreachable, wire.Unreachable(u))
+			}
+		}
+		if !typ.HasBody() {
+			nf.Bytes, wf.Body = 0, nil
+		}
+		if got, want := netstack.WireBytes(&nf), wf.Size(false); got != want {
+			t.Errorf("%s: WireBytes %d, the encoding %d bytes", wf.Type, got, want)
+		}
+		wf.Air = wire.Air{Start: 1, Airtime: 1}
+		if wf.Size(false) != netstack.WireBytes(&nf)+wire.AirSize {
+			t.Errorf("%s: with an air section %d bytes", wf.Type, wf.Size(false))
+		}
+	}
+}

@@ -124,8 +124,10 @@ func statValue(line, name string) int {
 // medium to every frame at its node (each beacon is received or dropped
 // exactly once at every other node, collisions among the drops, no air
 // section refused). The delivered fraction is expected within 0.10 of
-// the simulator's when the frames' datagrams arrive within 16 µs of
-// their stamped start (the arrival lag the nodes measure): beyond, a
+// the simulator's when the frames' datagrams arrive within 8 µs of
+// their stamped start (the median arrival lag the nodes measure, rounded
+// up to a power of two; the simulator with a carrier sense 10 µs late
+// delivers 0.748 against 0.787 over seeds 1-10, 20 µs late 0.586): beyond, a
 // node senses its neighbours' frames that much late, and more of them
 // collide (docs/node.md, "The DCF medium in real processes"); then the
 // figures are logged and the real fraction must not exceed the
@@ -185,7 +187,7 @@ func TestDCFRealProcessesBeacons(t *testing.T) {
 	if collisions == 0 {
 		t.Fatalf("no collision in the real runs")
 	}
-	if lag <= 16 {
+	if lag <= 8 {
 		if d := realFrac - simFrac; d > 0.10 || d < -0.10 {
 			t.Fatalf("with frames arriving within %d µs, the real processes delivered %.3f, the simulator %.3f", lag, realFrac, simFrac)
 		}
