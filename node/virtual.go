@@ -12,11 +12,11 @@ import (
 // medium in virtual time. What a hosted node transmits reaches the Host
 // again one radio delay later (on the DCF medium, netstack.SignalDelay
 // later, as it starts at the simulator's receivers), as a datagram on
-// the schedule, and goes
-// through the whole receive pipeline (decoding, the run and sender
-// checks, the radio model at each hosted receiver, the network stack).
-// The parity tests run a Host hosting every node of a scenario over it,
-// side by side with the simulator, and compare their traces.
+// the schedule, and goes through the whole receive pipeline (decoding,
+// the run and sender checks, the radio model at each hosted receiver,
+// the network stack). The parity tests run a Host hosting every node of
+// a scenario over it, side by side with the simulator, and compare their
+// traces.
 type virtualNet struct {
 	h     *Host
 	now   time.Duration
