@@ -2,6 +2,7 @@ package netstack
 
 import (
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"manetlab/radio"
@@ -75,6 +76,11 @@ type Signal struct {
 	// ID names this transmission at the receiver until SignalEnd.
 	ID    uint64
 	Frame *Frame
+	// Start is when the frame reached this receiver (0: now). The
+	// simulator tells the stack at that instant; a real node later, when
+	// the datagram arrives, and gives the start its sender stamped, so
+	// that frames are judged by when they were on the air.
+	Start time.Duration
 	// End is when the frame leaves the air at this receiver.
 	End time.Duration
 	// Power is the frame's received power in mW (MW converts dBm).
@@ -115,7 +121,8 @@ type air struct {
 	lock    uint64  // ID of the frame locked on; 0: none
 	lockMin float64 // its lowest SINR so far, linear
 	window  time.Duration
-	txEnd   time.Duration
+	txStart time.Duration // this node's last transmission: its start
+	txEnd   time.Duration // and its end
 	busy    bool
 	idleAt  time.Duration // when the medium last became idle
 	eifs    bool          // the last reception failed: defer EIFS
@@ -174,14 +181,22 @@ func (s *Stack) sinr(p float64) float64 {
 	return p / (s.cfg.MAC.noise + max(s.air.total-p, 0))
 }
 
-// SignalStart tells the stack that a frame reached its radio now (DCF
-// medium only): it is locked on, or interferes with what is.
+// SignalStart tells the stack that a frame reached its radio at
+// sig.Start (DCF medium only): it is locked on, or interferes with what
+// is. A frame told late is judged by its start: a preamble window still
+// open then takes it as a candidate, and it is lost to half duplex if it
+// overlapped this node's last transmission. What it changes, carrier
+// sense above all, changes from now.
 func (s *Stack) SignalStart(sig Signal) {
 	if s.stopped {
 		return
 	}
 	now := s.now()
-	s.resolve(now)
+	at := now
+	if sig.Start != 0 {
+		at = sig.Start
+	}
+	s.resolve(at)
 	a := &s.air
 	r := rxSignal{Signal: sig, p: sig.Power}
 	a.total += r.p
@@ -190,14 +205,17 @@ func (s *Stack) SignalStart(sig Signal) {
 	}
 	switch {
 	case sig.Outcome == OutOfRange:
-	case now < a.txEnd:
+	case at < a.txEnd && sig.End > a.txStart:
 		r.fate = fateHalfDuplex
 	case a.lock != 0:
 		r.fate = fateCollision
 	default:
 		r.fate = fateCandidate
-		if a.window == 0 {
-			a.window = now + s.cfg.MAC.PreambleWindow.D()
+		// The window counts from the earliest candidate's start: a
+		// frame told late may have started before the one that opened
+		// it (never in the simulator, which tells frames in order).
+		if w := at + s.cfg.MAC.PreambleWindow.D(); a.window == 0 || w < a.window {
+			a.window = w
 		}
 	}
 	a.sigs = append(a.sigs, r)
@@ -210,17 +228,19 @@ func (s *Stack) SignalStart(sig Signal) {
 
 // SignalEnd tells the stack that frame id left the air at its radio now:
 // a frame it was locked on is received if its SINR never fell below the
-// threshold of its bitrate.
-func (s *Stack) SignalEnd(id uint64) {
+// threshold of its bitrate. It returns the frame's outcome and what the
+// stack made of it when the frame was for this node (broadcast, or sent
+// to it), and 0 otherwise.
+func (s *Stack) SignalEnd(id uint64) (Outcome, Verdict) {
 	if s.stopped {
-		return
+		return 0, Handled
 	}
 	now := s.now()
 	s.resolve(now)
 	a := &s.air
 	i := a.find(id)
 	if i < 0 {
-		return
+		return 0, Handled
 	}
 	r := a.sigs[i]
 	a.sigs = append(a.sigs[:i], a.sigs[i+1:]...)
@@ -247,8 +267,9 @@ func (s *Stack) SignalEnd(id uint64) {
 	}
 	s.carrier(now)
 	if o != 0 && (r.Frame.To < 0 || r.Frame.To == s.self) {
-		s.Heard(r.Frame, o)
+		return o, s.Heard(r.Frame, o)
 	}
+	return 0, Handled
 }
 
 // txStart marks this node's own transmission until end: it hears
@@ -261,7 +282,7 @@ func (s *Stack) txStart(now, end time.Duration) {
 			a.sigs[i].fate = fateHalfDuplex
 		}
 	}
-	a.lock, a.window, a.txEnd = 0, 0, end
+	a.lock, a.window, a.txStart, a.txEnd = 0, 0, now, end
 	s.carrier(now)
 }
 
@@ -280,4 +301,54 @@ func (s *Stack) carrier(now time.Duration) {
 	}
 	a.idleAt = now
 	s.mac.idle(s, now)
+}
+
+// Radio is the DCF medium's model of a frame at one receiver, which both
+// drivers apply (the simulator when a frame starts, a real node when its
+// datagram arrives): its received power, whether it makes the medium busy,
+// and the radio's verdict on it alone.
+type Radio struct {
+	prop      radio.Propagation
+	loss      radio.Loss
+	unitDisk  bool
+	cs, ifr   float64 // unit-disk: the carrier-sense and interference ranges
+	cca       float64 // otherwise: the CCA threshold, dBm
+	maxRange  float64 // the propagation's: beyond, energy only
+	unitPower float64 // unit-disk: every frame's power, mW
+	// Reach is the farthest a frame matters to a receiver
+	// (radio.Config.Reach): farther, it is not on the air there at all.
+	Reach float64
+}
+
+// NewRadio is the receivers' model of the DCF medium of c (defaults
+// applied), with c's propagation and loss models.
+func NewRadio(c radio.Config, prop radio.Propagation, loss radio.Loss) *Radio {
+	return &Radio{prop: prop, loss: loss, unitDisk: c.Propagation == radio.UnitDisk,
+		cs: c.DCF.CSRange, ifr: c.DCF.InterferenceRange, cca: *c.DCF.CCAThreshold,
+		maxRange: prop.MaxRange(), Reach: c.Reach(prop), unitPower: MW(prop.Power(0))}
+}
+
+// Signal sets sig's Power (mW), Sensed and Outcome for a frame from node from
+// at node to, d metres away (within Reach): unit-disk, sensed within the
+// carrier-sense range and interfering, at the transmit power, within the
+// interference range; otherwise at its mean power, sensed from the CCA
+// threshold. Within the propagation's maximum range the radio decides
+// (radio.Hear, drawing from rng, the receiver's stream); beyond, the
+// frame is energy only (OutOfRange).
+func (m *Radio) Signal(sig *Signal, from, to int, d float64, rng *rand.Rand) {
+	sig.Outcome = OutOfRange
+	if m.unitDisk {
+		sig.Sensed = d <= m.cs
+		sig.Power = 0 // sensed, but no interference
+		if d <= m.ifr {
+			sig.Power = m.unitPower
+		}
+	} else {
+		dBm := m.prop.Power(d)
+		sig.Sensed = dBm >= m.cca
+		sig.Power = MW(dBm)
+	}
+	if d <= m.maxRange {
+		sig.Outcome = radio.Hear(m.prop, m.loss, from, to, d, rng)
+	}
 }

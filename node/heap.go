@@ -16,6 +16,7 @@ const (
 	taskCommand                 // a workload command
 	taskArrive                  // a datagram of the in-memory medium (virtualNet)
 	taskFunc                    // a test's action (virtualNet)
+	taskAirEnd                  // a frame leaves the air at the hosted nodes it started at (DCF medium)
 )
 
 // task is one entry of the loop's schedule. Tasks with equal times run in
@@ -30,6 +31,7 @@ type task struct {
 	ref  int            // taskCommand: index into the workload
 	data []byte         // taskArrive: the datagram
 	fn   func()         // taskFunc
+	air  *onAir         // taskAirEnd
 }
 
 // schedule is the loop's timer queue.

@@ -56,6 +56,10 @@ type Host struct {
 	net     *netstack.Config  // what the hosted nodes' stacks share
 	// maxRange is the propagation model's: beyond it nothing is heard.
 	maxRange float64
+	// air is the DCF medium's model at each receiver (radio.mac dcf;
+	// nil: the ideal medium), airID numbers the frames on the air.
+	air   *netstack.Radio
+	airID uint64
 	// rx is the frame being received, while the hosted nodes hear it, and
 	// rxStamped says whether the receiver's clock merged its clock yet.
 	rx        *rxFrame
@@ -211,6 +215,10 @@ func newHost(opt Options) (*Host, error) {
 	h.net = netstack.NewConfig(ids, h.hello, h.timeout, s.Radio.Delay.D(), s.Trace.Hello)
 	h.net.Routing, h.net.AODV = s.Routing.Protocol, s.Routing.AODV
 	h.maxRange = prop.MaxRange()
+	if s.Radio.MAC == radio.MACDCF {
+		h.net.MAC = netstack.NewDCF(s.Radio.DCF)
+		h.air = netstack.NewRadio(s.Radio, prop, loss)
+	}
 	h.locs = make([]location, len(h.members))
 	for _, id := range opt.IDs {
 		i, ok := h.index[id]
@@ -343,10 +351,24 @@ func (h *Host) loop(ctx context.Context) {
 			// One reader's batch, at most frameBatch frames, is the
 			// loop's batch: traced in one write.
 			for i := range rfs {
+				if h.air != nil {
+					// What was due before the frame arrived happens
+					// first: a frame on the air ends before one that
+					// started after it is judged.
+					h.runDue()
+				}
 				h.receive(&rfs[i])
 			}
 		case <-h.timer.C:
 		}
+	}
+}
+
+// runDue runs the tasks due by now.
+func (h *Host) runDue() {
+	now := h.now()
+	for h.sched.len() > 0 && h.sched.peek() <= now {
+		h.dispatch(h.sched.pop())
 	}
 }
 
@@ -478,7 +500,7 @@ func (h *Host) reject(reason, format string, args ...any) {
 	}
 	c.Add(1)
 	switch reason {
-	case "own", "range", "loss":
+	case "own", "range", "loss", "collision", "half-duplex":
 		// The normal working of the radio: counted, not logged.
 	default:
 		h.log.logf(reason, format, args...)

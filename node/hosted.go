@@ -114,6 +114,9 @@ func (h *Host) dispatch(t task) {
 	case taskFunc:
 		t.fn()
 		return
+	case taskAirEnd:
+		h.airEnd(t.air)
+		return
 	}
 	n := t.n
 	if !n.alive || t.inc != n.inc {

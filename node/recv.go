@@ -1,6 +1,8 @@
 package node
 
 import (
+	"time"
+
 	"manetlab/internal/geo"
 	"manetlab/netstack"
 	"manetlab/node/wire"
@@ -49,6 +51,10 @@ func (h *Host) receive(rf *rxFrame) {
 			return
 		}
 	}
+	h.stackFrame(rf, si)
+	if !h.airOK(rf) {
+		return
+	}
 	own := h.byID[f.From]
 	if own != nil {
 		h.reject("own", "")
@@ -64,7 +70,10 @@ func (h *Host) receive(rf *rxFrame) {
 		h.reject("duplicate", "%s frame (%d, %d) seen before", f.Type, f.From, f.Seq)
 		return
 	}
-	h.stackFrame(rf, si)
+	if h.air != nil {
+		h.airStart(rf, si, own)
+		return
+	}
 	h.rx = rf
 	defer func() { h.rx = nil }()
 	for _, r := range h.nodes {
@@ -149,4 +158,113 @@ func (h *Host) message(rf *rxFrame) (protocol.Message, bool) {
 		rf.msg = m
 	}
 	return rf.msg, !rf.bad
+}
+
+// AirSkew is how far from the receiver's run clock a frame's stamped
+// start may be on the DCF medium: further, the clocks disagree (or the
+// datagram took that long), and the frame is judged by its arrival
+// instead (docs/node.md, "The DCF medium in real processes").
+const AirSkew = 5 * time.Millisecond
+
+// airOK checks a frame's air section against the medium: one on the
+// DCF medium, none on the ideal one, and the airtime the scenario gives
+// the frame; false (counted and logged) if not.
+func (h *Host) airOK(rf *rxFrame) bool {
+	f := &rf.f
+	switch {
+	case h.air == nil && f.Air.Airtime == 0:
+		return true
+	case h.air == nil:
+		h.reject("air", "%s frame (%d, %d) with an air section: its sender is on the DCF medium, this run on the ideal one", f.Type, f.From, f.Seq)
+		return false
+	case f.Air.Airtime == 0:
+		h.reject("air", "%s frame (%d, %d) without an air section: its sender is on the ideal medium, this run on the DCF one", f.Type, f.From, f.Seq)
+		return false
+	}
+	if want := h.net.MAC.Airtime(&rf.nf); f.Air.Airtime != want {
+		h.reject("air", "%s frame (%d, %d) says an airtime of %v, the scenario gives it %v", f.Type, f.From, f.Seq, f.Air.Airtime, want)
+		return false
+	}
+	rf.nf.Airtime = f.Air.Airtime
+	return true
+}
+
+// onAir is a frame on the DCF medium at the hosted nodes it started at,
+// each in the life it had then, to end it at the same ones.
+type onAir struct {
+	id  uint64
+	rf  *rxFrame
+	rcv []airRcv
+}
+
+type airRcv struct {
+	n   *hosted
+	inc uint32
+}
+
+// airStart starts a frame of the DCF medium at every live hosted node
+// within the medium's reach, as the simulator's airStart does: its power,
+// whether it is sensed and the radio's verdict on it alone
+// (netstack.Radio, drawing from the receiver's stream), from the start
+// its sender stamped plus the signal delay; it ends there its airtime
+// later (airEnd). A stamp further than AirSkew from this node's clock is
+// not believed: the frame is taken to start now.
+func (h *Host) airStart(rf *rxFrame, si int, own *hosted) {
+	f := &rf.f
+	now := h.now()
+	start := f.Air.Start + netstack.SignalDelay
+	h.cnt.lag(now - start)
+	if d := start - now; d > AirSkew || d < -AirSkew {
+		h.cnt.airSkewed.Add(1)
+		h.log.notef("air-skew", "%s frame (%d, %d) stamped %v, %v from this node's clock %v: judged by its arrival",
+			f.Type, f.From, f.Seq, f.Air.Start, d, now)
+		start = now
+	}
+	end := start + f.Air.Airtime
+	h.airID++
+	a := &onAir{id: h.airID, rf: rf}
+	for _, r := range h.nodes {
+		if r == own || !r.alive {
+			continue
+		}
+		d := geo.Dist(h.position(si), h.position(r.idx))
+		if d > h.maxRange {
+			h.reject(radio.OutOfRange.DropReason(), "")
+		}
+		if d > h.air.Reach {
+			continue // not on the air here at all
+		}
+		sig := netstack.Signal{ID: a.id, Frame: &rf.nf, Start: start, End: end}
+		h.air.Signal(&sig, si, r.idx, d, r.radioRng)
+		a.rcv = append(a.rcv, airRcv{n: r, inc: r.inc})
+		r.stack.SignalStart(sig)
+	}
+	if len(a.rcv) > 0 {
+		h.sched.push(task{at: end, kind: taskAirEnd, air: a})
+	}
+}
+
+// airEnd ends a frame at the hosted nodes it started at, those still in
+// the same life: each decides whether it received it.
+func (h *Host) airEnd(a *onAir) {
+	rf := a.rf
+	h.rx = rf
+	defer func() { h.rx = nil }()
+	for _, rc := range a.rcv {
+		r := rc.n
+		if !r.alive || r.inc != rc.inc {
+			continue
+		}
+		h.rxStamped = false
+		o, v := r.stack.SignalEnd(a.id)
+		switch {
+		case o == radio.Received && !h.rxStamped:
+			r.clock.Update(rf.f.Clock)
+		case o != 0 && o != radio.Received:
+			h.reject(o.DropReason(), "")
+		}
+		if v == netstack.Duplicate {
+			h.reject("duplicate", "unicast frame (%d, %d) delivered before", rf.f.From, rf.f.Seq)
+		}
+	}
 }

@@ -19,13 +19,19 @@ type hostLink struct {
 
 func (l *hostLink) Now() time.Duration { return l.h.now() }
 
-// Transmit encodes f as a datagram stamped with the node's clock, signs
-// it and multicasts it.
+// Transmit encodes f as a datagram stamped with the node's clock (and, on
+// the DCF medium, with its start and airtime), signs it and multicasts
+// it.
 func (l *hostLink) Transmit(f *netstack.Frame) {
 	h, n := l.h, l.n
 	wf := wire.Frame{Type: wireTypes[f.Type], From: n.id, Seq: f.Seq, Clock: n.clock.Now(), AckSeq: f.AckSeq, Code: f.Code, Body: f.Body}
 	if f.To >= 0 {
 		wf.To = h.members[f.To].ID
+	}
+	if f.Airtime != 0 {
+		// On the DCF medium: the transmission's start by this node's run
+		// clock, which the stack's own timers follow too.
+		wf.Air = wire.Air{Start: max(h.now(), 0), Airtime: f.Airtime}
 	}
 	switch f.Type {
 	case netstack.Flood, netstack.Data:

@@ -12,6 +12,7 @@ import (
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace"
+	_ "manetlab/traffic" // traffic/beacon, to load the DCF medium
 )
 
 // linkEvents are the trace events of the network stack, which both
@@ -77,8 +78,9 @@ func TestStackParityWithSim(t *testing.T) {
 		file string
 		sets []string
 		// aodv: route requests and replies must happen; multiHop: some
-		// message must be relayed; rerr: some route error must happen.
-		aodv, multiHop, rerr bool
+		// message must be relayed; rerr: some route error must happen;
+		// collisions: the DCF medium must lose frames to collisions.
+		aodv, multiHop, rerr, collisions bool
 	}{
 		{name: "static", yaml: staticYAML},
 		{name: "moving-lossy", yaml: `
@@ -130,6 +132,28 @@ mobility: {model: random-waypoint, area: [600, 600], speed: [2, 15], pause: 1s}
 routing: {protocol: aodv}
 protocol: {name: bully/garcia-molina}
 `, aodv: true, multiHop: true, rerr: true},
+
+		// The DCF medium (radio.mac dcf): carrier sense, backoff,
+		// collisions and half duplex decided at each receiver from the
+		// frames' air sections, exactly as the simulator decides them.
+		{name: "dcf-beacons", yaml: `
+name: dcf-beacons
+duration: 3s
+nodes: {count: 20, placement: uniform}
+mobility: {model: static, area: [50, 50]}
+radio: {propagation: log-distance, exponent: 3, tx_power: 20, range: 250, mac: dcf, hello: {period: 500ms}}
+protocol: {name: traffic/beacon, params: {start: 1s, spread: 10ms, size: 38, count: 3, period: 300ms}}
+`, collisions: true},
+		{name: "dcf-unit-disk-aodv-crash", yaml: `
+name: dcf-aodv
+duration: 15s
+nodes: {count: 10}
+radio: {range: 200, mac: dcf, dcf: {cs_range: 300, interference_range: 260}, loss: {model: bernoulli, p: 0.05}, hello: {period: 300ms}}
+mobility: {model: random-waypoint, area: [500, 500], speed: [2, 15], pause: 1s}
+routing: {protocol: aodv}
+protocol: {name: bully/garcia-molina}
+faults: [{at: 5s, crash: [10]}, {at: 9s, recover: [10]}]
+`, aodv: true, multiHop: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -193,6 +217,9 @@ protocol: {name: bully/garcia-molina}
 			}
 			if c.rerr && kinds[trace.EvRERR] == 0 {
 				t.Fatalf("no route error to compare: %v", kinds)
+			}
+			if c.collisions && res.Stats.Rejected["collision"] == 0 {
+				t.Fatalf("no collision to compare: node stats %s", res.Stats)
 			}
 		})
 	}

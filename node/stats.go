@@ -3,6 +3,7 @@ package node
 import (
 	"fmt"
 	"io"
+	"math/bits"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,10 @@ var Reasons = []string{
 	"clock",     // a clock stamp (or location time) further ahead than Options.MaxOffset
 	"stale",     // stamped before this process started, less the maximum offset: a replay after a restart
 	"location",  // a location past the run's end or farther than the mobility model can move the node
+	// The DCF medium's (radio.mac dcf):
+	"air",         // an air section where the medium has none, none where it has, or an airtime not the scenario's
+	"collision",   // the radio model: other frames on the air spoiled it
+	"half-duplex", // the radio model: the receiver was transmitting
 }
 
 // Stats are a node process's counters, shared by the nodes it hosts.
@@ -41,8 +46,16 @@ type Stats struct {
 	Sent uint64
 	// Rejected counts dropped datagrams by reason (see Reasons). A frame
 	// heard by several hosted nodes may count once per node for the radio
-	// reasons ("own", "range", "loss").
+	// reasons ("own", "range", "loss", "collision", "half-duplex").
 	Rejected map[string]uint64
+	// Air counts the frames of the DCF medium this process put on the
+	// air at its hosted nodes; AirLag is how late their datagrams
+	// arrived after the start their senders stamped: the median and the
+	// 90th percentile, rounded up to a power of two microseconds
+	// (docs/node.md, "The DCF medium in real processes"). AirSkewed
+	// counts those judged by their arrival (further than AirSkew).
+	Air, AirSkewed uint64
+	AirLag         [2]time.Duration
 }
 
 // String formats the counters on one line, as the trace's stats event and
@@ -56,6 +69,10 @@ func (s Stats) String() string {
 			fmt.Fprintf(&b, " %s=%d", r, n)
 		}
 	}
+	if s.Air > 0 {
+		fmt.Fprintf(&b, " air-frames=%d air-skewed=%d air-lag-p50-us=%d air-lag-p90-us=%d",
+			s.Air, s.AirSkewed, s.AirLag[0].Microseconds(), s.AirLag[1].Microseconds())
+	}
 	return b.String()
 }
 
@@ -63,6 +80,19 @@ func (s Stats) String() string {
 type counters struct {
 	received, delivered, sent atomic.Uint64
 	rejected                  map[string]*atomic.Uint64 // fixed keys: read-only map
+	airSkewed                 atomic.Uint64
+	// airLag[i] counts DCF frames that arrived less than 2^i µs after
+	// their stamped start (and at least 2^(i-1)); the last, later ones.
+	airLag [24]atomic.Uint64
+}
+
+// lag counts a DCF frame that arrived d after its stamped start.
+func (c *counters) lag(d time.Duration) {
+	i := 0
+	if us := d.Microseconds(); us > 0 {
+		i = min(bits.Len64(uint64(us)), len(c.airLag)-1)
+	}
+	c.airLag[i].Add(1)
 }
 
 func newCounters() *counters {
@@ -77,6 +107,22 @@ func (c *counters) snapshot() Stats {
 	s := Stats{Received: c.received.Load(), Delivered: c.delivered.Load(), Sent: c.sent.Load(), Rejected: map[string]uint64{}}
 	for r, n := range c.rejected {
 		s.Rejected[r] = n.Load()
+	}
+	var lag [len(c.airLag)]uint64
+	for i := range lag {
+		lag[i] = c.airLag[i].Load()
+		s.Air += lag[i]
+	}
+	s.AirSkewed = c.airSkewed.Load()
+	for q, frac := range []float64{0.5, 0.9} {
+		var seen uint64
+		for i, n := range lag {
+			seen += n
+			if n > 0 && float64(seen) >= frac*float64(s.Air) {
+				s.AirLag[q] = time.Duration(1<<i) * time.Microsecond
+				break
+			}
+		}
 	}
 	return s
 }
@@ -96,6 +142,15 @@ func newRateLog(w io.Writer, period time.Duration) *rateLog {
 }
 
 func (l *rateLog) logf(reason, format string, args ...any) {
+	l.write(reason, "dropped ("+reason+")", format, args...)
+}
+
+// notef logs what is not a drop, at the same limited rate per reason.
+func (l *rateLog) notef(reason, format string, args ...any) {
+	l.write(reason, reason, format, args...)
+}
+
+func (l *rateLog) write(reason, label, format string, args ...any) {
 	if l.w == nil {
 		return
 	}
@@ -112,5 +167,5 @@ func (l *rateLog) logf(reason, format string, args ...any) {
 		more = fmt.Sprintf(" (and %d more since the last line)", n)
 		l.held[reason] = 0
 	}
-	fmt.Fprintf(l.w, "node: dropped (%s): %s%s\n", reason, fmt.Sprintf(format, args...), more)
+	fmt.Fprintf(l.w, "node: %s: %s%s\n", label, fmt.Sprintf(format, args...), more)
 }

@@ -4,16 +4,19 @@ import (
 	"fmt"
 	"time"
 
+	"manetlab/netstack"
 	"manetlab/trace"
 )
 
 // virtualNet stands in for a Host's sockets and clock: an in-memory
 // medium in virtual time. What a hosted node transmits reaches the Host
-// again one radio delay later, as a datagram on the schedule, and goes
-// through the whole receive pipeline (decoding, the run and sender
-// checks, the radio model at each hosted receiver, the network stack).
-// The parity tests run a Host hosting every node of a scenario over it,
-// side by side with the simulator, and compare their traces.
+// again one radio delay later (on the DCF medium, netstack.SignalDelay
+// later, as it starts at the simulator's receivers), as a datagram on
+// the schedule, and goes through the whole receive pipeline (decoding,
+// the run and sender checks, the radio model at each hosted receiver,
+// the network stack). The parity tests run a Host hosting every node of
+// a scenario over it, side by side with the simulator, and compare their
+// traces.
 type virtualNet struct {
 	h     *Host
 	now   time.Duration
@@ -28,6 +31,12 @@ func startVirtual(opt Options) (*Host, error) {
 		return nil, err
 	}
 	h.virt = &virtualNet{h: h, delay: h.s.Radio.Delay.D()}
+	if h.air != nil {
+		// On the DCF medium a frame starts at its receivers the signal
+		// delay after its sender put it on the air, as in the simulator;
+		// it arrives then, its stamp exact.
+		h.virt.delay = netstack.SignalDelay
+	}
 	if err := h.openTraces(); err != nil {
 		h.closeAll()
 		return nil, err

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"manetlab/netstack"
-	"manetlab/radio"
 )
 
 // onAir is a frame on the DCF medium: the receivers it started at (each
@@ -20,8 +19,9 @@ type airRcv struct {
 
 // airStart starts a frame at every live node within the medium's reach:
 // each is told its power, whether it senses it, and its radio's verdict
-// on the frame alone (drawn from the receiver's own stream, as on the
-// ideal medium); the frame ends at them after its airtime (airEnd).
+// on the frame alone (netstack.Radio, which the real node applies too;
+// drawn from the receiver's own stream, as on the ideal medium); the
+// frame ends at them after its airtime (airEnd).
 func (w *world) airStart(it item) {
 	f := it.f
 	w.airID++
@@ -34,7 +34,6 @@ func (w *world) airStart(it item) {
 		a = new(onAir)
 	}
 	a.id, a.f, a.rcv = w.airID, f, a.rcv[:0]
-	mac := w.net.MAC
 	end := w.now + f.Airtime
 	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
 	for _, rc := range w.rx {
@@ -42,20 +41,8 @@ func (w *world) airStart(it item) {
 		if !r.alive {
 			continue
 		}
-		sig := netstack.Signal{ID: a.id, Frame: f, End: end, Outcome: radio.OutOfRange}
-		if w.unitDisk {
-			sig.Sensed = rc.Dist <= mac.CSRange
-			if rc.Dist <= mac.InterferenceRange {
-				sig.Power = w.unitPower // beyond: sensed, but no interference
-			}
-		} else {
-			dBm := w.prop.Power(rc.Dist)
-			sig.Sensed = dBm >= *mac.CCAThreshold
-			sig.Power = netstack.MW(dBm)
-		}
-		if rc.Dist <= w.maxRange {
-			sig.Outcome = radio.Hear(w.prop, w.loss, int(f.From), rc.Node, rc.Dist, r.radioRng)
-		}
+		sig := netstack.Signal{ID: a.id, Frame: f, Start: w.now, End: end}
+		w.air.Signal(&sig, int(f.From), rc.Node, rc.Dist, r.radioRng)
 		a.rcv = append(a.rcv, airRcv{node: int32(rc.Node), gen: r.gen})
 		r.stack.SignalStart(sig)
 	}

@@ -168,12 +168,11 @@ type world struct {
 	timerID  uint64
 	delay    time.Duration
 	// The DCF medium's frames on the air (air.go).
-	airID     uint64
-	airs      []*onAir
-	airFree   []*onAir
-	airSlots  []int // free indices of airs
-	unitDisk  bool
-	unitPower float64 // mW, every frame within the interference range of a unit disk
+	airID    uint64
+	airs     []*onAir
+	airFree  []*onAir
+	airSlots []int // free indices of airs
+	air      *netstack.Radio
 }
 
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
@@ -212,8 +211,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	w.net.Routing, w.net.AODV = s.Routing.Protocol, s.Routing.AODV
 	if s.Radio.MAC == radio.MACDCF {
 		w.net.MAC = netstack.NewDCF(s.Radio.DCF)
-		w.unitDisk = s.Radio.Propagation == radio.UnitDisk
-		w.unitPower = netstack.MW(w.prop.Power(0))
+		w.air = netstack.NewRadio(s.Radio, w.prop, w.loss)
 	}
 	if opt.HopLimit != 0 {
 		w.net.HopLimit = opt.HopLimit
@@ -236,7 +234,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	// run before any trace is written. Its store is a scratch one, so that
 	// nothing it puts reaches node 0's.
 	_, err = spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Seed: s.Seed,
-		HopDelay: w.net.HopDelay(s.Radio.Delay.D()), RouteDelay: w.net.RouteDelay(), Env: &env{w: w, n: w.nodes[0]}, Store: &protocol.MemStore{}})
+		HopDelay: s.Radio.Delay.D(), RouteDelay: w.net.RouteDelay(), Env: &env{w: w, n: w.nodes[0]}, Store: &protocol.MemStore{}})
 	if warn, ok := protocol.Warned(err); !ok {
 		return nil, fmt.Errorf("%s: %w", s.Source(err.Error()), err)
 	} else if warn != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"time"
 
 	"manetlab/protocol"
 )
@@ -134,6 +135,17 @@ func Decode(b []byte, key []byte, f *Frame) error {
 			return fmt.Errorf("%w: body declares %d bytes, has %d", ErrShort, n, len(p))
 		}
 		f.Body, p = p[:n:n], p[n:]
+	}
+	if flags&FlagAir != 0 {
+		if len(p) < AirSize {
+			return fmt.Errorf("%w: air section needs %d bytes, has %d", ErrShort, AirSize, len(p))
+		}
+		f.Air.Start = time.Duration(binary.BigEndian.Uint64(p))
+		f.Air.Airtime = time.Duration(binary.BigEndian.Uint32(p[8:]))
+		if f.Air.Airtime == 0 {
+			return fmt.Errorf("%w: air section with no airtime", ErrField)
+		}
+		p = p[AirSize:]
 	}
 	if len(p) != 0 {
 		return fmt.Errorf("%w: %d bytes after the %s frame", ErrLength, len(p), f.Type)

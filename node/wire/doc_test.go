@@ -63,9 +63,16 @@ func spaced(b []byte) string {
 func (a *annotator) header(f *Frame, signed bool) {
 	a.field(4, "magic %q", Magic)
 	a.field(1, "version %d", Version)
-	flags := "none"
+	var fl []string
 	if signed {
-		flags = "HMAC"
+		fl = append(fl, "HMAC")
+	}
+	if f.Air.Airtime != 0 {
+		fl = append(fl, "air")
+	}
+	flags := "none"
+	if len(fl) > 0 {
+		flags = strings.Join(fl, ", ")
 	}
 	a.field(1, "flags: %s", flags)
 	a.field(1, "type %d (%s)", f.Type, f.Type)
@@ -204,7 +211,18 @@ func docExample(t *testing.T) string {
 		a.field(4, "unreachable node %d", u.Dest)
 		a.field(4, "  its destination sequence number %d", u.Seq)
 	}
-	fmt.Fprintf(&out, "Node 5 lost its link to node 7: a route error for the destinations it reached through 7; %d bytes:\n\n```\n%s```\n", len(b), a.sb.String())
+	fmt.Fprintf(&out, "Node 5 lost its link to node 7: a route error for the destinations it reached through 7; %d bytes:\n\n```\n%s```\n\n", len(b), a.sb.String())
+
+	bc := base
+	bc.Type, bc.From, bc.Seq, bc.Code, bc.Body = TypeBroadcast, 4, 3, code, body
+	bc.Air = Air{Start: 1_000_123_456, Airtime: 1_112_000}
+	b = encodeDoc(t, &bc)
+	a = &annotator{b: b}
+	a.header(&bc, false)
+	a.body(&bc)
+	a.field(8, "air start %d ns since the run's start (%v)", bc.Air.Start.Nanoseconds(), bc.Air.Start)
+	a.field(4, "airtime %d ns (%v)", bc.Air.Airtime.Nanoseconds(), bc.Air.Airtime)
+	fmt.Fprintf(&out, "The election message broadcast by node 4 on the DCF medium (`radio.mac: dcf`): the air section says it went on the air %v after the run's start, for %v (802.11b at 1 Mbps: 192 µs of preamble, then the frame's 79 bytes and the 36 that 802.11 adds); unsigned, %d bytes:\n\n```\n%s```\n", bc.Air.Start, bc.Air.Airtime, len(b), a.sb.String())
 	return out.String()
 }
 
@@ -309,9 +327,44 @@ func TestDocSections(t *testing.T) {
 		next = off + size
 	}
 	end()
+	checkAirTable(t, string(raw))
 	for s := range sections {
 		if !seen[s] {
 			t.Errorf("docs/wire.md has no %q section table", s)
 		}
+	}
+}
+
+// checkAirTable checks the air section's table, whose offsets count from
+// the section's start: contiguous rows adding up to AirSize.
+func checkAirTable(t *testing.T, doc string) {
+	t.Helper()
+	in, seen, next := false, false, 0
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "#") {
+			var n int
+			in = false
+			if _, err := fmt.Sscanf(line, "### Air section (%d bytes", &n); err == nil {
+				if n != AirSize {
+					t.Errorf("air section: the doc says %d bytes, the encoder writes %d", n, AirSize)
+				}
+				in, seen = true, true
+			}
+			continue
+		}
+		var off, size int
+		if !in {
+			continue
+		}
+		if _, err := fmt.Sscanf(line, "| +%d | %d |", &off, &size); err != nil {
+			continue
+		}
+		if off != next {
+			t.Errorf("air section: a row at +%d, the previous one ends at +%d", off, next)
+		}
+		next = off + size
+	}
+	if !seen || next != AirSize {
+		t.Errorf("docs/wire.md: air section table seen %v, its rows end at +%d, want +%d", seen, next, AirSize)
 	}
 }

@@ -20,8 +20,11 @@ const Version = 1
 const (
 	// FlagHMAC says an HMAC-SHA256 trailer of HMACSize bytes ends the frame.
 	FlagHMAC uint8 = 1 << 0
+	// FlagAir says an air section of AirSize bytes follows the message
+	// (or the type's section): the frame was sent on the DCF medium.
+	FlagAir uint8 = 1 << 1
 
-	knownFlags = FlagHMAC
+	knownFlags = FlagHMAC | FlagAir
 )
 
 // Sizes of the parts of a frame, in bytes.
@@ -33,9 +36,14 @@ const (
 	// MaxBody bounds a message body so that a frame fits one datagram
 	// (1500-byte MTU less IP and UDP headers) with room to spare.
 	MaxBody = 1200
+	// AirSize is the length of the air section (FlagAir).
+	AirSize = 12
 	// MaxFrame is the largest frame this package writes or accepts: a flood
-	// (or routed data) frame with a full body and an HMAC.
-	MaxFrame = HeaderSize + floodSize + dataSize + MaxBody + HMACSize
+	// (or routed data) frame with a full body, an air section and an HMAC.
+	MaxFrame = HeaderSize + floodSize + dataSize + MaxBody + AirSize + HMACSize
+	// MaxAirtime is the longest airtime the air section carries (its
+	// uint32 of nanoseconds, 4.29 s).
+	MaxAirtime = time.Duration(math.MaxUint32)
 	// MaxUnreachable bounds the destinations of one route error, so that
 	// a rerr frame stays far below MaxFrame (a signed one with 64 is 589
 	// bytes). RFC 3561's count field would allow 255; a node that loses
@@ -221,6 +229,23 @@ type Frame struct {
 
 	// Loc is a location frame's position.
 	Loc Location
+
+	// Air is, on the DCF medium (radio.mac dcf), the transmission this
+	// frame is: its start and its airtime. The zero Air (no airtime) is
+	// none: the frame has no air section (the ideal medium).
+	Air Air
+}
+
+// Air is a DCF transmission as its sender's clock saw it: each receiver
+// decides collisions, and its carrier sense, from these (docs/node.md,
+// "The DCF medium in real processes").
+type Air struct {
+	// Start is when the sender put the frame on the air, in nanoseconds
+	// since the run's start (the sender's run clock; never negative).
+	Start time.Duration
+	// Airtime is how long the frame occupies the air: 1 ns to MaxAirtime
+	// when there is an air section.
+	Airtime time.Duration
 }
 
 // Size returns the encoded length of f, with an HMAC trailer if signed.
@@ -241,6 +266,9 @@ func (f *Frame) Size(signed bool) int {
 		n += rrepSize
 	case TypeRERR:
 		n += rerrSize + unreachableSize*len(f.Unreachable)
+	}
+	if f.Air.Airtime != 0 {
+		n += AirSize
 	}
 	if signed {
 		n += HMACSize
@@ -305,6 +333,16 @@ func (f *Frame) check() error {
 	if f.Type.HasBody() && len(f.Body) > MaxBody {
 		return fmt.Errorf("%w: body of %d bytes, at most %d", ErrLength, len(f.Body), MaxBody)
 	}
+	if a := f.Air; a != (Air{}) {
+		switch {
+		case f.Type == TypeLocation:
+			return fmt.Errorf("%w: location frame with an air section (the player is not on the medium)", ErrField)
+		case a.Airtime <= 0 || a.Airtime > MaxAirtime:
+			return fmt.Errorf("%w: airtime %d ns, must be 1 to %d", ErrField, a.Airtime, MaxAirtime)
+		case a.Start < 0:
+			return fmt.Errorf("%w: air start %d ns, before the run's start", ErrField, a.Start)
+		}
+	}
 	return nil
 }
 
@@ -324,6 +362,9 @@ func (f *Frame) AppendTo(dst []byte, key []byte) ([]byte, error) {
 	var flags uint8
 	if len(key) > 0 {
 		flags |= FlagHMAC
+	}
+	if f.Air.Airtime != 0 {
+		flags |= FlagAir
 	}
 	dst = append(dst, Magic...)
 	dst = append(dst, Version, flags, uint8(f.Type), 0)
@@ -371,6 +412,10 @@ func (f *Frame) AppendTo(dst []byte, key []byte) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint16(dst, f.Code)
 		dst = binary.BigEndian.AppendUint16(dst, uint16(len(f.Body)))
 		dst = append(dst, f.Body...)
+	}
+	if f.Air.Airtime != 0 {
+		dst = binary.BigEndian.AppendUint64(dst, uint64(f.Air.Start))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Air.Airtime))
 	}
 	if len(key) > 0 {
 		dst = appendMAC(dst, key, dst[start:])

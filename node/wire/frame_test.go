@@ -15,8 +15,8 @@ import (
 func TestFrameRoundTrip(t *testing.T) {
 	body := mustBody(samplePing)
 	for _, key := range [][]byte{nil, testKey} {
-		for _, f := range sampleFrames(body) {
-			t.Run(fmt.Sprintf("%s/signed=%v", f.Type, key != nil), func(t *testing.T) {
+		for _, f := range append(sampleFrames(body), airFrames(body)...) {
+			t.Run(fmt.Sprintf("%s/signed=%v/air=%v", f.Type, key != nil, f.Air.Airtime != 0), func(t *testing.T) {
 				b, err := f.AppendTo(nil, key)
 				if err != nil {
 					t.Fatal(err)
@@ -85,7 +85,7 @@ func TestHMAC(t *testing.T) {
 
 func TestDecodeTruncated(t *testing.T) {
 	for _, key := range [][]byte{nil, testKey} {
-		for _, f := range sampleFrames(mustBody(samplePing)) {
+		for _, f := range append(sampleFrames(mustBody(samplePing)), airFrames(mustBody(samplePing))...) {
 			b, _ := f.AppendTo(nil, key)
 			for n := 0; n < len(b); n++ {
 				var g Frame
@@ -113,6 +113,9 @@ func TestDecodeRejects(t *testing.T) {
 	rreq, _ := frames[7].AppendTo(nil, nil)
 	rrep, _ := frames[8].AppendTo(nil, nil)
 	rerr, _ := frames[9].AppendTo(nil, nil)
+	airs := airFrames(body)
+	airUC, _ := airs[2].AppendTo(nil, nil)
+	airHello, _ := airs[0].AppendTo(nil, nil)
 	zero := []byte{0, 0, 0, 0}
 	edit := func(b []byte, fn func(b []byte)) []byte {
 		b = bytes.Clone(b)
@@ -175,6 +178,14 @@ func TestDecodeRejects(t *testing.T) {
 		{"rerr count short of the entries", edit(rerr, func(b []byte) { b[HeaderSize] = 1 }), ErrLength},
 		{"rerr lists node 0", edit(rerr, func(b []byte) { copy(b[HeaderSize+1+8:], zero) }), ErrField},
 		{"rerr half an entry", rerr[:len(rerr)-4], ErrShort},
+
+		{"air flag without the section", edit(uc, func(b []byte) { b[5] |= FlagAir }), ErrShort},
+		{"air section without the flag", edit(airUC, func(b []byte) { b[5] &^= FlagAir }), ErrLength},
+		{"air section short", airUC[:len(airUC)-1], ErrShort},
+		{"air trailing byte", append(bytes.Clone(airUC), 0), ErrLength},
+		{"airtime 0", edit(airUC, func(b []byte) { copy(b[len(b)-4:], zero) }), ErrField},
+		{"air start negative", edit(airHello, func(b []byte) { b[HeaderSize] = 0x80 }), ErrField},
+		{"air on a location", append(edit(loc, func(b []byte) { b[5] |= FlagAir }), airUC[len(airUC)-AirSize:]...), ErrField},
 	}
 	for _, c := range cases {
 		var g Frame
@@ -195,6 +206,11 @@ func TestAppendToRejects(t *testing.T) {
 		"location Inf":    func(f *Frame) { f.Type, f.Loc.Y = TypeLocation, math.Inf(1) },
 		"hops over limit": func(f *Frame) { *f = good[4]; f.Hops = f.HopLimit + 1 },
 		"hello from None": func(f *Frame) { f.Type, f.From = TypeHello, 0 },
+		"air negative":    func(f *Frame) { f.Type, f.Air = TypeHello, Air{Start: 5, Airtime: -1} },
+		"air too long":    func(f *Frame) { f.Type, f.Air = TypeHello, Air{Start: 5, Airtime: MaxAirtime + 1} },
+		"air before 0":    func(f *Frame) { f.Type, f.Air = TypeHello, Air{Start: -1, Airtime: 1} },
+		"air start only":  func(f *Frame) { f.Type, f.Air = TypeHello, Air{Start: 5} },
+		"air on location": func(f *Frame) { *f = good[5]; f.Air = Air{Airtime: 1} },
 
 		"data to None":             func(f *Frame) { *f = good[6]; f.To = 0 },
 		"data hops over limit":     func(f *Frame) { *f = good[6]; f.Hops = f.HopLimit + 1 },
@@ -228,6 +244,7 @@ func TestAppendToRejects(t *testing.T) {
 	// The largest frame still decodes.
 	f := good[4]
 	f.Body = make([]byte, MaxBody)
+	f.Air = Air{Start: 1, Airtime: MaxAirtime}
 	b, err := f.AppendTo(nil, testKey)
 	if err != nil || len(b) != MaxFrame {
 		t.Fatalf("max frame: %d bytes, err %v; want %d", len(b), err, MaxFrame)
@@ -249,7 +266,7 @@ func unreachable(n int) []Unreachable {
 // TestMaxFrameCoversEveryType checks that the largest frame of every type,
 // signed, is at most MaxFrame and decodes.
 func TestMaxFrameCoversEveryType(t *testing.T) {
-	for _, f := range sampleFrames(nil) {
+	for _, f := range append(sampleFrames(nil), airFrames(nil)...) {
 		if f.Type.HasBody() {
 			f.Body = make([]byte, MaxBody)
 		}
@@ -362,7 +379,11 @@ func TestSizes(t *testing.T) {
 	if got := [2]int{rerr.Size(false), rerr.Size(true)}; got != [2]int{557, 589} {
 		t.Errorf("rerr of %d destinations: sizes %v, docs say [557 589]", MaxUnreachable, got)
 	}
-	if MaxFrame != 1298 {
-		t.Errorf("MaxFrame %d, docs say 1298", MaxFrame)
+	air := Frame{Type: TypeHello, Air: Air{Airtime: 1}}
+	if got := [2]int{air.Size(false), air.Size(true)}; got != [2]int{56, 88} {
+		t.Errorf("hello with an air section: sizes %v, docs say [56 88]", got)
+	}
+	if MaxFrame != 1310 {
+		t.Errorf("MaxFrame %d, docs say 1310", MaxFrame)
 	}
 }

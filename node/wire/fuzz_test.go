@@ -28,6 +28,17 @@ func frameSeeds() map[string][]byte {
 			seeds[name] = b
 			seeds[name+"-truncated"] = b[:len(b)/2]
 		}
+		for _, f := range airFrames(mustBody(samplePing)) {
+			b, err := f.AppendTo(nil, key)
+			if err != nil {
+				panic(err)
+			}
+			name := f.Type.String() + "-air"
+			if key != nil {
+				name += "-signed"
+			}
+			seeds[name] = b
+		}
 	}
 	uc := seeds["unicast"]
 	seeds["wrong-magic"] = append([]byte("MNEX"), uc[4:]...)
@@ -49,6 +60,10 @@ func frameSeeds() map[string][]byte {
 	bad := bytes.Clone(uc)
 	bad[HeaderSize+2], bad[HeaderSize+3] = 0xff, 0xff
 	seeds["body-length-huge"] = bad
+	air := bytes.Clone(seeds["broadcast-air"])
+	air[len(air)-1], air[len(air)-2], air[len(air)-3], air[len(air)-4] = 0, 0, 0, 0
+	seeds["air-airtime-0"] = air
+	seeds["air-flag-no-section"] = append(append([]byte(nil), uc[:5]...), append([]byte{FlagAir}, uc[6:]...)...)
 	seeds["empty"] = nil
 	seeds["header-only"] = uc[:HeaderSize]
 	return seeds

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"time"
+
 	"manetlab/protocol"
 )
 
@@ -64,6 +66,20 @@ func sampleFrames(body []byte) []Frame {
 	rerr := base
 	rerr.Type, rerr.Unreachable = TypeRERR, []Unreachable{{Dest: 11, Seq: 6}, {Dest: 12, Seq: 1}}
 	return []Frame{hello, bc, uc, ack, fl, loc, data, rreq, rrep, rerr}
+}
+
+// airFrames are sampleFrames as sent on the DCF medium: every type but
+// location with an air section.
+func airFrames(body []byte) []Frame {
+	var out []Frame
+	for i, f := range sampleFrames(body) {
+		if f.Type == TypeLocation {
+			continue
+		}
+		f.Air = Air{Start: 1_234_567_890 + time.Duration(i), Airtime: 1_280_000}
+		out = append(out, f)
+	}
+	return out
 }
 
 func mustBody(m protocol.Message) []byte {
