@@ -185,9 +185,19 @@ func (s *Stack) ackWait(gen uint64) {
 }
 
 // macAck handles an acknowledgement heard from member from.
+//
+// An acknowledgement that comes after its wait, while the frame contends
+// or is on the air again, still counts: that never happens in the
+// simulator (an acknowledgement ends within the wait, or is lost), but in
+// real processes it arrives by datagram, late by the arrival lag
+// (docs/node.md), and ignoring it would retransmit every frame to the
+// retry limit.
 func (s *Stack) macAck(from int32, seq uint64) {
 	m := &s.mac
-	if m.state != macWaitAck || m.q[0].To != from || m.q[0].Seq != seq {
+	if len(m.q) == 0 || m.q[0].To != from || m.q[0].Seq != seq || !m.q[0].Type.Acknowledged() {
+		return
+	}
+	if m.state != macWaitAck && m.retries == 0 {
 		return
 	}
 	m.gen++

@@ -34,6 +34,7 @@ type bench struct {
 	traces [][]trace.Event
 	got    [][]protocol.Receive
 	id     uint64
+	lag    map[int]time.Duration // frames from a node reach the others this much later
 }
 
 type benchDriver struct {
@@ -62,7 +63,8 @@ func (d *benchDriver) Transmit(f *Frame) {
 	b.txs[d.i] = append(b.txs[d.i], b.now)
 	c := *f
 	b.id++
-	id, start, end := b.id, b.now+SignalDelay, b.now+SignalDelay+f.Airtime
+	lag := b.lag[d.i]
+	id, start, end := b.id, b.now+SignalDelay+lag, b.now+SignalDelay+lag+f.Airtime
 	for j, s := range b.stacks {
 		if p := b.power[d.i][j]; j != d.i && p > 0 {
 			b.at(start, func() {
@@ -262,5 +264,27 @@ func TestDCFQueue(t *testing.T) {
 	}
 	if len(b.got[1]) != 2 {
 		t.Errorf("received %d, want the 2 queued", len(b.got[1]))
+	}
+}
+
+// In real processes an acknowledgement may come after its wait, by the
+// arrival lag: it still counts while its frame is the head, so the frame
+// is not sent to the retry limit and dropped.
+func TestDCFLateAck(t *testing.T) {
+	b := newBench(t, 2, nil)
+	b.lag = map[int]time.Duration{1: 2 * time.Millisecond}
+	b.at(time.Second, func() { b.stacks[0].Send(2, testMsg{1}) })
+	b.at(time.Second+100*time.Millisecond, func() { b.stacks[0].Send(2, testMsg{2}) })
+	b.run(2 * time.Second)
+	if d := b.drops(0); len(d) != 0 {
+		t.Errorf("sender dropped %v", d)
+	}
+	if len(b.got[1]) != 2 {
+		t.Errorf("received %d messages, want 2", len(b.got[1]))
+	}
+	// The acknowledgement comes 2 ms late: one to three retransmissions
+	// a frame before it counts, far below the retry limit's 16 in all.
+	if n := len(b.txs[0]); n < 4 || n > 8 {
+		t.Errorf("%d transmissions, want 2 to 4 a frame", n)
 	}
 }
