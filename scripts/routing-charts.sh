@@ -5,7 +5,7 @@
 # flood against AODV. Each is `manetlab sweep ... --html` (the pages go to
 # $OUT, default runs/routing-charts); the chart each page draws is then
 # taken from it with headless Chromium and written, with the page's
-# styles, to docs/img/NAME.svg. Takes about ten minutes on two cores.
+# styles, to docs/img/NAME.svg. Takes about five minutes on two cores.
 #
 #   scripts/routing-charts.sh            # n = 16, 25, 36, 49, seeds 1-3
 #   NS='9|16' SEEDS=1 scripts/routing-charts.sh   # a quick look

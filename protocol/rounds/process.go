@@ -97,7 +97,8 @@ func newProc[T protocol.Message](fam *Family[T], cfg protocol.Config) (protocol.
 		if set.sync == ABD && set.d < cfg.RouteDelay {
 			warn = &protocol.Warning{Text: fmt.Sprintf("%s over abd: protocol.params.d %v, but under routing.protocol aodv a message to a ring neighbour "+
 				"beyond routing.aodv.ttl_threshold hops waits %v for its route: round messages will come after their round (sync-late) and the "+
-				"rounds break; give d above that wait plus the path's hops, or routing.protocol flood (docs/routing.md)", fam.Name, set.d, cfg.RouteDelay)}
+				"rounds break; give d above that wait plus the path's hops, or routing.protocol flood (docs/routing.md). Ring neighbours one hop apart "+
+				"(nodes.placement: ring) find their routes in milliseconds and need neither", fam.Name, set.d, cfg.RouteDelay)}
 		}
 	}
 	p := &proc[T]{
