@@ -126,13 +126,17 @@
 //     whatever this says.
 //   - start: 1s, so that every process of a real run is up.
 //   - timeout: how long an election waits for answers from higher IDs (and
-//     Garcia-Molina's halt for answers from lower ones): 10·rto (2 s), at
-//     least 2·rto. On a lossy multi-hop network a shorter one takes a live
-//     node's answer, delayed by retransmissions, for silence, and a lower
-//     node wins for a while.
+//     Garcia-Molina's halt for answers from lower ones): 10·rto plus the
+//     wait for a route (protocol.Config.RouteDelay: 2 s under flooding,
+//     3.92 s under AODV at its defaults), at least 2·rto. On a lossy
+//     multi-hop network a shorter one takes a live node's answer, delayed
+//     by retransmissions or a route discovery, for silence, and a lower
+//     node wins for a while; one below the route delay plus rto draws a
+//     warning.
 //   - leader-timeout: textbook, how long a node waits for the coordinator
-//     after an OK, 3·timeout (6 s); Garcia-Molina, the Timeout procedure,
-//     2·check + timeout (6 s; 3·timeout with check 0); longer than timeout.
+//     after an OK, 3·timeout (6 s under flooding, 11.76 s under AODV);
+//     Garcia-Molina, the Timeout procedure, 2·check + timeout (6 s, 7.92
+//     s; 3·timeout with check 0); longer than timeout.
 //   - check: the failure detectors' period, 2s; 0 turns failure detection
 //     off (only elect commands, recoveries and initiators start elections).
 //   - rto, retries: the reliable channel (reliable.ParamsConfig: 200ms

@@ -51,22 +51,25 @@ func parse(form string, p protocol.Params, members []protocol.NodeID) (*settings
 func parseWith(form string, p protocol.Params, members []protocol.NodeID, hop, route time.Duration) (*settings, error) {
 	r := p.Reader()
 	s := &settings{rel: reliable.ParamsConfig(r)}
+	s.rel.RouteDelay = route
 	s.initiators = r.MemberSet("initiators", members)
 	s.detectors = r.MemberSet("detectors", members)
 	s.start = r.Duration("start", DefaultStart)
 	s.check = r.Duration("check", DefaultCheck)
 	rt := s.rel.RTO()
 	// An election waits for four transmissions of its messages (0, 1, 3
-	// and 7 rto after the first) and their answers: on a lossy multi-hop
-	// network a shorter wait takes a live node's delayed answer for
-	// silence, and a lower node wins.
-	s.timeout = r.Duration("timeout", 10*rt)
+	// and 7 rto after the first, each after the wait for a route under
+	// AODV: the channel's first wait is rto + route) and their answers: on
+	// a lossy multi-hop network a shorter wait takes a live node's delayed
+	// answer for silence, and a lower node wins.
+	def := 10*rt + route
+	s.timeout = r.Duration("timeout", def)
 	if s.timeout < 2*rt {
 		r.Reject("timeout", s.timeout, fmt.Sprintf("at least 2·rto = %v: an election waits for answers that the channel may have to retransmit "+
 			"(and rto must exceed a round trip: 2·hops·radio.delay)", 2*rt))
-		s.timeout = 10 * rt
+		s.timeout = def
 	}
-	def := 3 * s.timeout
+	def = 3 * s.timeout
 	if form == GarciaMolina && s.check > 0 {
 		// A member's Timeout waits for the coordinator's next Check.
 		def = 2*s.check + s.timeout

@@ -81,6 +81,32 @@ func TestDefaultsScaleWithRTO(t *testing.T) {
 	}
 }
 
+// TestDefaultsScaleWithRouteDelay: under AODV (protocol.Config.RouteDelay
+// 1.92 s at its defaults) the default timeout is 10·rto plus the route
+// delay, the leader-timeout follows it, the channel gives up the route
+// delay later, and the defaults draw no warning; a timeout given below the
+// route delay plus rto does.
+func TestDefaultsScaleWithRouteDelay(t *testing.T) {
+	const route = 1920 * time.Millisecond
+	ms := time.Millisecond
+	for _, c := range []struct {
+		form            string
+		timeout, leader time.Duration
+	}{{Textbook, 3920 * ms, 11760 * ms}, {GarciaMolina, 3920 * ms, 7920 * ms}} {
+		s, err := parseWith(c.form, nil, ids(5), 2*ms, route)
+		if err != nil {
+			t.Fatalf("%s: %v", c.form, err)
+		}
+		if s.timeout != c.timeout || s.leader != c.leader || s.rel.GiveUp() != 14520*ms || s.rel.FirstWait() != 2120*ms {
+			t.Errorf("%s: timeout %v, leader-timeout %v, GiveUp %v, FirstWait %v", c.form, s.timeout, s.leader, s.rel.GiveUp(), s.rel.FirstWait())
+		}
+	}
+	_, err := parseWith(Textbook, protocol.Params{"timeout": "2s"}, ids(5), 2*ms, route)
+	if w, ok := protocol.Warned(err); !ok || w == nil || !strings.Contains(w.Text, "at least 2.12s") {
+		t.Errorf("timeout 2s under AODV: %v, want a warning asking for 2.12s", err)
+	}
+}
+
 // TestTimeoutsShorterThanARoundTripWarn: legal timeouts shorter than a
 // one-hop round trip at the scenario's hop delay come back as a
 // protocol.Warning with the figures, beside a process that runs.

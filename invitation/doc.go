@@ -150,19 +150,26 @@
 //   - accept: higher (default) or any; see above.
 //   - check: a coordinator's Check period (2s).
 //   - probe: a member's AreYouThere period (2s).
-//   - answer: how long Check waits for coordinator replies (500ms).
-//   - window: how long Merge collects accepts (500ms; the seed's
-//     "sleep(seconds)").
+//   - answer: how long Check waits for coordinator replies (500ms plus
+//     the wait for a route, protocol.Config.RouteDelay: 500ms under
+//     flooding, 2.42s under AODV at its defaults, where a question to a
+//     node with no route waits up to 1.92s for one).
+//   - window: how long Merge collects accepts (500ms plus the route delay,
+//     as answer; the seed's "sleep(seconds)"). Under AODV an answer or
+//     window below the route delay draws a warning.
 //   - gap: the lower coordinator's wait per unit of ID gap (default check +
 //     answer, so that a higher coordinator in Normal runs a whole Check
 //     within the wait; 0 merges at once).
 //   - timeout: how long a member waits for a yes from its coordinator, and
 //     an invited node for the accept's answer and ready (default twice the
-//     channel's give-up time rto·(2^(retries+1)−1), at least three probe
-//     periods: 25.2s with the channel's defaults).
+//     channel's give-up time rto·(2^(retries+1)−1) + the route delay, at
+//     least three probe periods: 25.2s with the channel's defaults under
+//     flooding, 29.04s under AODV).
 //   - rto, retries: the reliable channel (200ms doubling, 5 retries: it gives
-//     up on a peer after 12.6s). Real runs take milliseconds per hop and
-//     the simulator 2 ms, so the configs use rto 50ms and retries 4 (1.55s).
+//     up on a peer after 12.6s, the route delay more under AODV; its first
+//     wait is rto plus the route delay). Real runs take milliseconds per
+//     hop and the simulator 2 ms, so the configs use rto 50ms and retries 4
+//     (1.55s, 3.47s under AODV).
 //
 // The elect command runs Check (a coordinator) or a probe (a member) now.
 //

@@ -363,6 +363,21 @@ func TestParams(t *testing.T) {
 	if s, _ := parse(protocol.Params{"rto": "10ms", "retries": 1, "probe": "1s"}); s.timeout != 3*time.Second {
 		t.Fatalf("timeout %v, want 3 probe periods", s.timeout)
 	}
+	// Under AODV (route delay 1.92 s): answer and window wait for it too,
+	// gap follows answer, the channel gives up 1.92 s later; no warning.
+	ms := time.Millisecond
+	s, err = parseWith(nil, 1920*ms)
+	if err != nil || s.answer != 2420*ms || s.window != 2420*ms || s.gap != 4420*ms || s.timeout != 2*14520*ms || s.rel.FirstWait() != 2120*ms {
+		t.Fatalf("defaults under AODV: answer %v window %v gap %v timeout %v first wait %v, %v", s.answer, s.window, s.gap, s.timeout, s.rel.FirstWait(), err)
+	}
+	// one-hop reach sends to neighbours: no route to wait for
+	if s, err := parseWith(protocol.Params{"reach": "one-hop"}, 1920*ms); err != nil || s.answer != DefaultAnswer || s.rel.FirstWait() != 200*ms {
+		t.Fatalf("one-hop under AODV: answer %v, first wait %v, %v", s.answer, s.rel.FirstWait(), err)
+	}
+	_, err = parseWith(protocol.Params{"answer": "500ms"}, 1920*ms)
+	if w, ok := protocol.Warned(err); !ok || w == nil || !strings.Contains(w.Text, "answer 500ms and window 2.42s") || !strings.Contains(w.Text, "at least 2.42s") {
+		t.Fatalf("answer 500ms under AODV: %v, want a warning with the figures", err)
+	}
 	for _, c := range []struct {
 		p    protocol.Params
 		want string

@@ -132,8 +132,9 @@ func newNode(cfg protocol.Config) (*Node, error) {
 	if cfg.Env == nil {
 		return nil, fmt.Errorf("%s: node %d: no Env", Name, cfg.ID)
 	}
-	s, err := parse(cfg.Params)
-	if err != nil {
+	s, err := parseWith(cfg.Params, cfg.RouteDelay)
+	warn, ok := protocol.Warned(err)
+	if !ok {
 		return nil, err
 	}
 	if _, ok := slices.BinarySearch(cfg.Members, cfg.ID); !ok {
@@ -159,6 +160,9 @@ func newNode(cfg protocol.Config) (*Node, error) {
 		chEnv = oneHopEnv{Env: cfg.Env, n: n}
 	}
 	n.ch = reliable.New[Msg](chEnv, cfg.ID, s.rel)
+	if warn != nil {
+		return n, warn
+	}
 	return n, nil
 }
 

@@ -1,6 +1,7 @@
 package invitation
 
 import (
+	"fmt"
 	"time"
 
 	"manetlab/protocol"
@@ -35,11 +36,12 @@ const (
 )
 
 // The defaults of the parameters.
+// answer and window add protocol.Config.RouteDelay (parseWith).
 const (
 	DefaultCheck  = 2 * time.Second        // a coordinator's Check period
 	DefaultProbe  = 2 * time.Second        // a member's AreYouThere period
-	DefaultAnswer = 500 * time.Millisecond // how long Check waits for answers
-	DefaultWindow = 500 * time.Millisecond // how long Merge waits for accepts
+	DefaultAnswer = 500 * time.Millisecond // how long Check waits for answers, plus the route delay
+	DefaultWindow = 500 * time.Millisecond // how long Merge waits for accepts, plus the route delay
 )
 
 // settings are the parameters, parsed the same way by New and by the
@@ -65,18 +67,39 @@ type settings struct {
 // timeout, rto and retries. Errors name the field; unknown keys are
 // refused.
 func parse(p protocol.Params) (*settings, error) {
+	return parseWith(p, 0)
+}
+
+// parseWith is parse knowing the scenario's route delay
+// (protocol.Config.RouteDelay; 0 under flooding or unknown): with reach
+// multi-hop, the defaults of answer and window, and the channel's first
+// wait, add it (a question or an accept to a node the sender has no route
+// to waits that long for one), and an answer or window given below it
+// comes back as a protocol.Warning with the figures, beside the settings.
+// With reach one-hop messages go to radio neighbours and wait for no
+// route.
+func parseWith(p protocol.Params, route time.Duration) (*settings, error) {
 	r := p.Reader()
 	s := &settings{rel: reliable.ParamsConfig(r)}
 	s.reach = r.String("reach", ReachMultiHop, ReachMultiHop, ReachOneHop)
+	if s.reach == ReachOneHop {
+		route = 0
+	}
+	s.rel.RouteDelay = route
 	s.accept = r.String("accept", AcceptHigher, AcceptHigher, AcceptAny)
 	s.check = positive(r, "check", DefaultCheck)
 	s.probe = positive(r, "probe", DefaultProbe)
-	s.answer = positive(r, "answer", DefaultAnswer)
-	s.window = positive(r, "window", DefaultWindow)
+	s.answer = positive(r, "answer", DefaultAnswer+route)
+	s.window = positive(r, "window", DefaultWindow+route)
 	s.gap = r.Duration("gap", s.check+s.answer)
 	s.timeout = positive(r, "timeout", max(2*s.rel.GiveUp(), 3*s.probe))
 	if err := r.Err(); err != nil {
 		return nil, err
+	}
+	if route > 0 && (s.answer < route || s.window < route) {
+		return s, &protocol.Warning{Text: fmt.Sprintf("%s: protocol.params.answer %v and window %v, but under routing.protocol aodv a first message to a node "+
+			"beyond routing.aodv.ttl_threshold hops waits %v for its route: coordinators' answers and accepts will come after Check and Merge stopped "+
+			"waiting, and groups merge in several steps; give both at least %v, the wait plus 500ms (docs/routing.md)", Name, s.answer, s.window, route, route+DefaultAnswer)}
 	}
 	return s, nil
 }

@@ -135,6 +135,7 @@ func NewCentralized(cfg protocol.Config) (protocol.Process, error) {
 	r := cfg.Params.Reader()
 	set := centralParams{rel: reliable.ParamsConfig(r), check: r.Duration("check", DefaultCentralCheck)}
 	set.rel.Timer = centralTimerChan
+	set.rel.RouteDelay = cfg.RouteDelay
 	p := &centralized{env: cfg.Env, id: cfg.ID, members: cfg.Members, set: set, store: cfg.Store, c: client{env: cfg.Env}}
 	if p.store == nil {
 		p.store = &protocol.MemStore{} // tests that build a Config by hand

@@ -84,6 +84,7 @@ func newPeerNode[T peerMsg[T]](alg string, cfg protocol.Config) (*peerNode[T], e
 	if err != nil {
 		return nil, err
 	}
+	rel.RouteDelay = cfg.RouteDelay
 	if !slices.Contains(cfg.Members, cfg.ID) {
 		return nil, fmt.Errorf("%s: node %d is not a member (members: %v)", alg, cfg.ID, cfg.Members)
 	}

@@ -67,10 +67,11 @@ type tokenParams struct {
 
 // readTokenParams reads ring and channels, rto and retries, pass_delay,
 // start, regenerate and token_timeout. Errors name the field.
-func readTokenParams(p protocol.Params, members []protocol.NodeID, seed uint64) (*tokenParams, error) {
+func readTokenParams(p protocol.Params, members []protocol.NodeID, seed uint64, route time.Duration) (*tokenParams, error) {
 	r := p.Reader()
 	s := &tokenParams{rel: reliable.ParamsConfig(r)}
 	s.rel.Timer = tokenTimerChan
+	s.rel.RouteDelay = route
 	ring, err := logicalring.FromParams(r, members, seed, false)
 	if err != nil {
 		return nil, err
@@ -92,12 +93,15 @@ func readTokenParams(p protocol.Params, members []protocol.NodeID, seed uint64) 
 // defaultTokenTimeout is how long a node waits without seeing the token
 // before it suspects the token lost: four rounds of n passes, each a
 // pass_delay and a retransmission timeout (room for losses the channel
-// repairs). A section held longer than that makes the others suspect a
+// repairs), plus one wait for a route per pass (rel.RouteDelay: under
+// AODV every pass of the first round may have to find its successor).
+// A section held longer than that makes the others suspect a
 // live token; their elections meet the holder and die there, so a
 // suspicion costs messages, never a second token. 8 members with the
-// defaults: 4·8·(10ms + 200ms) = 6.72s.
+// defaults: 4·8·(10ms + 200ms) = 6.72s under flooding, 6.72s + 8·1.92s =
+// 22.08s under AODV.
 func defaultTokenTimeout(n int, pass time.Duration, rel reliable.Config) time.Duration {
-	return 4 * time.Duration(n) * (pass + rel.RTO())
+	return time.Duration(n) * (4*(pass+rel.RTO()) + rel.RouteDelay)
 }
 
 // tokenRing is one node of the token ring.
@@ -129,7 +133,7 @@ func NewTokenRing(cfg protocol.Config) (protocol.Process, error) {
 	if cfg.Env == nil {
 		return nil, fmt.Errorf("%s: node %d: no Env", TokenRing, cfg.ID)
 	}
-	s, err := readTokenParams(cfg.Params, cfg.Members, cfg.Seed)
+	s, err := readTokenParams(cfg.Params, cfg.Members, cfg.Seed, cfg.RouteDelay)
 	if err != nil {
 		return nil, err
 	}

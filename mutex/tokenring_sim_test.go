@@ -19,16 +19,20 @@ func coordTokenScenario(name string, n int, dur string, params, rest string) str
 // TestTokenRingEntryWithinNMinus1Passes: one request at a time; every
 // entry happens within n-1 passes of the token after its request (0 when
 // the token waits at the node), the token being the only algorithm
-// message.
+// message. The requests begin at 4 s, once the token's first round has
+// found every route (under AODV, the default, it ends at 2.1 s: each pass
+// of it waits for a route discovery); a scripted release 100 ms after a
+// request that the token had not reached yet would be ignored, and the
+// node would hold the section for ever.
 func TestTokenRingEntryWithinNMinus1Passes(t *testing.T) {
 	const n = 8
 	var w []coordWL
-	at := 2 * time.Second
+	at := 4 * time.Second
 	for i := range 3 * n {
 		w = append(w, coordWL{node: protocol.NodeID(i%n + 1), at: at, hold: 100 * time.Millisecond})
 		at += 337 * time.Millisecond // off the token's rhythm, so requests find it anywhere
 	}
-	r := coordRun(t, "token-passes", coordTokenScenario("token-passes", n, "12s", "rto: 100ms, retries: 3", coordWorkload(w...)))
+	r := coordRun(t, "token-passes", coordTokenScenario("token-passes", n, "14s", "rto: 100ms, retries: 3", coordWorkload(w...)))
 	reqs := r.notes(protocol.NoteCSRequest)
 	enters := r.notes(protocol.NoteCSEnter)
 	if len(reqs) != 3*n || len(enters) != 3*n {
@@ -134,9 +138,14 @@ func TestTokenRingNoRegeneration(t *testing.T) {
 // them on to node 3 in that order, and node 6's election of 3.83 s came
 // back to node 6, a candidate again since 6.69 s: it regenerated
 // generation 2 and entered at 6.988 s, and node 3 entered with generation
-// 1 at 7.001 s. Node 6 now drops the election of its earlier candidacy,
-// the token is never regenerated (it never died), mutual exclusion holds
-// and every request of a live node is granted.
+// 1 at 7.001 s. Since AODV became the default the reliable channel waits
+// a route delay longer and that exact interleaving no longer forms (the
+// protocol-level TestTokenRingElectionOvertakenByToken builds it); with
+// flooding's token timeout (2.4 s for 6 nodes) elections still come back
+// after the token passed their candidates (nodes 5 and 6, at 8.86 s and
+// 8.88 s): they are dropped, the token is never regenerated (it never
+// died), mutual exclusion holds and every request of a live node is
+// granted.
 func TestTokenRingStaleElectionAODV(t *testing.T) {
 	y := `name: prop-token-ring-56
 seed: 56
@@ -144,20 +153,21 @@ duration: 20s
 nodes: {count: 6, values: id, placement: uniform}
 radio: {propagation: unit-disk, range: 250, loss: {model: bernoulli, p: 0.09}}
 mobility: {model: random-waypoint, area: [150, 150], speed: [1, 10], pause: 0.5s}
-protocol: {name: mutex/token-ring, params: {rto: 50ms, pass_delay: 50ms, regenerate: true}}
+protocol: {name: mutex/token-ring, params: {rto: 50ms, pass_delay: 50ms, regenerate: true, token_timeout: 2400ms}}
 workload: {rate: 0.8, hold: 11ms, hold_dist: exponential, start: 1s, stop: 5s}
 routing: {protocol: aodv}
 faults: [{at: 1945ms, crash: [4]}, {at: 1606ms, crash: [5]}, {at: 3606ms, recover: [5]}]
 `
 	r := coordRun(t, "token-stale-election", y)
-	stale := false
+	stale := 0
 	for _, e := range r.notes(protocol.NoteInfo) {
-		if e.Node == 6 && strings.HasPrefix(e.Text, "own election of 3.82") && strings.HasSuffix(e.Text, "back after its candidacy ended: dropped") {
-			stale = true
+		if strings.HasSuffix(e.Text, "back after its candidacy ended: dropped") {
+			t.Logf("node %d at %s: %s", e.Node, e.T, e.Text)
+			stale++
 		}
 	}
-	if !stale {
-		t.Errorf("node 6 did not drop its election of 3.83 s: the scenario no longer builds the interleaving")
+	if stale == 0 {
+		t.Errorf("no node dropped a stale election: the scenario no longer has an election come back after the token passed its candidate")
 	}
 	if r.hasInfo("token regenerated") {
 		t.Errorf("the token was regenerated, though it never died")

@@ -259,6 +259,11 @@ func (s *Stack) invalidate(r *route) {
 func (s *Stack) forward(f *Frame, dest int32) {
 	a := s.routing()
 	if r := a.validRoute(dest, s.now()); r != nil {
+		if a.finding[dest] != nil {
+			// A route came another way (the destination's own request):
+			// the messages waiting go first, in order.
+			s.release(dest)
+		}
 		f.To = r.next
 		s.refresh(dest)
 		s.refresh(r.next)
@@ -315,12 +320,33 @@ func (s *Stack) requestRoute(dest int32, d *discovery) {
 	s.d.SetTimer(wait, Timer{Kind: TimerDiscovery, Peer: dest, Ref: d.gen})
 }
 
-// discoveryTimeout widens the ring or retries at the network's diameter;
-// after RREQ_RETRIES it gives up and drops the messages waiting.
+// release ends the discovery for dest, if one runs, and sends the
+// messages that waited for it, in order, over the route now known.
+func (s *Stack) release(dest int32) {
+	a := s.routing()
+	d := a.finding[dest]
+	if d == nil {
+		return
+	}
+	delete(a.finding, dest)
+	a.waiting -= len(d.waiting)
+	for _, w := range d.waiting {
+		s.forward(w, dest)
+	}
+}
+
+// discoveryTimeout ends the discovery if a route came meanwhile another
+// way (the destination's own request: ns-3 checks the same), else widens
+// the ring or retries at the network's diameter; after RREQ_RETRIES it
+// gives up and drops the messages waiting.
 func (s *Stack) discoveryTimeout(dest int32, gen uint64) {
 	a := s.routing()
 	d := a.finding[dest]
 	if d == nil || d.gen != gen {
+		return
+	}
+	if a.validRoute(dest, s.now()) != nil {
+		s.release(dest)
 		return
 	}
 	c := &s.cfg.AODV
@@ -425,12 +451,8 @@ func (s *Stack) heardRREP(f *Frame) {
 	hops := int(f.Hops) + 1
 	fwd := s.learn(dest, f.From, hops, f.DestSeq, true, f.Lifetime)
 	if f.Origin == s.self {
-		if d := a.finding[dest]; d != nil && fwd.valid {
-			delete(a.finding, dest)
-			a.waiting -= len(d.waiting)
-			for _, w := range d.waiting {
-				s.forward(w, dest)
-			}
+		if fwd.valid {
+			s.release(dest)
 		}
 		return
 	}

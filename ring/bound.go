@@ -10,7 +10,7 @@ import (
 // the initiators come from the parameters, parsed as New parses them.
 func boundFunc(alg string) func([]protocol.NodeID, protocol.Params, uint64) (protocol.Bound, error) {
 	return func(members []protocol.NodeID, params protocol.Params, seed uint64) (protocol.Bound, error) {
-		s, err := parse(alg, params, members, seed)
+		s, err := parse(alg, params, members, seed, 0)
 		if err != nil {
 			return protocol.Bound{}, err
 		}
@@ -22,7 +22,7 @@ func boundFunc(alg string) func([]protocol.NodeID, protocol.Params, uint64) (pro
 // highest initiator (LeLann): the initiators, parsed as New parses them.
 func initiatorsOf(alg string) func([]protocol.NodeID, protocol.Params, uint64) ([]protocol.NodeID, error) {
 	return func(members []protocol.NodeID, params protocol.Params, seed uint64) ([]protocol.NodeID, error) {
-		s, err := parse(alg, params, members, seed)
+		s, err := parse(alg, params, members, seed, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -91,8 +91,10 @@
 //     every process of a real run is up first.
 //   - timeout (Tanenbaum): the election timeout after which a process in an
 //     unfinished election starts a new one; by default the time to detect
-//     one dead successor, rto·(2^(retries+1)-1), plus 4·n·rto (19s for 8
-//     members with the channel defaults).
+//     one dead successor, rto·(2^(retries+1)-1) plus the wait for a route
+//     (protocol.Config.RouteDelay, 0 under flooding, 1.92s under AODV),
+//     plus n·(4·rto + the route delay) (19s for 8 members with the channel
+//     defaults under flooding, 36.28s under AODV).
 //   - check (Tanenbaum): how often members check their coordinator (and the
 //     coordinator its successor), default 2s.
 //

@@ -66,7 +66,7 @@ func newNode(alg string, cfg protocol.Config) (*node, error) {
 	if cfg.Env == nil {
 		return nil, fmt.Errorf("%s: node %d: no Env", alg, cfg.ID)
 	}
-	s, err := parse(alg, cfg.Params, cfg.Members, cfg.Seed)
+	s, err := parse(alg, cfg.Params, cfg.Members, cfg.Seed, cfg.RouteDelay)
 	if err != nil {
 		return nil, err
 	}

@@ -35,10 +35,13 @@ func (s *settings) initiator(id protocol.NodeID) bool {
 
 // parse reads p for the algorithm: ring and channels, rto and retries,
 // initiators and start; timeout and check for Tanenbaum. Errors name the
-// field, and unknown keys are refused.
-func parse(alg string, p protocol.Params, members []protocol.NodeID, seed uint64) (*settings, error) {
+// field, and unknown keys are refused. route is protocol.Config.RouteDelay
+// (0 under flooding or unknown): the channel's first wait and Tanenbaum's
+// default timeout add it.
+func parse(alg string, p protocol.Params, members []protocol.NodeID, seed uint64, route time.Duration) (*settings, error) {
 	r := p.Reader()
 	s := &settings{rel: reliable.ParamsConfig(r)}
+	s.rel.RouteDelay = route
 	ring, err := logicalring.FromParams(r, members, seed, alg == HirschbergSinclair)
 	if err != nil {
 		return nil, err
@@ -64,10 +67,13 @@ func parse(alg string, p protocol.Params, members []protocol.NodeID, seed uint64
 
 // defaultTimeout is the Tanenbaum election timeout when the scenario gives
 // none: the time the reliable channel takes to declare one peer
-// unreachable (rto·(2^(retries+1)-1): every retransmission doubles the
-// wait) plus four retransmission timeouts per member, room for the
-// election and the coordinator to go round with some losses repaired.
-// With the defaults (200ms, 5 retries) and 8 members: 12.6s + 6.4s = 19s.
+// unreachable (rto·(2^(retries+1)-1) + the route delay: every
+// retransmission doubles the wait) plus, per member, four retransmission
+// timeouts and one wait for a route (under AODV each hop of the first
+// election may have to find its successor), room for the election and the
+// coordinator to go round with some losses repaired. With the defaults
+// (200ms, 5 retries) and 8 members: 12.6s + 6.4s = 19s under flooding;
+// 14.52s + 6.4s + 8·1.92s = 36.28s under AODV.
 func defaultTimeout(c reliable.Config, n int) time.Duration {
-	return c.GiveUp() + 4*time.Duration(n)*c.RTO()
+	return c.GiveUp() + time.Duration(n)*(4*c.RTO()+c.RouteDelay)
 }

@@ -74,12 +74,12 @@ func TestGoodParams(t *testing.T) {
 		{protocol.Params{"initiators": []any{6.0}}, []protocol.NodeID{6}}, // as JSON decodes numbers
 		{protocol.Params{"initiators": 4}, []protocol.NodeID{4}},
 	} {
-		s, err := parse(ChangRoberts, c.params, members, 1)
+		s, err := parse(ChangRoberts, c.params, members, 1, 0)
 		if err != nil || !reflect.DeepEqual(s.initiators, c.want) {
 			t.Errorf("%v: initiators %v, %v; want %v", c.params, s, err, c.want)
 		}
 	}
-	s, err := parse(Tanenbaum, protocol.Params{"start": "2s", "rto": "50ms", "retries": 3, "check": "500ms", "timeout": 5, "channels": "bidirectional", "ring": "descending"}, members, 1)
+	s, err := parse(Tanenbaum, protocol.Params{"start": "2s", "rto": "50ms", "retries": 3, "check": "500ms", "timeout": 5, "channels": "bidirectional", "ring": "descending"}, members, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,9 +103,15 @@ func TestDefaultTimeoutCoversFailureDetection(t *testing.T) {
 		{protocol.Params{"rto": "50ms", "retries": 3}, 4, 750*time.Millisecond + 800*time.Millisecond},
 		{protocol.Params{"retries": 0}, 2, 200*time.Millisecond + 1600*time.Millisecond},
 	} {
-		s, err := parse(Tanenbaum, c.params, ids(c.n), 1)
+		s, err := parse(Tanenbaum, c.params, ids(c.n), 1, 0)
 		if err != nil || s.timeout != c.want {
 			t.Errorf("%v n=%d: timeout %v, %v; want %v", c.params, c.n, s.timeout, err, c.want)
 		}
+	}
+	// Under AODV (route delay 1.92 s) the channel gives up 1.92 s later
+	// and each member's hop may wait 1.92 s for its route.
+	s, err := parse(Tanenbaum, nil, ids(8), 1, 1920*time.Millisecond)
+	if want := 14520*time.Millisecond + 6400*time.Millisecond + 8*1920*time.Millisecond; err != nil || s.timeout != want || s.rel.FirstWait() != 2120*time.Millisecond {
+		t.Errorf("under AODV: timeout %v, first wait %v, %v; want %v and 2.12s", s.timeout, s.rel.FirstWait(), err, want)
 	}
 }

@@ -19,7 +19,7 @@ const (
 	DefaultPlacement = "uniform"
 	DefaultProtocol  = "baseline/floodmax"
 	// DefaultRouting is how Deliver travels unless routing.protocol says.
-	DefaultRouting = RoutingFlood
+	DefaultRouting = RoutingAODV
 )
 
 // prefilled is a Scenario holding the scenario-level defaults, decoded

@@ -212,3 +212,79 @@ func TestAODVRingChangRobertsConfig(t *testing.T) {
 		}
 	}
 }
+
+// echo is a test protocol: node 1 delivers a numbered message to the
+// highest member every 500 ms from 1 s on, and the highest member, on
+// every start (a recovery included), delivers one hello to node 1; the
+// numbers arrive in echoes, in order of arrival.
+type echo struct {
+	env    protocol.Env
+	id, to protocol.NodeID
+	n      int
+}
+
+type echoMsg struct{ N int }
+
+func (echoMsg) Kind() string { return "echo" }
+
+var echoes []int
+
+func init() {
+	protocol.Register(protocol.Spec{Name: "test/echo", Messages: []protocol.Message{echoMsg{}},
+		New: func(c protocol.Config) (protocol.Process, error) {
+			return &echo{env: c.Env, id: c.ID, to: c.Members[len(c.Members)-1]}, nil
+		}})
+}
+
+func (p *echo) Step(ev protocol.Event) {
+	switch e := ev.(type) {
+	case protocol.Start:
+		if p.id == 1 {
+			p.env.SetTimer(time.Second, "echo", 0)
+		}
+		if p.id == p.to {
+			p.env.Deliver(1, echoMsg{})
+		}
+	case protocol.Timeout:
+		p.n++
+		p.env.Deliver(p.to, echoMsg{N: p.n})
+		p.env.SetTimer(500*time.Millisecond, "echo", 0)
+	case protocol.Receive:
+		if p.id == p.to {
+			echoes = append(echoes, e.Msg.(echoMsg).N)
+		}
+	}
+}
+
+// TestAODVRouteFromTheDestinationReleasesTheBuffer: node 3, node 1's
+// neighbour, is down from 3 s to 6.25 s; node 1's messages to it (one
+// every 500 ms) wait in a discovery whose tries at the network's diameter
+// are 2.8 s apart. When node 3 recovers, its hello's route request gives
+// node 1 a route to it: node 1's next message (6.5 s) finds the route and
+// the messages that waited go out first, so node 3 receives every number
+// in order, the ones sent while it was down included. Without the release
+// the new messages overtook them, and they waited for the next try.
+func TestAODVRouteFromTheDestinationReleasesTheBuffer(t *testing.T) {
+	y := "duration: 12s\nprotocol: {name: test/echo}\nradio: {range: 150}\nrouting: {protocol: aodv}\nmobility: {model: static, area: [300, 10]}\n" +
+		"nodes:\n  list:\n    - {id: 1, pos: [0, 0]}\n    - {id: 3, pos: [100, 0]}\n" +
+		"faults: [{at: 3s, crash: [3]}, {at: 6250ms, recover: [3]}]\n"
+	echoes = nil
+	dir := t.TempDir()
+	if _, err := Run(parse(t, y), Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	// Messages 1-4 (1 s to 2.5 s) arrive; 5-11 are sent while node 3 is
+	// down (the first ones are lost with the link); 12 (6.5 s) to 22 arrive.
+	var late []int
+	for i, n := range echoes {
+		if i > 0 && n <= echoes[i-1] {
+			t.Fatalf("node 3 received %v: out of order", echoes)
+		}
+		if n > 4 {
+			late = append(late, n)
+		}
+	}
+	if len(late) < 12 || late[0] > 11 || late[len(late)-1] != 22 {
+		t.Fatalf("node 3 received %v: want some that waited while it was down, then 12-22", echoes)
+	}
+}

@@ -357,3 +357,42 @@ func TestSendToSelfPanics(t *testing.T) {
 	}()
 	c.Send(1, msg{1})
 }
+
+// TestFirstWaitAddsRouteDelay: with Config.RouteDelay (AODV's wait for a
+// route), the first wait of a transmission is rto + RouteDelay and the
+// retransmissions after it double from rto as before; the channel gives up
+// RouteDelay later than without it. After an acknowledgement, the next
+// message's first wait is rto + RouteDelay again.
+func TestFirstWaitAddsRouteDelay(t *testing.T) {
+	ms := time.Millisecond
+	cfg := Config{Retries: 2, RouteDelay: 1920 * ms}
+	c, env := newChan(1, 0, cfg)
+	c.Send(3, msg{1})
+	env.take()
+	var schedule []time.Duration
+	for {
+		if len(env.timers) == 1 {
+			schedule = append(schedule, env.timers[0].after)
+		}
+		to, ok := env.fire()
+		if !ok {
+			break
+		}
+		step(t, c, to)
+		env.take()
+	}
+	if want := []time.Duration{2120 * ms, 400 * ms, 800 * ms}; !reflect.DeepEqual(schedule, want) {
+		t.Fatalf("backoff %v, want %v", schedule, want)
+	}
+	if env.now != cfg.GiveUp() || cfg.GiveUp() != 3320*ms || cfg.FirstWait() != 2120*ms {
+		t.Fatalf("declared unreachable at %v; GiveUp %v, FirstWait %v, want 3.32s and 2.12s", env.now, cfg.GiveUp(), cfg.FirstWait())
+	}
+	c.Send(2, msg{2})
+	env.take()
+	step(t, c, protocol.Receive{From: 2, Msg: Ack{Chan: DefaultTimer, Conn: 1, Seq: 1}})
+	c.Send(2, msg{3})
+	env.take()
+	if len(env.timers) != 1 || env.timers[0].after != 2120*ms {
+		t.Fatalf("timers after an ack and a new message: %+v, want one of 2.12s", env.timers)
+	}
+}

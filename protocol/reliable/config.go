@@ -18,6 +18,16 @@ type Config struct {
 	// Timer names this channel's timers, so that the embedding protocol
 	// tells them apart from its own. Empty means DefaultTimer.
 	Timer string
+	// RouteDelay is protocol.Config.RouteDelay: how long a message may
+	// wait for its route before it travels (AODV's expanding ring search;
+	// zero under flooding). The first wait of every transmission (the
+	// timeout before the first retransmission) is Timeout + RouteDelay,
+	// so that a message waiting for its route is not sent again while it
+	// waits; the retransmissions after it wait Timeout doubled as before.
+	// Under AODV every hop is acknowledged and retransmitted by the link,
+	// so an end-to-end loss means a broken route, whose repair is a new
+	// discovery: a retransmission sooner would wait for it too.
+	RouteDelay time.Duration
 }
 
 // The defaults of Config.
@@ -50,11 +60,19 @@ func (c Config) RTO() time.Duration { return c.withDefaults().Timeout }
 
 // GiveUp is how long the channel takes to declare a silent peer
 // unreachable: the first transmission and every retransmission wait a
-// timeout that doubles each time, rto·(2^(retries+1)-1) (12.6 s with the
-// defaults, 200ms and 5 retries).
+// timeout that doubles each time, the first one RouteDelay longer,
+// rto·(2^(retries+1)-1) + RouteDelay (12.6 s with the defaults, 200ms and
+// 5 retries, under flooding; 14.52 s under AODV at its defaults).
 func (c Config) GiveUp() time.Duration {
 	c = c.withDefaults()
-	return c.Timeout * time.Duration(1<<(min(c.Retries, 20)+1)-1)
+	return c.Timeout*time.Duration(1<<(min(c.Retries, 20)+1)-1) + max(c.RouteDelay, 0)
+}
+
+// FirstWait is the wait before the first retransmission: the timeout
+// plus the wait for a route, Timeout + RouteDelay.
+func (c Config) FirstWait() time.Duration {
+	c = c.withDefaults()
+	return c.Timeout + max(c.RouteDelay, 0)
 }
 
 // ParamsConfig reads the scenario's "rto" (a duration) and "retries" (a

@@ -48,8 +48,12 @@ func (c *Channel[T]) frame(o *outbound[T], seq uint32, retx bool) Data[T] {
 }
 
 // backoff is the timeout after the given number of retransmissions:
-// Timeout doubled that many times, held below overflow.
+// Timeout doubled that many times, held below overflow; before the first
+// retransmission, Timeout + RouteDelay (Config.RouteDelay).
 func (c *Channel[T]) backoff(retries int) time.Duration {
+	if retries == 0 {
+		return c.cfg.FirstWait()
+	}
 	d := c.cfg.Timeout
 	for i := 0; i < retries && d <= math.MaxInt64/2; i++ {
 		d *= 2

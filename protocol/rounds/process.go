@@ -88,6 +88,19 @@ func newProc[T protocol.Message](fam *Family[T], cfg protocol.Config) (protocol.
 	if err != nil {
 		return nil, err
 	}
+	var warn error
+	if fam.Graph == GraphRing {
+		// Ring neighbours are reached with Deliver, across hops: under
+		// AODV a first message waits for its route (the radio graph's
+		// neighbours are one Send away).
+		set.rel.RouteDelay = cfg.RouteDelay
+		if set.sync == ABD && set.d < cfg.RouteDelay {
+			warn = &protocol.Warning{Text: fmt.Sprintf("%s over abd: protocol.params.d %v, but under routing.protocol aodv a message to a ring neighbour "+
+				"beyond routing.aodv.ttl_threshold hops waits %v for its route: round messages will come after their round (sync-late) and the "+
+				"rounds break; give d above that wait plus the path's hops, or routing.protocol flood (docs/routing.md). Ring neighbours one hop apart "+
+				"(nodes.placement: ring) find their routes in milliseconds and need neither", fam.Name, set.d, cfg.RouteDelay)}
+		}
+	}
 	p := &proc[T]{
 		fam: fam, cfg: cfg, env: cfg.Env, id: cfg.ID, set: set,
 		learnt: map[protocol.NodeID]bool{}, isNbr: map[protocol.NodeID]bool{},
@@ -116,7 +129,7 @@ func newProc[T protocol.Message](fam *Family[T], cfg protocol.Config) (protocol.
 	}
 	p.alg = alg
 	p.ch = reliable.New[Wire[T]](env, cfg.ID, set.rel)
-	return p, nil
+	return p, warn
 }
 
 func ringNeighbors(set *settings, id protocol.NodeID) []protocol.NodeID {

@@ -8,6 +8,8 @@ import (
 
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
+	"manetlab/scenario"
+	"manetlab/sim"
 	"manetlab/sim/simtest"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
@@ -37,6 +39,13 @@ func simulate(t *testing.T, graph, sync string, n int, placement, params, extra 
 		"radio: {range: 250%s}\nmobility: {model: static, area: [%d, %d]}\n"+
 		"protocol: {name: test/flood-%s, params: {synchronizer: %s, rounds: %d, d: 20ms%s}}\n",
 		n, placement, extra, 200*cols, 200*rows, graph, sync, n+2, params)
+	if graph == "ring" && sync == rounds.ABD {
+		// flood, not the default aodv: d = 20 ms bounds a flood's delay
+		// between ring neighbours several hops apart, not AODV's first
+		// message, which waits up to 1.92 s for its route (the run warns;
+		// TestABDWarnsOfRouteDiscovery).
+		y += "routing: {protocol: flood}\n"
+	}
 	dir, sum := simtest.RunYAML(t, "sync.yaml", y)
 	r := run{what: fmt.Sprintf("%s over %s, n=%d, %s%s%s", graph, sync, n, placement, params, extra), dir: dir, sum: sum, c: sum.Complexity,
 		nbrs: map[protocol.NodeID][]protocol.NodeID{}}
@@ -197,6 +206,32 @@ func TestSynchronizersReproduceLockstep(t *testing.T) {
 				r := simulate(t, c.graph, sync, n, c.placement, params, "")
 				checkRun(t, r, c.graph, sync, n, wake)
 			}
+		}
+	}
+}
+
+// TestABDWarnsOfRouteDiscovery: on the ring graph (neighbours reached
+// with Deliver) under AODV, an abd d below the route delay (1.92 s) draws
+// a warning with the figures; under flooding, or on the radio graph (one
+// hop, no route), none.
+func TestABDWarnsOfRouteDiscovery(t *testing.T) {
+	for _, c := range []struct {
+		graph, routing string
+		warned         bool
+	}{{"ring", "aodv", true}, {"ring", "flood", false}, {"radio", "aodv", false}} {
+		y := fmt.Sprintf("name: w\nduration: 2s\nnodes: {count: 3, values: id}\nrouting: {protocol: %s}\nmobility: {model: static, area: [100, 100]}\n"+
+			"protocol: {name: test/flood-%s, params: {synchronizer: abd, rounds: 3, d: 20ms}}\n", c.routing, c.graph)
+		s, err := scenario.Parse([]byte(y), "w.yaml", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(s, sim.Options{Out: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := len(res.Warnings) == 1 && strings.Contains(res.Warnings[0], "d 20ms") && strings.Contains(res.Warnings[0], "waits 1.92s for its route")
+		if got != c.warned || !c.warned && len(res.Warnings) != 0 {
+			t.Errorf("%s graph under %s: warnings %q", c.graph, c.routing, res.Warnings)
 		}
 	}
 }
