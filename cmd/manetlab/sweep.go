@@ -33,7 +33,8 @@ commas belong to YAML lists); each metric is the mean±sd over seeds 1..N:
 F (share of node-time in an election), leader (share of node-time with a
 leader), R (elections per node per minute), T (election time, s), M_bcast and
 M_ucast (messages per node per election), wrong_or_unknown (share of
-node-time whose leader is not its component's best), messages (total).
+node-time whose leader is not its component's best), messages (total), frames
+(every transmission, relays and link frames included) and frames_per_election.
 Protocols whose counts theory predicts (ring elections) add
 complexity.messages, .announce, .transport, .control, .time and theory for
 each run: complexity.bound (the formula for n), .exact (for the

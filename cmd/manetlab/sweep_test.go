@@ -61,7 +61,7 @@ func TestSweepHTMLWithTheWirelessElections(t *testing.T) {
 	}
 	// The table is today's: no complexity columns.
 	if head := strings.Fields(strings.SplitN(out, "\n", 2)[0]); !reflect.DeepEqual(head, []string{"nodes.count", "protocol.name", "valid", "invalid", "unsettled",
-		"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages", "frames"}) {
+		"F", "leader", "R", "T", "M_bcast", "M_ucast", "wrong_or_unknown", "messages", "frames", "frames_per_election"}) {
 		t.Errorf("table header %v", head)
 	}
 	c := pageChart(t, page)
