@@ -298,7 +298,10 @@ func TestCancelStopsEverythingAndWritesWhatWasGathered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Duration != res.Elapsed.Seconds() || sum.Verdict != "valid" {
+	// Node 2 was killed and wrote no end: its component is not judged
+	// past its last line (issue 24, item 4).
+	if sum.Duration != res.Elapsed.Seconds() || sum.Verdict != "unknown" ||
+		!strings.Contains(sum.Reason, "traces that stop without an end event: node 2 at ") {
 		t.Errorf("summary %+v", sum)
 	}
 }

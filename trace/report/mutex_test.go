@@ -56,6 +56,7 @@ func TestSummaryJudgesAMutexRunsElection(t *testing.T) {
 				w.Write(&trace.Event{T: 1e9, Node: id, Ev: string(protocol.NoteLeader), Leader: 2})
 			}
 			w.Write(&trace.Event{T: 2e9, Node: id, Ev: string(protocol.NoteCSRequest)})
+			w.Write(&trace.Event{T: 20e9, Node: id, Ev: trace.EvEnd})
 			w.Close()
 		}
 		rw.Write(&trace.Event{T: 20e9, Ev: trace.EvEnd}) // settled: static for 20 s

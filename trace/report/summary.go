@@ -40,7 +40,10 @@ type Summary struct {
 	// that is not settled does not follow its best node yet; else
 	// "valid". "stalled" when a round protocol's synchronizer stopped with
 	// live nodes mid-round; "unknown" when the run lies outside the
-	// assumptions of its protocol (crashes for one that assumes none).
+	// assumptions of its protocol (crashes for one that assumes none), or
+	// when a node's trace stops before the end without an end event (a
+	// full disk: the reason names the nodes and where, and no component
+	// with such a member is judged).
 	Verdict string `json:"verdict"`
 	// Reason says in one line why.
 	Reason string `json:"reason,omitempty"`
@@ -93,9 +96,14 @@ type Component struct {
 	// Reach lists the live nodes outside it reached over uncertain links
 	// (docs/analysis.md): a better one of them may lead it.
 	Reach []protocol.NodeID `json:"reach,omitempty"`
-	// State is Settled (unchanged for the stabilisation delay: judged) or
-	// Unsettled.
+	// State is Settled (unchanged for the stabilisation delay: judged),
+	// Unsettled, or CutShort when a member's trace stops before the end
+	// without an end event (Cut says whose and where): what it follows at
+	// the end is unknown, so the component is not judged (Valid false).
 	State string `json:"state"`
+	// Cut lists the members whose traces stop early, with their last
+	// event's time.
+	Cut []analysis.TraceCut `json:"cut,omitempty"`
 	// Changed is how many seconds before the end its membership or links
 	// last changed.
 	Changed float64 `json:"changed"`
@@ -107,6 +115,8 @@ const (
 	Invalid   = analysis.Invalid
 	Unsettled = "unsettled"
 	Settled   = "settled"
+	CutShort  = "cut short"
+	Unknown   = analysis.Unknown
 )
 
 // overUncertain reports whether every member of c follows one node of
@@ -125,14 +135,24 @@ func overUncertain(c Component, states map[protocol.NodeID]*nodeState, goal prot
 }
 
 // verdict judges the components at the end: invalid when a settled one is
-// wrong, else unsettled when one that is not settled is not right yet,
-// else valid; with the reason in one line.
+// wrong, else unknown when a member's trace stops before the end (its
+// leader at the end is unknown: nothing is said valid about an instant no
+// trace covers), else unsettled when one that is not settled is not
+// right yet, else valid; with the reason in one line.
 func verdict(comps []Component, delay float64) (string, string) {
-	var wrong, early []string
+	var wrong, early, cutComps []string
+	var cut []string
 	settled := 0
 	for _, c := range comps {
 		if c.State == Settled {
 			settled++
+		}
+		if c.State == CutShort {
+			cutComps = append(cutComps, "{"+idList(c.Nodes)+"}")
+			for _, k := range c.Cut {
+				cut = append(cut, k.String())
+			}
+			continue
 		}
 		if c.Valid {
 			continue
@@ -148,6 +168,9 @@ func verdict(comps []Component, delay float64) (string, string) {
 	switch {
 	case len(wrong) > 0:
 		return Invalid, "settled with a wrong leader: " + firstAndMore(wrong)
+	case len(cut) > 0:
+		return Unknown, fmt.Sprintf("traces that stop without an end event: %s; %s with them not judged at the end: %s",
+			firstAndMore(cut), plural(len(cutComps), "the component", "the components"), firstAndMore(cutComps))
 	case len(early) > 0:
 		return Unsettled, fmt.Sprintf("%s not settled and not yet following %s best node (delay %.1fs): %s",
 			plural(len(early), "1 component", fmt.Sprintf("%d components", len(early))), plural(len(early), "its", "their"), delay, firstAndMore(early))
@@ -386,6 +409,9 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 		if !e.Settled {
 			comp.State = Unsettled
 		}
+		if len(e.Cut) > 0 {
+			comp.State, comp.Cut, comp.Valid = CutShort, e.Cut, false
+		}
 		sum.Alive += len(e.Nodes)
 		sum.Components = append(sum.Components, comp)
 	}
@@ -398,7 +424,7 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 			why = analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T)
 		}
 		if why != "" {
-			sum.Verdict, sum.Reason = "unknown", why
+			sum.Verdict, sum.Reason = Unknown, why
 		}
 	}
 	sum.measured = m.m
