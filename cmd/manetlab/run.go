@@ -43,7 +43,9 @@ Examples:
 time a moment ahead; waits for every process to print "ready"; applies the
 fault schedule (a crash is SIGKILL of the node's process, a recovery starts
 it again with the same ID and start time; nodes named in faults always get
-a process of their own); stops at the end of the scenario; writes run.jsonl
+a process of their own; a fault the launcher has not reached by the end of
+the run, or by a signal, is not applied, and a warning counts them); stops
+at the end of the scenario; writes run.jsonl
 beside the node traces in --out (default runs/NAME-seedN-TIMESTAMP) and
 prints the same summary as "sim".
 
@@ -184,6 +186,9 @@ func runAction(c *cli.Context) error {
 	if err != nil && (res == nil || res.Elapsed == 0) {
 		// Nothing ran: there is nothing to summarise.
 		return fmt.Errorf("run %s: %w", name, err)
+	}
+	if res.Unapplied != "" {
+		printWarnings(c, []string{res.Unapplied})
 	}
 	// The run ran: whatever went wrong afterwards (a full disk most
 	// often), print the summary of what was gathered, then the causes.

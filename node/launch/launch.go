@@ -100,6 +100,11 @@ type Result struct {
 	// Failures lists node processes that ended on their own with an
 	// error before the end of the run.
 	Failures []string
+	// Unapplied, when not empty, says how many faults of the schedule
+	// were not applied because the run ended (or was interrupted) before
+	// the launcher reached them, naming the first: no process is started
+	// or killed for a fault after the end or after cancellation.
+	Unapplied string
 }
 
 // ProcStats is one process's resource use, summed over its restarts.
@@ -240,8 +245,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		l.killAll() // nothing gathered yet that a graceful stop would save
 		return res, err
 	}
-	events, end, interrupted, failures := l.supervise(ctx)
-	res.Interrupted, res.Failures, res.Elapsed = interrupted, failures, end
+	sv := l.supervise(ctx)
+	events, end := sv.events, sv.end
+	res.Interrupted, res.Failures, res.Elapsed, res.Unapplied = sv.interrupted, sv.failures, end, sv.unapplied
 	res.TraceErrors = l.traceErrors()
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
 		return res, err
@@ -447,19 +453,38 @@ func exitString(in *instance) string {
 	return in.err.Error()
 }
 
+// supervised is what supervise did: the crashes and recoveries applied,
+// the end time for the run file, whether the run was interrupted, the
+// processes that failed on their own, and the faults not applied.
+type supervised struct {
+	events      []trace.Event
+	end         time.Duration
+	interrupted bool
+	failures    []string
+	unapplied   string
+}
+
 // supervise runs the fault schedule until the end of the run or ctx is
-// cancelled, then stops every process. It returns the crashes and
-// recoveries applied, the end time for the run file, whether the run was
-// interrupted, and the processes that failed on their own.
-func (l *launcher) supervise(ctx context.Context) (events []trace.Event, end time.Duration, interrupted bool, failures []string) {
+// cancelled, then stops every process. The end and the cancellation are
+// checked before every crash and every recovery, and a recovery still
+// waiting for its process's ready line then is given up: however dense
+// the schedule, no process is started or killed for a fault after the end
+// of the run or after ctx is cancelled, and no fault is recorded after
+// the end.
+func (l *launcher) supervise(ctx context.Context) (sv supervised) {
 	dur := l.s.Duration.D()
+	endTime := l.start.Add(dur)
+	// A recovery waits for its process's ready line at most until the end.
+	runCtx, stopRun := context.WithDeadline(ctx, endTime)
+	defer stopRun()
+	over := func() bool { return ctx.Err() != nil || !time.Now().Before(endTime) }
 	faults := slices.Clone(l.s.Faults)
 	slices.SortStableFunc(faults, func(a, b scenario.Fault) int { return int(a.At.D() - b.At.D()) })
 	next := 0
 	check := time.NewTicker(250 * time.Millisecond)
 	defer check.Stop()
 	lastProgress := time.Now()
-	endAt := time.NewTimer(time.Until(l.start.Add(dur)))
+	endAt := time.NewTimer(time.Until(endTime))
 	defer endAt.Stop()
 	faultTimer := time.NewTimer(time.Hour)
 	defer faultTimer.Stop()
@@ -471,29 +496,55 @@ func (l *launcher) supervise(ctx context.Context) (events []trace.Event, end tim
 	}
 	arm()
 	since := func() time.Duration { return max(0, time.Since(l.start)) }
-	crashed := map[*proc]bool{}
+	// skipped counts the faults not wholly applied; first names the
+	// first of them.
+	skipped, first := 0, ""
+	skip := func(f scenario.Fault) {
+		if skipped == 0 {
+			first = fmt.Sprintf("the fault at %v", f.At)
+		}
+		skipped++
+	}
 	traceWarned := 0
 loop:
 	for {
+		// select picks at random among ready cases: the end and the
+		// cancellation come first.
+		if ctx.Err() != nil {
+			sv.interrupted = true
+			break
+		}
+		if !time.Now().Before(endTime) {
+			break
+		}
 		select {
 		case <-ctx.Done():
-			interrupted = true
+			sv.interrupted = true
 			break loop
 		case <-endAt.C:
 			break loop
 		case <-faultTimer.C:
-			for next < len(faults) && !time.Now().Before(l.start.Add(faults[next].At.D())) {
+			// The faults due, for at most 100 ms: a schedule denser than
+			// restarts can follow must not starve the checks and the
+			// progress line below (the timer fires again at once).
+			slice := time.Now().Add(100 * time.Millisecond)
+			for next < len(faults) && !time.Now().Before(l.start.Add(faults[next].At.D())) && time.Now().Before(slice) && !over() {
 				f := faults[next]
 				next++
+				whole := true
 				for _, id := range f.Crash {
 					p := l.byID[id]
 					if p == nil || !alive(p) {
 						continue
 					}
+					t := since()
+					if over() {
+						whole = false
+						break
+					}
 					kill(p.inst.cmd.Process)
 					p.reap()
-					crashed[p] = true
-					events = append(events, trace.Event{T: int64(since()), Node: id, Ev: trace.EvCrash})
+					sv.events = append(sv.events, trace.Event{T: int64(t), Node: id, Ev: trace.EvCrash})
 				}
 				for _, id := range f.Recover {
 					p := l.byID[id]
@@ -501,17 +552,32 @@ loop:
 						continue
 					}
 					t := since()
-					if err := l.restart(ctx, p); err != nil {
+					if over() {
+						whole = false
+						break
+					}
+					if err := l.restart(runCtx, p); err != nil {
+						if runCtx.Err() != nil {
+							// The end or a signal came while it started:
+							// it was killed, and the recovery not applied.
+							whole = false
+							break
+						}
 						l.warn("recover: %v", err)
-						failures = append(failures, err.Error())
+						sv.failures = append(sv.failures, err.Error())
 						continue
 					}
-					delete(crashed, p)
-					events = append(events, trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
+					sv.events = append(sv.events, trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
+				}
+				if !whole {
+					skip(f)
 				}
 			}
 			arm()
 		case <-check.C:
+			if over() {
+				continue // the top of the loop ends it
+			}
 			for _, p := range l.procs {
 				if p.inst != nil && !alive(p) {
 					in := p.inst
@@ -522,9 +588,9 @@ loop:
 					msg := fmt.Sprintf("%s (pid %d) ended at %s before the end of the run: %s%s",
 						p.name(), in.cmd.Process.Pid, since().Round(time.Millisecond), exitString(in), l.tail(p))
 					l.warn("%s", msg)
-					failures = append(failures, msg)
+					sv.failures = append(sv.failures, msg)
 					for _, id := range p.ids {
-						events = append(events, trace.Event{T: int64(since()), Node: id, Ev: trace.EvCrash})
+						sv.events = append(sv.events, trace.Event{T: int64(min(since(), dur)), Node: id, Ev: trace.EvCrash})
 					}
 				}
 			}
@@ -540,19 +606,42 @@ loop:
 			}
 		}
 	}
-	end = dur
-	if interrupted {
-		end = min(since(), dur)
+	sv.end = dur
+	if sv.interrupted {
+		sv.end = min(since(), dur)
 		l.stopAll(0)
 	} else {
 		l.stopAll(l.opt.Grace)
 	}
-	return events, end, interrupted, failures
+	for _, f := range faults[next:] {
+		skip(f)
+	}
+	if skipped > 0 {
+		why := fmt.Sprintf("the run ended at %v", dur)
+		if sv.interrupted {
+			why = fmt.Sprintf("the run was interrupted at %s", sv.end.Round(time.Millisecond))
+		}
+		sv.unapplied = fmt.Sprintf("%s of %d not applied: %s before the launcher reached them (the first: %s)",
+			countOf(skipped, "fault", "faults"), len(faults), why, first)
+	}
+	return sv
+}
+
+// countOf is n with the singular or plural noun: "1 fault", "3 faults".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // restart starts a new instance of p with the same nodes and start time,
-// and waits for it to be ready.
+// and waits for it to be ready; it starts nothing once ctx is done (the
+// run's end, or a signal).
 func (l *launcher) restart(ctx context.Context, p *proc) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s not restarted: %w", p.name(), err)
+	}
 	if err := l.spawn(p); err != nil {
 		return err
 	}

@@ -499,3 +499,137 @@ func TestChildEnv(t *testing.T) {
 		t.Errorf("with GOMAXPROCS set: %q", got)
 	}
 }
+
+// denseFaults is a fault schedule of n faults from 100 ms, every step:
+// crash [2, 3], then recover [2, 3], and so on.
+func denseFaults(n int, step time.Duration) string {
+	var b strings.Builder
+	b.WriteString("faults:\n")
+	for i := range n {
+		at := 100*time.Millisecond + time.Duration(i)*step
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "  - {at: %s, crash: [2, 3]}\n", at)
+		} else {
+			fmt.Fprintf(&b, "  - {at: %s, recover: [2, 3]}\n", at)
+		}
+	}
+	return b.String()
+}
+
+// startedAfter lists the fake processes that recorded their PID after t
+// plus slack (the time a started process takes to get there).
+func startedAfter(dir string, t time.Time, slack time.Duration) []string {
+	es, _ := os.ReadDir(filepath.Join(dir, launchtest.PIDDir))
+	var late []string
+	for _, e := range es {
+		if fi, err := e.Info(); err == nil && fi.ModTime().After(t.Add(slack)) {
+			late = append(late, fmt.Sprintf("pid %s at %s", e.Name(), fi.ModTime().Sub(t)))
+		}
+	}
+	return late
+}
+
+// TestDenseFaultScheduleEndsWithTheRun: 2,000 faults in a 3 s run, far
+// more than restarts can keep up with. The run ends on time (within twice
+// its duration plus the start delay, where the launcher used to apply the
+// whole schedule, a restart at a time, long after the end), records no
+// crash or recovery at or after its end, starts no process after it, and
+// says once how many faults it did not apply.
+func TestDenseFaultScheduleEndsWithTheRun(t *testing.T) {
+	path := writeScenario(t, 3, "3s", denseFaults(2000, 1450*time.Microsecond))
+	start := time.Now()
+	res, err := launch(t, path, Options{Grace: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 6500*time.Millisecond {
+		t.Errorf("a 3 s run took %s", el)
+	}
+	if res.Interrupted || res.Elapsed != 3*time.Second {
+		t.Errorf("result %+v", res)
+	}
+	if !regexpMatch(`^\d+ faults of 2000 not applied: the run ended at 3s before the launcher reached them \(the first: the fault at [0-9.]+m?s\)$`, res.Unapplied) {
+		t.Errorf("unapplied: %q", res.Unapplied)
+	}
+	run, err := trace.ReadDir(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults := 0
+	for _, e := range run.RunEvents {
+		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+			faults++
+			if e.T >= int64(3*time.Second) {
+				t.Errorf("%s of node %d recorded at %s, at or after the end", e.Ev, e.Node, time.Duration(e.T))
+			}
+		}
+	}
+	if faults == 0 {
+		t.Error("no fault applied")
+	}
+	if late := startedAfter(res.Dir, res.Start.Add(3*time.Second), time.Second); len(late) > 0 {
+		t.Errorf("processes started after the end: %s", strings.Join(late, ", "))
+	}
+}
+
+// TestCancelStopsADenseFaultSchedule: a 60 s run with a fault every 5 ms,
+// cancelled at its first progress line (every process is ready by then,
+// and the schedule under way): the launcher returns within a few seconds
+// (it used to go on starting processes), starts none after the
+// cancellation, and says that the rest of the schedule was not applied.
+func TestCancelStopsADenseFaultSchedule(t *testing.T) {
+	path := writeScenario(t, 3, "60s", denseFaults(1000, 5*time.Millisecond))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cw := &cancelWriter{cancel: cancel}
+	res, err := launchCtx(ctx, t, path, Options{Grace: 500 * time.Millisecond, Progress: cw})
+	cancelled := cw.at()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cancelled.IsZero() {
+		t.Fatal("no progress line")
+	}
+	if el := time.Since(cancelled); el > 2500*time.Millisecond {
+		t.Errorf("returned %s after the cancellation", el)
+	}
+	if !res.Interrupted || !regexpMatch(`^\d+ faults of 1000 not applied: the run was interrupted at [0-9.]+m?s before the launcher reached them`, res.Unapplied) {
+		t.Errorf("interrupted %v, unapplied %q", res.Interrupted, res.Unapplied)
+	}
+	if late := startedAfter(res.Dir, cancelled, 500*time.Millisecond); len(late) > 0 {
+		t.Errorf("processes started after the cancellation: %s", strings.Join(late, ", "))
+	}
+	run, err := trace.ReadDir(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range run.RunEvents {
+		if (e.Ev == trace.EvCrash || e.Ev == trace.EvRecover) && e.T > int64(res.Elapsed) {
+			t.Errorf("%s of node %d recorded at %s, after the end %s", e.Ev, e.Node, time.Duration(e.T), res.Elapsed)
+		}
+	}
+}
+
+// cancelWriter calls cancel at the first progress line written to it,
+// and remembers when.
+type cancelWriter struct {
+	mu     sync.Mutex
+	cancel func()
+	when   time.Time
+}
+
+func (c *cancelWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.when.IsZero() && regexp.MustCompile(`(?m)^run: \d`).Match(p) {
+		c.when = time.Now()
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+func (c *cancelWriter) at() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.when
+}
