@@ -32,7 +32,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
-    [--key-file F] [--max-offset 500ms] [--run NAME] [--stats] [--quiet]
+    [--key-file F] [--max-offset 500ms] [--run NAME] [--replace] [--stats] [--quiet]
 
 Examples:
    manetlab run configs/quickstart.yaml
@@ -48,6 +48,15 @@ the run, or by a signal, is not applied, and a warning counts them); stops
 at the end of the scenario; writes run.jsonl
 beside the node traces in --out (default runs/NAME-seedN-TIMESTAMP) and
 prints the same summary as "sim".
+
+A run holds an exclusive lock on --out (--out/run.lock) while it runs: a
+second run on the same directory is refused, naming the holder. A
+directory that holds another run's files (run.jsonl, node traces, stores)
+is refused too, unless --replace, which removes them and the old logs
+first. Every process reads one copy of the scenario, as resolved at the
+start (--set and --seed applied), written to --out/scenario.yaml:
+recovered nodes too, so editing the scenario file during a run changes
+nothing.
 
 With --collected it starts nothing: after a run by hand on several machines
 (README "Running on several machines"), with the node traces gathered in
@@ -85,6 +94,7 @@ alone.`,
 			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before a node's process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
 			&cli.BoolFlag{Name: "stats", Usage: "print the player's CPU time and peak RSS too, and with --json the processes' on standard error"},
 			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
+			&cli.BoolFlag{Name: "replace", Usage: "remove the files of an earlier run in --out (run file, traces, stores, logs) instead of refusing the directory"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
 			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
@@ -114,8 +124,8 @@ func runAction(c *cli.Context) error {
 	sets := c.StringSlice("set")
 	opt := launch.Options{
 		Scenario: c.Args().First(), Sets: sets, Out: out, Run: name,
-		IDsPerProcess: c.Int("ids-per-process"),
-		Group:         c.String("group"), Control: c.String("control"), Iface: c.String("iface"), KeyFile: c.String("key-file"),
+		IDsPerProcess: c.Int("ids-per-process"), Replace: c.Bool("replace"),
+		Group: c.String("group"), Control: c.String("control"), Iface: c.String("iface"), KeyFile: c.String("key-file"),
 		TTL:          -1,
 		MaxOffset:    c.Duration("max-offset"),
 		Command:      runNodeCommand,

@@ -37,11 +37,17 @@ import (
 // Options say how to launch a run. Zero values are sensible defaults
 // except for Scenario and Out.
 type Options struct {
-	// Scenario is the scenario file the children read; Sets and the
-	// scenario's resolved seed are passed along, so that every process
-	// resolves the same scenario as the launcher did.
+	// Scenario is the scenario file the launcher read (with Sets), for
+	// messages. The children read none of it: they read the copy of the
+	// scenario as the launcher resolved it (Sets, seed and defaults
+	// applied) written into Out at the start (ScenarioFileName), recoveries
+	// included, so that an edit of the file during the run changes nothing.
 	Scenario string
 	Sets     []string
+	// Replace lets a run use an Out that holds another run's files (run
+	// file, traces, stores, scenario copy): they and the old logs are
+	// removed first. Without it such a directory is refused.
+	Replace bool
 	// Out is the run directory: node traces, run.jsonl, and log/ with
 	// each process's standard error.
 	Out string
@@ -150,6 +156,8 @@ type launcher struct {
 	procs []*proc // nodes, then the player
 	byID  map[protocol.NodeID]*proc
 	start time.Time
+	// scenario is the copy of the scenario every process reads.
+	scenario string
 
 	mu        sync.Mutex
 	traceErrs []string // "node N: error", in the order reported
@@ -202,6 +210,16 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	if err := os.MkdirAll(filepath.Join(opt.Out, "log"), 0o755); err != nil {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
+	// One run at a time in a directory, and never on top of another's
+	// files: two runs would append to the same traces.
+	lock, err := lockOut(opt.Out)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	defer lock.Close()
+	if err := clearOut(opt.Out, opt.Replace); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 	l := &launcher{opt: opt, s: s, byID: map[protocol.NodeID]*proc{}}
 	for _, g := range plan(s, opt.IDsPerProcess, len(opt.Wrap)) {
 		p := &proc{group: g}
@@ -226,6 +244,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	}
 	if l.opt.ReadyTimeout <= 0 {
 		l.opt.ReadyTimeout = l.opt.StartDelay + 10*time.Second
+	}
+	if l.scenario, err = writeScenarioCopy(opt.Out, s); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
 	}
 	l.start = time.Now().Add(l.opt.StartDelay).Round(time.Millisecond)
 	for _, p := range l.procs {
@@ -260,9 +281,9 @@ func (l *launcher) args(p *proc) []string {
 	o := l.opt
 	var a []string
 	if p.ids == nil {
-		a = []string{"mobility", "play", o.Scenario, "--run", o.Run}
+		a = []string{"mobility", "play", l.scenario, "--run", o.Run}
 	} else {
-		a = []string{"node", "--scenario", o.Scenario}
+		a = []string{"node", "--scenario", l.scenario}
 		if len(p.ids) == 1 {
 			a = append(a, "--id", strconv.FormatUint(uint64(p.ids[0]), 10))
 		} else {
@@ -285,9 +306,7 @@ func (l *launcher) args(p *proc) []string {
 	if o.MaxOffset != 0 && p.ids != nil {
 		a = append(a, "--max-offset", o.MaxOffset.String())
 	}
-	for _, s := range o.Sets {
-		a = append(a, "--set", s)
-	}
+	// The copy has the overrides applied (Sets): they are not passed.
 	return a
 }
 

@@ -633,3 +633,118 @@ func (c *cancelWriter) at() time.Time {
 	defer c.mu.Unlock()
 	return c.when
 }
+
+// waitForPIDs waits until n fakes have recorded their PIDs in dir.
+func waitForPIDs(t *testing.T, dir string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); len(launchtest.PIDs(dir)) < n; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d fakes recorded in %s, want %d", len(launchtest.PIDs(dir)), dir, n)
+		}
+	}
+}
+
+// TestOneRunPerOutDirectory: while a run holds its --out, a second one on
+// it is refused, naming the holder; after it, a new run is refused
+// because the directory holds the first one's traces, unless Replace,
+// which starts afresh (one start per node trace, not two).
+func TestOneRunPerOutDirectory(t *testing.T) {
+	path := writeScenario(t, 3, "1500ms", "")
+	out := t.TempDir()
+	first := make(chan error, 1)
+	go func() {
+		_, err := launch(t, path, Options{Out: out, Run: "first"})
+		first <- err
+	}()
+	waitForPIDs(t, out, 3)
+	_, err := launch(t, path, Options{Out: out, Run: "second"})
+	if err == nil || !regexpMatch(`^run: output directory .* is in use by another run \(pid \d+ holds its lock .*run.lock\): wait for it to end, or choose another --out$`, err.Error()) {
+		t.Errorf("a second run at the same time: %v", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	_, err = launch(t, path, Options{Out: out, Run: "third"})
+	if err == nil || !strings.Contains(err.Error(), `already holds the files of run "first" (node-1.jsonl, node-2.jsonl, node-3.jsonl, run.jsonl, scenario.yaml): a new run would mix its traces with them; choose another --out, or pass --replace to remove them first`) {
+		t.Errorf("a run after another: %v", err)
+	}
+	if _, err := launch(t, path, Options{Out: out, Run: "fourth", Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := trace.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Header.Run != "fourth" {
+		t.Errorf("run file of %q", run.Header.Run)
+	}
+	for id, evs := range run.Nodes {
+		starts := 0
+		for _, e := range evs {
+			if e.Ev == trace.EvStart {
+				starts++
+			}
+		}
+		if starts != 1 {
+			t.Errorf("node %d's trace has %d starts after --replace, want 1", id, starts)
+		}
+	}
+}
+
+// TestEveryProcessReadsTheScenarioCopy: the processes read the copy of the
+// scenario written into --out at the start, recoveries included: node 2,
+// restarted after the scenario file was edited to add a fourth (better)
+// node, still follows node 3, and no process got --set overrides (they are
+// in the copy).
+func TestEveryProcessReadsTheScenarioCopy(t *testing.T) {
+	path := writeScenario(t, 3, "2500ms", "faults: [{at: 600ms, crash: [2]}, {at: 1500ms, recover: [2]}]\n")
+	out := t.TempDir()
+	done := make(chan error, 1)
+	go func() {
+		_, err := launch(t, path, Options{Out: out, Sets: []string{"radio.range=300"}})
+		done <- err
+	}()
+	waitForPIDs(t, out, 3)
+	edited := strings.Replace(mustRead(t, path), "count: 3", "count: 4", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(out, ScenarioFileName)
+	if c := mustRead(t, copyPath); !strings.Contains(c, "range: 300") || !strings.Contains(c, "count: 3") {
+		t.Errorf("the copy:\n%s", c)
+	}
+	lines := strings.Split(strings.TrimSpace(mustRead(t, filepath.Join(out, launchtest.ArgsLog))), "\n")
+	if len(lines) != 4 {
+		t.Errorf("%d node starts, want 4 (3 and a recovery)", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "--scenario "+copyPath+" ") || strings.Contains(l, "--set") {
+			t.Errorf("command line %q: want --scenario %s and no --set", l, copyPath)
+		}
+	}
+	run, err := trace.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaders []string
+	for _, e := range run.Nodes[2] {
+		if e.Ev == string(protocol.NoteLeader) {
+			leaders = append(leaders, fmt.Sprint(e.Leader))
+		}
+	}
+	if got := strings.Join(leaders, " "); got != "3 3" {
+		t.Errorf("node 2 followed %q, want \"3 3\" (the restart read the edited file?)", got)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
