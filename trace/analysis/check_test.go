@@ -292,3 +292,57 @@ func mustCheck(t *testing.T, dir string) *CheckReport {
 	}
 	return rep
 }
+
+// TestCheckHeaderClaimingAMillionNodes: a run header whose scenario names
+// a million nodes (random waypoint) over a directory of three node traces
+// is not given a ground truth (hours of mobility and radio model): the
+// check costs about a second, stable-leader unknown with the reason, and the
+// properties that need no ground truth still judged. Two missing traces
+// in a run of three keep it.
+func TestCheckHeaderClaimingAMillionNodes(t *testing.T) {
+	scen := "name: t\nseed: 1\nduration: 60s\nnodes: {count: 1000000, values: id}\nmobility: {model: random-waypoint, area: [10000, 10000], speed: [1, 20]}\n"
+	dir := t.TempDir()
+	nodes := map[protocol.NodeID][]trace.Event{}
+	for id := protocol.NodeID(1); id <= 3; id++ {
+		nodes[id] = []trace.Event{ev(0, trace.EvStart), leaderAt(2, 3, "1.3")}
+	}
+	synthRun(t, dir, scen, 60*time.Second, nil, nodes)
+	start := time.Now()
+	rep := mustCheck(t, dir)
+	// About 1 s of CPU (parsing the header's scenario); the bound leaves
+	// room for a loaded machine, where the models took hours.
+	if el := time.Since(start); el > time.Minute {
+		t.Errorf("check took %s", el)
+	}
+	p := property(t, rep, PropStableLeader)
+	if p.Verdict != Unknown || !strings.Contains(p.Reason, "the header names 1000000 nodes, but only 3 left a trace in "+dir) {
+		t.Errorf("stable-leader: %s (%s)", p.Verdict, p.Reason)
+	}
+	if p := property(t, rep, PropEpochLeader); p.Verdict != Valid {
+		t.Errorf("one-leader-per-epoch: %s (%s)", p.Verdict, p.Reason)
+	}
+	m, err := ComputeMetrics(dir, MetricsOptions{})
+	if err != nil || m.WrongOrUnknown != nil || !strings.Contains(m.Note, "the header names 1000000 nodes") {
+		t.Errorf("metrics: %v, note %q", err, m.Note)
+	}
+	// A few traces missing is not that.
+	small := t.TempDir()
+	synthRun(t, small, lineScenario(t, 3, 60*time.Second), 60*time.Second, nil, map[protocol.NodeID][]trace.Event{3: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")}})
+	if p := property(t, mustCheck(t, small), PropStableLeader); strings.Contains(p.Reason, "left a trace") {
+		t.Errorf("two of three traces missing: %s (%s)", p.Verdict, p.Reason)
+	}
+}
+
+// TestProgressWhileBuildingTheModels: building a large run's models
+// prints a progress line every ProgressEvery.
+func TestProgressWhileBuildingTheModels(t *testing.T) {
+	var b strings.Builder
+	Progress, ProgressEvery = &b, time.Millisecond
+	defer func() { Progress, ProgressEvery = nil, 2*time.Second }()
+	stop := waiting("ground truth: building the mobility and radio models of 9 nodes")
+	time.Sleep(20 * time.Millisecond)
+	stop()
+	if !strings.Contains(b.String(), "trace: ground truth: building the mobility and radio models of 9 nodes (0s)\n") {
+		t.Errorf("progress %q", b.String())
+	}
+}

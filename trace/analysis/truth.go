@@ -54,11 +54,18 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: the scenario recorded in the header: %w", r.headerFile, err)
 	}
+	if err := r.checkTraced(sc); err != nil {
+		return nil, err
+	}
+	// The models of a large run take a while to build: say so.
+	stop := waiting(fmt.Sprintf("ground truth: building the mobility and radio models of %d nodes", sc.Size()))
 	mob, err := sc.MobilityModel()
 	if err != nil {
+		stop()
 		return nil, fmt.Errorf("%s:1: %w", r.headerFile, err)
 	}
 	med, err := radio.NewMedium(sc.Radio, mob, sc.Seed)
+	stop()
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: %w", r.headerFile, err)
 	}
@@ -99,6 +106,31 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	slices.SortStableFunc(tr.faults, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
 	slices.SortStableFunc(tr.values, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
 	return tr, nil
+}
+
+// MaxUntraced is how many of the members a run header names may have left
+// no trace at all before the ground truth is refused, when they are also
+// more than half of them: the ground truth's cost follows the header's
+// node count, so a header claiming a million nodes over a directory of
+// twenty traces (another run's header, or a forged one) would cost hours
+// and judge nodes nobody observed.
+const MaxUntraced = 16
+
+// checkTraced refuses a ground truth whose members mostly left no trace:
+// more than MaxUntraced of them, and more than half.
+func (r *run) checkTraced(sc *scenario.Scenario) error {
+	n := sc.Size()
+	traced := 0
+	for _, p := range r.procs[1:] {
+		if p.id != protocol.None {
+			traced++
+		}
+	}
+	if untraced := n - traced; untraced > MaxUntraced && untraced > n/2 {
+		return fmt.Errorf("%s:1: the header names %d nodes, but only %d left a trace in %s: no ground truth is rebuilt for nodes that left none (the header of another run, or traces missing)",
+			r.headerFile, n, traced, r.dirs[0])
+	}
+	return nil
 }
 
 // Link classes of the ground truth (docs/analysis.md, "Ground truth"),
