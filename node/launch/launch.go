@@ -138,6 +138,44 @@ type proc struct {
 	log   string // file receiving the process's stdout after ready, and stderr
 	inst  *instance
 	stats ProcStats
+	// errTail keeps the end of the current instance's standard error in
+	// memory too, for when its log cannot be written (a full disk).
+	errTail *logTee
+}
+
+// logTee is a process's standard error: written to its log file, and its
+// last tailBytes kept in memory. Writing it never fails (a failing log
+// would stop the copy and block the process on a full pipe): the log's
+// first error is kept instead.
+type logTee struct {
+	mu   sync.Mutex
+	f    *os.File
+	tail []byte
+	err  error
+}
+
+const tailBytes = 4096
+
+func (t *logTee) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tail = append(t.tail, b...)
+	if len(t.tail) > tailBytes {
+		t.tail = append(t.tail[:0], t.tail[len(t.tail)-tailBytes:]...)
+	}
+	if t.err == nil {
+		if _, err := t.f.Write(b); err != nil {
+			t.err = err
+		}
+	}
+	return len(b), nil
+}
+
+// state is the kept tail and the log's error, if any.
+func (t *logTee) state() (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.tail), t.err
 }
 
 // instance is one OS process of a slot.
@@ -339,7 +377,12 @@ func (l *launcher) spawn(p *proc) error {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = childEnv(os.Environ())
-	cmd.Stderr = logf
+	tee := &logTee{f: logf}
+	p.errTail = tee
+	cmd.Stderr = tee
+	// Through a pipe now: should anything the process started keep its
+	// standard error open after it exits, Wait stops waiting for it.
+	cmd.WaitDelay = time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		logf.Close()
@@ -363,9 +406,9 @@ func (l *launcher) spawn(p *proc) error {
 			if strings.HasPrefix(sc.Text(), node.TraceErrorPrefix+" ") {
 				l.noteTraceError(sc.Text())
 			}
-			logf.Write(append(sc.Bytes(), '\n'))
+			tee.Write(append(sc.Bytes(), '\n'))
 		}
-		io.Copy(logf, stdout) // a line too long for the scanner: keep draining
+		io.Copy(tee, stdout) // a line too long for the scanner: keep draining
 		in.err = cmd.Wait()
 		logf.Close()
 		close(in.done)
@@ -402,17 +445,30 @@ func (l *launcher) awaitReady(ctx context.Context, p *proc, timeout <-chan time.
 	return fmt.Errorf("%s (pid %d) printed %q, want \"ready <pid>\"%s", p.name(), pid, in.line, l.tail(p))
 }
 
-// tail is the end of p's log, to quote in an error.
+// tail is the end of p's log, to quote in an error; when the log could
+// not be written (a full disk), the end of what the process wrote to
+// standard error, kept in memory, and why the log lacks it.
 func (l *launcher) tail(p *proc) string {
+	last := func(b []byte) string {
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) > 5 {
+			lines = lines[len(lines)-5:]
+		}
+		return strings.Join(lines, "\n  ")
+	}
+	if p.errTail != nil {
+		if kept, werr := p.errTail.state(); werr != nil {
+			if len(strings.TrimSpace(kept)) == 0 {
+				return fmt.Sprintf("; it wrote nothing to standard error, and its log %s could not be written: %v", p.log, werr)
+			}
+			return fmt.Sprintf("; its log %s could not be written (%v); its standard error ends:\n  %s", p.log, werr, last([]byte(kept)))
+		}
+	}
 	b, err := os.ReadFile(p.log)
 	if err != nil || len(bytes.TrimSpace(b)) == 0 {
 		return ""
 	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 5 {
-		lines = lines[len(lines)-5:]
-	}
-	return fmt.Sprintf("; its log %s ends:\n  %s", p.log, strings.Join(lines, "\n  "))
+	return fmt.Sprintf("; its log %s ends:\n  %s", p.log, last(b))
 }
 
 // startAll starts every process, then waits for each one's ready line.

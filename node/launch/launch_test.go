@@ -748,3 +748,28 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestNodeThatCannotStartOnAFullDiskSaysWhy: node 3's log cannot be
+// written (a character device that answers every write with ENOSPC, as
+// /dev/full does, stands for a full disk), and node 3 fails before it is
+// ready: the error still quotes what it said on standard error, and says
+// why its log lacks it.
+func TestNodeThatCannotStartOnAFullDiskSaysWhy(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("creating a device node (a stand-in for a full disk) needs root")
+	}
+	out := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(out, "log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mknod(filepath.Join(out, "log", "node-3.log"), syscall.S_IFCHR|0o644, 1<<8|7); err != nil {
+		t.Skipf("mknod (a /dev/full): %v", err)
+	}
+	t.Setenv(launchtest.Env, "fail=3")
+	path := writeScenario(t, 3, "30s", "")
+	_, err := launch(t, path, Options{Out: out, ReadyTimeout: 5 * time.Second, Grace: 500 * time.Millisecond})
+	want := `node 3 \(pid \d+\) exited before it was ready: exit status 1; its log .*/log/node-3.log could not be written \(write .*: no space left on device\); its standard error ends:\n  manetlab: fake: told to fail$`
+	if err == nil || !regexpMatch(want, err.Error()) {
+		t.Fatalf("error %v\nwant %s", err, want)
+	}
+}
