@@ -40,7 +40,10 @@ type Summary struct {
 	// that is not settled does not follow its best node yet; else
 	// "valid". "stalled" when a round protocol's synchronizer stopped with
 	// live nodes mid-round; "unknown" when the run lies outside the
-	// assumptions of its protocol (crashes for one that assumes none), or
+	// assumptions of its protocol (crashes for one that assumes none), when
+	// critical section requests are still waiting at the end, longer than
+	// any granted request waited (trace check's requests-granted is
+	// unknown then too), or
 	// when a node's trace stops before the end without an end event (a
 	// full disk: the reason names the nodes and where, and no component
 	// with such a member is judged).
@@ -440,6 +443,20 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 		case mx.Violations > 0:
 			sum.Verdict = Invalid
 			sum.Reason = fmt.Sprintf("mutual exclusion violated: %d pairs of critical sections at different nodes not ordered by happened-before (trace check shows witnesses)", mx.Violations)
+		case mx.WaitingAtEnd > mx.Recent && sum.Verdict == Valid:
+			// As trace check's requests-granted: requests still waiting
+			// longer than any granted one waited (a crash storm starving
+			// them) may never be granted, and a finite trace cannot tell;
+			// the run is not called valid. Requests made within that wait
+			// of the end (a saturated workload always has some) could
+			// still be granted in the normal course.
+			sum.Verdict = Unknown
+			sum.Reason = fmt.Sprintf("%d of %d requests still waiting at the end (%.3fs), %d of them longer than any granted request waited (%.3fs)",
+				mx.WaitingAtEnd, mx.Requests, sum.Duration, mx.WaitingAtEnd-mx.Recent, mx.RecentWindow)
+			if o := mx.Oldest; o != nil {
+				sum.Reason += fmt.Sprintf("; the oldest is node %d's of %.3fs, waiting %.3fs", o.Node, o.T, sum.Duration-o.T)
+			}
+			sum.Reason += fmt.Sprintf("; a finite trace cannot prove starvation (%s, no two concurrent)", count(mx.Entries, "critical section", "critical sections"))
 		case noLeaders && sum.Verdict == Valid:
 			sum.Reason = fmt.Sprintf("%s, no two concurrent; no leaders to judge", count(mx.Entries, "critical section", "critical sections"))
 		}
