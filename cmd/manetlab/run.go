@@ -213,7 +213,14 @@ func runAction(c *cli.Context) error {
 	if werr := writeProcStats(res); werr != nil {
 		causes = append(causes, fmt.Sprintf("log/processes.json: %v", werr))
 	}
-	if serr := printSummary(c, trace.Disk, out, res); serr != nil {
+	src := trace.Disk
+	if res.RunFile != nil {
+		// The run file on disk is the provisional one, without the
+		// faults: summarise the run as it went.
+		src = trace.WithRunFile(trace.Disk, out, res.RunFile)
+		causes = append(causes, fmt.Sprintf("%s is the provisional run file, without the faults applied; the summary above is of the run as it went (its crashes and recoveries included)", trace.RunFile(out)))
+	}
+	if serr := printSummary(c, src, out, res); serr != nil {
 		causes = append(causes, fmt.Sprintf("summary: %v", serr))
 	}
 	switch {

@@ -106,6 +106,12 @@ type Result struct {
 	// Failures lists node processes that ended on their own with an
 	// error before the end of the run.
 	Failures []string
+	// RunFile, when the run file could not be written at the end (a full
+	// disk; Run's error says why), holds its events as they would have
+	// been written, for a summary of the run as it went
+	// (trace.WithRunFile): the file on disk is then the provisional one,
+	// without the faults applied.
+	RunFile []trace.Event
 	// Unapplied, when not empty, says how many faults of the schedule
 	// were not applied because the run ended (or was interrupted) before
 	// the launcher reached them, naming the first: no process is started
@@ -309,6 +315,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	res.Interrupted, res.Failures, res.Elapsed, res.Unapplied = sv.interrupted, sv.failures, end, sv.unapplied
 	res.TraceErrors = l.traceErrors()
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
+		if evs, eerr := node.RunFileEvents(s, opt.Run, events, end); eerr == nil {
+			res.RunFile = evs
+		}
 		return res, err
 	}
 	return res, nil
@@ -638,8 +647,11 @@ loop:
 							whole = false
 							break
 						}
-						l.warn("recover: %v", err)
-						sv.failures = append(sv.failures, err.Error())
+						// The node stays down: the run file records its
+						// crash and no recovery.
+						msg := fmt.Sprintf("the recovery of node %d at %s failed, it stayed down: %v", id, t.Round(time.Millisecond), err)
+						l.warn("%s", msg)
+						sv.failures = append(sv.failures, msg)
 						continue
 					}
 					sv.events = append(sv.events, trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})

@@ -773,3 +773,32 @@ func TestNodeThatCannotStartOnAFullDiskSaysWhy(t *testing.T) {
 		t.Fatalf("error %v\nwant %s", err, want)
 	}
 }
+
+// TestFailedRecoveryIsReported: node 2's restart fails: the run goes on,
+// the failure names the recovery and what the node said, and the run file
+// records the crash and no recovery, so the summary has node 2 down at
+// the end rather than as if no fault happened.
+func TestFailedRecoveryIsReported(t *testing.T) {
+	t.Setenv(launchtest.Env, "failrestart=2")
+	path := writeScenario(t, 3, "2s", "faults: [{at: 500ms, crash: [2]}, {at: 1s, recover: [2]}]\n")
+	res, err := launch(t, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 1 || !regexpMatch(`^the recovery of node 2 at 1\.\d+s failed, it stayed down: node 2 \(pid \d+\) exited before it was ready: exit status 1; its log .* ends:\n(.|\n)*manetlab: fake: told to fail$`, res.Failures[0]) {
+		t.Fatalf("failures %q", res.Failures)
+	}
+	sum, err := report.Summarize(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var faults []string
+	for _, m := range sum.Timeline {
+		if m.Event != "" {
+			faults = append(faults, m.Event)
+		}
+	}
+	if sum.Alive != 2 || len(faults) != 1 || !strings.HasPrefix(faults[0], "node 2 crashed") {
+		t.Errorf("summary: %d alive, faults %q", sum.Alive, faults)
+	}
+}

@@ -226,3 +226,32 @@ func TestSummaryCutShortTraces(t *testing.T) {
 		t.Errorf("whole traces: %v %+v", err, sum)
 	}
 }
+
+// TestSummaryOfARunFileInMemory: when the run file could not be written at
+// the end (a full disk left the provisional one, without the faults), the
+// summary of its events in memory (trace.WithRunFile) has the crash that
+// the file on disk lacks.
+func TestSummaryOfARunFileInMemory(t *testing.T) {
+	dir := writeRun(t, map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4})
+	run, err := trace.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := append([]trace.Event{run.Header}, run.RunEvents[:len(run.RunEvents)-1]...)
+	evs = append(evs, trace.Event{T: 4e9, Node: 4, Ev: trace.EvCrash}, run.RunEvents[len(run.RunEvents)-1])
+	onDisk, err := Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inMemory, err := SummarizeFrom(trace.WithRunFile(trace.Disk, dir, evs), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if onDisk.Alive != 4 || inMemory.Alive != 3 || !strings.Contains(fmt.Sprint(inMemory.Timeline), "node 4 crashed") {
+		t.Errorf("on disk %d alive, in memory %d alive, timeline %+v", onDisk.Alive, inMemory.Alive, inMemory.Timeline)
+	}
+	// The file on disk is left alone.
+	if again, err := Summarize(dir); err != nil || again.Alive != 4 {
+		t.Errorf("on disk after: %v %+v", err, again)
+	}
+}
