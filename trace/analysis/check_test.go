@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -344,5 +346,49 @@ func TestProgressWhileBuildingTheModels(t *testing.T) {
 	stop()
 	if !strings.Contains(b.String(), "trace: ground truth: building the mobility and radio models of 9 nodes (0s)\n") {
 		t.Errorf("progress %q", b.String())
+	}
+}
+
+// TestCheckPartitionSeenByNeighbourDiscovery: three real nodes on a line,
+// 1-2-3, node 3 the best; from 10 s to 40 s the network cuts 2-3 (the
+// radio model keeps it up) and neighbour discovery says so (nbr-down at
+// both ends, nbr-up when it heals). Nodes 1 and 2 follow 2 meanwhile,
+// node 3 itself. The link counts as uncertain while lost, so each side is
+// judged by itself: valid, where the radio model alone (no nbr events)
+// makes it invalid.
+func TestCheckPartitionSeenByNeighbourDiscovery(t *testing.T) {
+	scen := lineScenario(t, 3, 60*time.Second)
+	leaders := []trace.Event{ev(0, trace.EvStart), leaderAt(1, 3, "1.3"), leaderAt(12, 2, "2.2"), leaderAt(41, 3, "3.3")}
+	peer := func(s float64, kind string, p protocol.NodeID) trace.Event {
+		e := ev(s, kind)
+		e.Peer = p
+		return e
+	}
+	for _, c := range []struct {
+		name    string
+		nbr     bool
+		verdict string
+	}{{"seen", true, Valid}, {"radio model alone", false, Invalid}} {
+		nodes := map[protocol.NodeID][]trace.Event{
+			1: slices.Clone(leaders),
+			2: slices.Clone(leaders),
+			3: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")},
+		}
+		if c.nbr {
+			nodes[2] = append(nodes[2], peer(10, trace.EvNbrDown, 3), peer(40, trace.EvNbrUp, 3))
+			nodes[3] = append(nodes[3], peer(10, trace.EvNbrDown, 2), peer(40, trace.EvNbrUp, 2))
+			for _, id := range []protocol.NodeID{2, 3} {
+				slices.SortStableFunc(nodes[id], func(a, b trace.Event) int { return cmp.Compare(a.T, b.T) })
+			}
+		}
+		dir := t.TempDir()
+		synthRun(t, dir, scen, 60*time.Second, nil, nodes)
+		p := property(t, mustCheck(t, dir), PropStableLeader)
+		if p.Verdict != c.verdict || p.Checked == 0 {
+			t.Errorf("%s: stable-leader %s over %d (%s), want %s", c.name, p.Verdict, p.Checked, p.Reason, c.verdict)
+		}
+		if c.nbr && !strings.Contains(p.Reason, "in components with an uncertain link outside") {
+			t.Errorf("%s: reason %q", c.name, p.Reason)
+		}
 	}
 }

@@ -35,6 +35,85 @@ type truth struct {
 	end       int64
 	faults    []fault // ascending by t
 	values    []fault // set-value commands, ascending by t
+	// down holds, in a run of real processes, per pair of members (the
+	// smaller index first) the spans during which neighbour discovery at
+	// one of them had lost the other (nbr-down, until nbr-up or its
+	// process's next start): a partition the radio model does not know
+	// of (a link set down, a firewall). Such a link counts as uncertain
+	// where the model has it up. downTimes are the spans' bounds,
+	// ascending, when a static model's components must be recomputed.
+	down      map[[2]int32][]span
+	downTimes []int64
+}
+
+// span is [from, to) in ns from the start of the run.
+type span struct{ from, to int64 }
+
+// observedDown reports whether neighbour discovery at i or j had lost the
+// other at t.
+func (tr *truth) observedDown(i, j int, t int64) bool {
+	if i > j {
+		i, j = j, i
+	}
+	for _, sp := range tr.down[[2]int32{int32(i), int32(j)}] {
+		if sp.from <= t && t < sp.to {
+			return true
+		}
+	}
+	return false
+}
+
+// noteObservedDown fills tr.down from the nbr-down and nbr-up events of
+// r's node traces.
+func (tr *truth) noteObservedDown(r *run) {
+	type key struct{ a, b int32 } // a lost b
+	for _, p := range r.procs[1:] {
+		a, ok := tr.index[p.id]
+		if !ok {
+			continue
+		}
+		open := map[int32]int64{} // peer: since when lost
+		closeSpan := func(b int32, to int64) {
+			from := open[b]
+			delete(open, b)
+			if to <= from {
+				return
+			}
+			k := [2]int32{int32(a), b}
+			if k[0] > k[1] {
+				k[0], k[1] = k[1], k[0]
+			}
+			if tr.down == nil {
+				tr.down = map[[2]int32][]span{}
+			}
+			tr.down[k] = append(tr.down[k], span{from, to})
+			tr.downTimes = append(tr.downTimes, from, to)
+		}
+		for k := range p.evs {
+			e := &p.evs[k]
+			switch e.typ {
+			case tStart: // a new process: a new neighbour table
+				for b := range open {
+					closeSpan(b, e.t)
+				}
+			case tNbrDown, tNbrUp:
+				b, ok := tr.index[e.from]
+				if !ok || b == a {
+					continue
+				}
+				_, lost := open[int32(b)]
+				if e.typ == tNbrDown && !lost {
+					open[int32(b)] = e.t
+				} else if e.typ == tNbrUp && lost {
+					closeSpan(int32(b), e.t)
+				}
+			}
+		}
+		for b := range open {
+			closeSpan(b, math.MaxInt64)
+		}
+	}
+	slices.Sort(tr.downTimes)
 }
 
 // fault is a change of one member's state at time t.
@@ -105,6 +184,11 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	}
 	slices.SortStableFunc(tr.faults, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
 	slices.SortStableFunc(tr.values, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
+	if r.header.Driver == "node" {
+		// Real processes: the network may cut links the radio model
+		// keeps (docs/analysis.md, "Ground truth").
+		tr.noteObservedDown(r)
+	}
 	return tr, nil
 }
 
@@ -254,7 +338,7 @@ func (tr *truth) components(t int64, s *snapshot, ls *linkState) ([][]int, []boo
 			return
 		}
 		class := uint64(1) // uncertain
-		if p >= LinkUp {
+		if p >= LinkUp && (tr.down == nil || !tr.observedDown(i, j, t)) {
 			class = 2
 			ls.up.union(int32(i), int32(j))
 		}
@@ -301,7 +385,7 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 	var ls linkState
 	sig := make([]uint64, n)    // per node: membership, links, value
 	changed := make([]int64, n) // per node: when sig last changed
-	fi, vi := 0, 0
+	fi, vi, di := 0, 0, 0
 	first := true
 	prog := newProgress("ground truth", tr.end, runTimeUnit) // progress.go
 	for k := int64(0); ; k++ {
@@ -312,6 +396,10 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 		}
 		prog.set(t)
 		dirty := first || !tr.static
+		for di < len(tr.downTimes) && tr.downTimes[di] <= t {
+			dirty = true // a link neighbour discovery lost, or found again
+			di++
+		}
 		for fi < len(tr.faults) && tr.faults[fi].t <= t {
 			f := tr.faults[fi]
 			if s.alive[f.i] != f.up {
