@@ -785,7 +785,7 @@ func TestFailedRecoveryIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Failures) != 1 || !regexpMatch(`^the recovery of node 2 at 1\.\d+s failed, it stayed down: node 2 \(pid \d+\) exited before it was ready: exit status 1; its log .* ends:\n(.|\n)*manetlab: fake: told to fail$`, res.Failures[0]) {
+	if len(res.Failures) != 1 || !regexpMatch(`^the recovery of node 2 at 1(\.\d+)?s failed, it stayed down: node 2 \(pid \d+\) exited before it was ready: exit status 1; its log .* ends:\n(.|\n)*manetlab: fake: told to fail$`, res.Failures[0]) {
 		t.Fatalf("failures %q", res.Failures)
 	}
 	sum, err := report.Summarize(res.Dir)

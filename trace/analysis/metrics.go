@@ -163,8 +163,9 @@ type MetricsOptions struct {
 	Routing bool
 }
 
-// metricEvents are what the metrics read: receives and neighbour events,
-// most of a trace, are skipped undecoded.
+// metricEvents are what the metrics read: receives, most of a trace,
+// are skipped undecoded. Neighbour events are read: the ground truth of a
+// run of real processes uses them (truth.go, observedDown).
 func metricEvents(ev string) bool {
 	switch evTypes[ev] {
 	case tOther, tPosition, tRecv, tDrop:
