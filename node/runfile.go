@@ -23,11 +23,7 @@ import (
 // beside and renamed into place, so a failed write leaves the previous
 // one whole.
 func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Event, end time.Duration) error {
-	y, err := s.YAML()
-	if err != nil {
-		return err
-	}
-	mob, err := s.MobilityModel()
+	evs, err := RunFileEvents(s, run, extra, end)
 	if err != nil {
 		return err
 	}
@@ -42,6 +38,33 @@ func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Ev
 		return err
 	}
 	defer os.Remove(tmp) // after a failure; a no-op after the rename
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("run file: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return fmt.Errorf("run file: %w", err)
+	}
+	return nil
+}
+
+// RunFileEvents are the events WriteRunFile writes, in order: for a
+// summary of the run when the file itself cannot be written (a full disk;
+// trace.WithRunFile).
+func RunFileEvents(s *scenario.Scenario, run string, extra []trace.Event, end time.Duration) ([]trace.Event, error) {
+	y, err := s.YAML()
+	if err != nil {
+		return nil, err
+	}
+	mob, err := s.MobilityModel()
+	if err != nil {
+		return nil, err
+	}
 	if end <= 0 {
 		end = s.Duration.D()
 	}
@@ -59,17 +82,5 @@ func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Ev
 	evs = append(evs, more...)
 	positions(end)
 	evs = append(evs, trace.Event{T: int64(end), Ev: trace.EvEnd})
-	for i := range evs {
-		if err := w.Write(&evs[i]); err != nil {
-			w.Close()
-			return err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("run file: %w", err)
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		return fmt.Errorf("run file: %w", err)
-	}
-	return nil
+	return evs, nil
 }

@@ -38,6 +38,9 @@ func (n *Nodes) size() int {
 	return n.Count
 }
 
+// Size is the number of nodes, without listing them (Members).
+func (s *Scenario) Size() int { return s.Nodes.size() }
+
 // Members lists the nodes in scenario order: IDs 1..count (or the list's),
 // values from the list or generated — "random": uniform in [0,100) with
 // three decimals from the seed, "id": the ID itself.

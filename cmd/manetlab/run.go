@@ -32,7 +32,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
-    [--key-file F] [--max-offset 500ms] [--run NAME] [--stats] [--quiet]
+    [--key-file F] [--max-offset 500ms] [--run NAME] [--replace] [--stats] [--quiet]
 
 Examples:
    manetlab run configs/quickstart.yaml
@@ -43,9 +43,20 @@ Examples:
 time a moment ahead; waits for every process to print "ready"; applies the
 fault schedule (a crash is SIGKILL of the node's process, a recovery starts
 it again with the same ID and start time; nodes named in faults always get
-a process of their own); stops at the end of the scenario; writes run.jsonl
+a process of their own; a fault the launcher has not reached by the end of
+the run, or by a signal, is not applied, and a warning counts them); stops
+at the end of the scenario; writes run.jsonl
 beside the node traces in --out (default runs/NAME-seedN-TIMESTAMP) and
 prints the same summary as "sim".
+
+A run holds an exclusive lock on --out (--out/run.lock) while it runs: a
+second run on the same directory is refused, naming the holder. A
+directory that holds another run's files (run.jsonl, node traces, stores)
+is refused too, unless --replace, which removes them and the old logs
+first. Every process reads one copy of the scenario, as resolved at the
+start (--set and --seed applied), written to --out/scenario.yaml:
+recovered nodes too, so editing the scenario file during a run changes
+nothing.
 
 With --collected it starts nothing: after a run by hand on several machines
 (README "Running on several machines"), with the node traces gathered in
@@ -83,6 +94,7 @@ alone.`,
 			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before a node's process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
 			&cli.BoolFlag{Name: "stats", Usage: "print the player's CPU time and peak RSS too, and with --json the processes' on standard error"},
 			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
+			&cli.BoolFlag{Name: "replace", Usage: "remove the files of an earlier run in --out (run file, traces, stores, logs) instead of refusing the directory"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
 			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
@@ -112,8 +124,8 @@ func runAction(c *cli.Context) error {
 	sets := c.StringSlice("set")
 	opt := launch.Options{
 		Scenario: c.Args().First(), Sets: sets, Out: out, Run: name,
-		IDsPerProcess: c.Int("ids-per-process"),
-		Group:         c.String("group"), Control: c.String("control"), Iface: c.String("iface"), KeyFile: c.String("key-file"),
+		IDsPerProcess: c.Int("ids-per-process"), Replace: c.Bool("replace"),
+		Group: c.String("group"), Control: c.String("control"), Iface: c.String("iface"), KeyFile: c.String("key-file"),
 		TTL:          -1,
 		MaxOffset:    c.Duration("max-offset"),
 		Command:      runNodeCommand,
@@ -185,6 +197,9 @@ func runAction(c *cli.Context) error {
 		// Nothing ran: there is nothing to summarise.
 		return fmt.Errorf("run %s: %w", name, err)
 	}
+	if res.Unapplied != "" {
+		printWarnings(c, []string{res.Unapplied})
+	}
 	// The run ran: whatever went wrong afterwards (a full disk most
 	// often), print the summary of what was gathered, then the causes.
 	var causes []string
@@ -198,7 +213,14 @@ func runAction(c *cli.Context) error {
 	if werr := writeProcStats(res); werr != nil {
 		causes = append(causes, fmt.Sprintf("log/processes.json: %v", werr))
 	}
-	if serr := printSummary(c, trace.Disk, out, res); serr != nil {
+	src := trace.Disk
+	if res.RunFile != nil {
+		// The run file on disk is the provisional one, without the
+		// faults: summarise the run as it went.
+		src = trace.WithRunFile(trace.Disk, out, res.RunFile)
+		causes = append(causes, fmt.Sprintf("%s is the provisional run file, without the faults applied; the summary above is of the run as it went (its crashes and recoveries included)", trace.RunFile(out)))
+	}
+	if serr := printSummary(c, src, out, res); serr != nil {
 		causes = append(causes, fmt.Sprintf("summary: %v", serr))
 	}
 	switch {

@@ -76,10 +76,19 @@ func TestRunPrintsTheSummaryAsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"--seed 3 ", "--set nodes.count=3 --set duration=1s", "--ttl 0 ", "--group 239.77.9.1:47999 ", "--out " + dir + " "} {
+	// The nodes read the scenario's copy in --out, with --set and --seed
+	// applied.
+	copyPath := filepath.Join(dir, launch.ScenarioFileName)
+	for _, want := range []string{"--scenario " + copyPath + " ", "--seed 3 ", "--ttl 0\n", "--group 239.77.9.1:47999 ", "--out " + dir + " "} {
 		if !strings.Contains(string(args), want) {
 			t.Errorf("nodes were not given %q:\n%s", want, args)
 		}
+	}
+	if strings.Contains(string(args), "--set") {
+		t.Errorf("nodes were given --set, already applied in the copy:\n%s", args)
+	}
+	if c, err := os.ReadFile(copyPath); err != nil || !strings.Contains(string(c), "count: 3") || !strings.Contains(string(c), "duration: 1s") || !strings.Contains(string(c), "seed: 3") {
+		t.Errorf("the scenario's copy: %v\n%s", err, c)
 	}
 	var procs []map[string]any
 	b, err := os.ReadFile(filepath.Join(dir, "log", "processes.json"))
@@ -224,4 +233,30 @@ func realProcesses(t *testing.T) bool {
 	}
 	useHelper(t, "main")
 	return true
+}
+
+// TestRunRefusesAnOutWithAnotherRun: `run` into a directory that holds
+// another run's files is refused before anything starts, saying how to
+// replace them; with --replace it runs, and the old node trace is gone.
+func TestRunRefusesAnOutWithAnotherRun(t *testing.T) {
+	useHelper(t, "fake")
+	dir := t.TempDir()
+	old := trace.NodeFile(dir, 9)
+	if err := os.WriteFile(old, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := writeRunScenario(t, 2, "500ms", "")
+	_, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--start-delay", "300ms")
+	if err == nil || !strings.Contains(err.Error(), "already holds the files (node-9.jsonl)") || !strings.Contains(err.Error(), "pass --replace to remove them first") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(trace.RunFile(dir)); err == nil {
+		t.Error("a refused run wrote a run file")
+	}
+	if _, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--start-delay", "300ms", "--replace"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Error("--replace left the old node trace")
+	}
 }

@@ -37,11 +37,17 @@ import (
 // Options say how to launch a run. Zero values are sensible defaults
 // except for Scenario and Out.
 type Options struct {
-	// Scenario is the scenario file the children read; Sets and the
-	// scenario's resolved seed are passed along, so that every process
-	// resolves the same scenario as the launcher did.
+	// Scenario is the scenario file the launcher read (with Sets), for
+	// messages. The children read none of it: they read the copy of the
+	// scenario as the launcher resolved it (Sets, seed and defaults
+	// applied) written into Out at the start (ScenarioFileName), recoveries
+	// included, so that an edit of the file during the run changes nothing.
 	Scenario string
 	Sets     []string
+	// Replace lets a run use an Out that holds another run's files (run
+	// file, traces, stores, scenario copy): they and the old logs are
+	// removed first. Without it such a directory is refused.
+	Replace bool
 	// Out is the run directory: node traces, run.jsonl, and log/ with
 	// each process's standard error.
 	Out string
@@ -100,6 +106,17 @@ type Result struct {
 	// Failures lists node processes that ended on their own with an
 	// error before the end of the run.
 	Failures []string
+	// RunFile, when the run file could not be written at the end (a full
+	// disk; Run's error says why), holds its events as they would have
+	// been written, for a summary of the run as it went
+	// (trace.WithRunFile): the file on disk is then the provisional one,
+	// without the faults applied.
+	RunFile []trace.Event
+	// Unapplied, when not empty, says how many faults of the schedule
+	// were not applied because the run ended (or was interrupted) before
+	// the launcher reached them, naming the first: no process is started
+	// or killed for a fault after the end or after cancellation.
+	Unapplied string
 }
 
 // ProcStats is one process's resource use, summed over its restarts.
@@ -127,6 +144,44 @@ type proc struct {
 	log   string // file receiving the process's stdout after ready, and stderr
 	inst  *instance
 	stats ProcStats
+	// errTail keeps the end of the current instance's standard error in
+	// memory too, for when its log cannot be written (a full disk).
+	errTail *logTee
+}
+
+// logTee is a process's standard error: written to its log file, and its
+// last tailBytes kept in memory. Writing it never fails (a failing log
+// would stop the copy and block the process on a full pipe): the log's
+// first error is kept instead.
+type logTee struct {
+	mu   sync.Mutex
+	f    *os.File
+	tail []byte
+	err  error
+}
+
+const tailBytes = 4096
+
+func (t *logTee) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tail = append(t.tail, b...)
+	if len(t.tail) > tailBytes {
+		t.tail = append(t.tail[:0], t.tail[len(t.tail)-tailBytes:]...)
+	}
+	if t.err == nil {
+		if _, err := t.f.Write(b); err != nil {
+			t.err = err
+		}
+	}
+	return len(b), nil
+}
+
+// state is the kept tail and the log's error, if any.
+func (t *logTee) state() (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.tail), t.err
 }
 
 // instance is one OS process of a slot.
@@ -145,6 +200,8 @@ type launcher struct {
 	procs []*proc // nodes, then the player
 	byID  map[protocol.NodeID]*proc
 	start time.Time
+	// scenario is the copy of the scenario every process reads.
+	scenario string
 
 	mu        sync.Mutex
 	traceErrs []string // "node N: error", in the order reported
@@ -197,6 +254,16 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	if err := os.MkdirAll(filepath.Join(opt.Out, "log"), 0o755); err != nil {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
+	// One run at a time in a directory, and never on top of another's
+	// files: two runs would append to the same traces.
+	lock, err := lockOut(opt.Out)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	defer lock.Close()
+	if err := clearOut(opt.Out, opt.Replace); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 	l := &launcher{opt: opt, s: s, byID: map[protocol.NodeID]*proc{}}
 	for _, g := range plan(s, opt.IDsPerProcess, len(opt.Wrap)) {
 		p := &proc{group: g}
@@ -222,6 +289,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	if l.opt.ReadyTimeout <= 0 {
 		l.opt.ReadyTimeout = l.opt.StartDelay + 10*time.Second
 	}
+	if l.scenario, err = writeScenarioCopy(opt.Out, s); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 	l.start = time.Now().Add(l.opt.StartDelay).Round(time.Millisecond)
 	for _, p := range l.procs {
 		p.args = l.args(p)
@@ -240,10 +310,14 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		l.killAll() // nothing gathered yet that a graceful stop would save
 		return res, err
 	}
-	events, end, interrupted, failures := l.supervise(ctx)
-	res.Interrupted, res.Failures, res.Elapsed = interrupted, failures, end
+	sv := l.supervise(ctx)
+	events, end := sv.events, sv.end
+	res.Interrupted, res.Failures, res.Elapsed, res.Unapplied = sv.interrupted, sv.failures, end, sv.unapplied
 	res.TraceErrors = l.traceErrors()
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
+		if evs, eerr := node.RunFileEvents(s, opt.Run, events, end); eerr == nil {
+			res.RunFile = evs
+		}
 		return res, err
 	}
 	return res, nil
@@ -254,9 +328,9 @@ func (l *launcher) args(p *proc) []string {
 	o := l.opt
 	var a []string
 	if p.ids == nil {
-		a = []string{"mobility", "play", o.Scenario, "--run", o.Run}
+		a = []string{"mobility", "play", l.scenario, "--run", o.Run}
 	} else {
-		a = []string{"node", "--scenario", o.Scenario}
+		a = []string{"node", "--scenario", l.scenario}
 		if len(p.ids) == 1 {
 			a = append(a, "--id", strconv.FormatUint(uint64(p.ids[0]), 10))
 		} else {
@@ -279,9 +353,7 @@ func (l *launcher) args(p *proc) []string {
 	if o.MaxOffset != 0 && p.ids != nil {
 		a = append(a, "--max-offset", o.MaxOffset.String())
 	}
-	for _, s := range o.Sets {
-		a = append(a, "--set", s)
-	}
+	// The copy has the overrides applied (Sets): they are not passed.
 	return a
 }
 
@@ -314,7 +386,12 @@ func (l *launcher) spawn(p *proc) error {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = childEnv(os.Environ())
-	cmd.Stderr = logf
+	tee := &logTee{f: logf}
+	p.errTail = tee
+	cmd.Stderr = tee
+	// Through a pipe now: should anything the process started keep its
+	// standard error open after it exits, Wait stops waiting for it.
+	cmd.WaitDelay = time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		logf.Close()
@@ -338,9 +415,9 @@ func (l *launcher) spawn(p *proc) error {
 			if strings.HasPrefix(sc.Text(), node.TraceErrorPrefix+" ") {
 				l.noteTraceError(sc.Text())
 			}
-			logf.Write(append(sc.Bytes(), '\n'))
+			tee.Write(append(sc.Bytes(), '\n'))
 		}
-		io.Copy(logf, stdout) // a line too long for the scanner: keep draining
+		io.Copy(tee, stdout) // a line too long for the scanner: keep draining
 		in.err = cmd.Wait()
 		logf.Close()
 		close(in.done)
@@ -377,17 +454,30 @@ func (l *launcher) awaitReady(ctx context.Context, p *proc, timeout <-chan time.
 	return fmt.Errorf("%s (pid %d) printed %q, want \"ready <pid>\"%s", p.name(), pid, in.line, l.tail(p))
 }
 
-// tail is the end of p's log, to quote in an error.
+// tail is the end of p's log, to quote in an error; when the log could
+// not be written (a full disk), the end of what the process wrote to
+// standard error, kept in memory, and why the log lacks it.
 func (l *launcher) tail(p *proc) string {
+	last := func(b []byte) string {
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) > 5 {
+			lines = lines[len(lines)-5:]
+		}
+		return strings.Join(lines, "\n  ")
+	}
+	if p.errTail != nil {
+		if kept, werr := p.errTail.state(); werr != nil {
+			if len(strings.TrimSpace(kept)) == 0 {
+				return fmt.Sprintf("; it wrote nothing to standard error, and its log %s could not be written: %v", p.log, werr)
+			}
+			return fmt.Sprintf("; its log %s could not be written (%v); its standard error ends:\n  %s", p.log, werr, last([]byte(kept)))
+		}
+	}
 	b, err := os.ReadFile(p.log)
 	if err != nil || len(bytes.TrimSpace(b)) == 0 {
 		return ""
 	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 5 {
-		lines = lines[len(lines)-5:]
-	}
-	return fmt.Sprintf("; its log %s ends:\n  %s", p.log, strings.Join(lines, "\n  "))
+	return fmt.Sprintf("; its log %s ends:\n  %s", p.log, last(b))
 }
 
 // startAll starts every process, then waits for each one's ready line.
@@ -447,19 +537,38 @@ func exitString(in *instance) string {
 	return in.err.Error()
 }
 
+// supervised is what supervise did: the crashes and recoveries applied,
+// the end time for the run file, whether the run was interrupted, the
+// processes that failed on their own, and the faults not applied.
+type supervised struct {
+	events      []trace.Event
+	end         time.Duration
+	interrupted bool
+	failures    []string
+	unapplied   string
+}
+
 // supervise runs the fault schedule until the end of the run or ctx is
-// cancelled, then stops every process. It returns the crashes and
-// recoveries applied, the end time for the run file, whether the run was
-// interrupted, and the processes that failed on their own.
-func (l *launcher) supervise(ctx context.Context) (events []trace.Event, end time.Duration, interrupted bool, failures []string) {
+// cancelled, then stops every process. The end and the cancellation are
+// checked before every crash and every recovery, and a recovery still
+// waiting for its process's ready line then is given up: however dense
+// the schedule, no process is started or killed for a fault after the end
+// of the run or after ctx is cancelled, and no fault is recorded after
+// the end.
+func (l *launcher) supervise(ctx context.Context) (sv supervised) {
 	dur := l.s.Duration.D()
+	endTime := l.start.Add(dur)
+	// A recovery waits for its process's ready line at most until the end.
+	runCtx, stopRun := context.WithDeadline(ctx, endTime)
+	defer stopRun()
+	over := func() bool { return ctx.Err() != nil || !time.Now().Before(endTime) }
 	faults := slices.Clone(l.s.Faults)
 	slices.SortStableFunc(faults, func(a, b scenario.Fault) int { return int(a.At.D() - b.At.D()) })
 	next := 0
 	check := time.NewTicker(250 * time.Millisecond)
 	defer check.Stop()
 	lastProgress := time.Now()
-	endAt := time.NewTimer(time.Until(l.start.Add(dur)))
+	endAt := time.NewTimer(time.Until(endTime))
 	defer endAt.Stop()
 	faultTimer := time.NewTimer(time.Hour)
 	defer faultTimer.Stop()
@@ -471,29 +580,55 @@ func (l *launcher) supervise(ctx context.Context) (events []trace.Event, end tim
 	}
 	arm()
 	since := func() time.Duration { return max(0, time.Since(l.start)) }
-	crashed := map[*proc]bool{}
+	// skipped counts the faults not wholly applied; first names the
+	// first of them.
+	skipped, first := 0, ""
+	skip := func(f scenario.Fault) {
+		if skipped == 0 {
+			first = fmt.Sprintf("the fault at %v", f.At)
+		}
+		skipped++
+	}
 	traceWarned := 0
 loop:
 	for {
+		// select picks at random among ready cases: the end and the
+		// cancellation come first.
+		if ctx.Err() != nil {
+			sv.interrupted = true
+			break
+		}
+		if !time.Now().Before(endTime) {
+			break
+		}
 		select {
 		case <-ctx.Done():
-			interrupted = true
+			sv.interrupted = true
 			break loop
 		case <-endAt.C:
 			break loop
 		case <-faultTimer.C:
-			for next < len(faults) && !time.Now().Before(l.start.Add(faults[next].At.D())) {
+			// The faults due, for at most 100 ms: a schedule denser than
+			// restarts can follow must not starve the checks and the
+			// progress line below (the timer fires again at once).
+			slice := time.Now().Add(100 * time.Millisecond)
+			for next < len(faults) && !time.Now().Before(l.start.Add(faults[next].At.D())) && time.Now().Before(slice) && !over() {
 				f := faults[next]
 				next++
+				whole := true
 				for _, id := range f.Crash {
 					p := l.byID[id]
 					if p == nil || !alive(p) {
 						continue
 					}
+					t := since()
+					if over() {
+						whole = false
+						break
+					}
 					kill(p.inst.cmd.Process)
 					p.reap()
-					crashed[p] = true
-					events = append(events, trace.Event{T: int64(since()), Node: id, Ev: trace.EvCrash})
+					sv.events = append(sv.events, trace.Event{T: int64(t), Node: id, Ev: trace.EvCrash})
 				}
 				for _, id := range f.Recover {
 					p := l.byID[id]
@@ -501,17 +636,35 @@ loop:
 						continue
 					}
 					t := since()
-					if err := l.restart(ctx, p); err != nil {
-						l.warn("recover: %v", err)
-						failures = append(failures, err.Error())
+					if over() {
+						whole = false
+						break
+					}
+					if err := l.restart(runCtx, p); err != nil {
+						if runCtx.Err() != nil {
+							// The end or a signal came while it started:
+							// it was killed, and the recovery not applied.
+							whole = false
+							break
+						}
+						// The node stays down: the run file records its
+						// crash and no recovery.
+						msg := fmt.Sprintf("the recovery of node %d at %s failed, it stayed down: %v", id, t.Round(time.Millisecond), err)
+						l.warn("%s", msg)
+						sv.failures = append(sv.failures, msg)
 						continue
 					}
-					delete(crashed, p)
-					events = append(events, trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
+					sv.events = append(sv.events, trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
+				}
+				if !whole {
+					skip(f)
 				}
 			}
 			arm()
 		case <-check.C:
+			if over() {
+				continue // the top of the loop ends it
+			}
 			for _, p := range l.procs {
 				if p.inst != nil && !alive(p) {
 					in := p.inst
@@ -522,9 +675,9 @@ loop:
 					msg := fmt.Sprintf("%s (pid %d) ended at %s before the end of the run: %s%s",
 						p.name(), in.cmd.Process.Pid, since().Round(time.Millisecond), exitString(in), l.tail(p))
 					l.warn("%s", msg)
-					failures = append(failures, msg)
+					sv.failures = append(sv.failures, msg)
 					for _, id := range p.ids {
-						events = append(events, trace.Event{T: int64(since()), Node: id, Ev: trace.EvCrash})
+						sv.events = append(sv.events, trace.Event{T: int64(min(since(), dur)), Node: id, Ev: trace.EvCrash})
 					}
 				}
 			}
@@ -540,19 +693,42 @@ loop:
 			}
 		}
 	}
-	end = dur
-	if interrupted {
-		end = min(since(), dur)
+	sv.end = dur
+	if sv.interrupted {
+		sv.end = min(since(), dur)
 		l.stopAll(0)
 	} else {
 		l.stopAll(l.opt.Grace)
 	}
-	return events, end, interrupted, failures
+	for _, f := range faults[next:] {
+		skip(f)
+	}
+	if skipped > 0 {
+		why := fmt.Sprintf("the run ended at %v", dur)
+		if sv.interrupted {
+			why = fmt.Sprintf("the run was interrupted at %s", sv.end.Round(time.Millisecond))
+		}
+		sv.unapplied = fmt.Sprintf("%s of %d not applied: %s before the launcher reached them (the first: %s)",
+			countOf(skipped, "fault", "faults"), len(faults), why, first)
+	}
+	return sv
+}
+
+// countOf is n with the singular or plural noun: "1 fault", "3 faults".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // restart starts a new instance of p with the same nodes and start time,
-// and waits for it to be ready.
+// and waits for it to be ready; it starts nothing once ctx is done (the
+// run's end, or a signal).
 func (l *launcher) restart(ctx context.Context, p *proc) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s not restarted: %w", p.name(), err)
+	}
 	if err := l.spawn(p); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@
 package launch
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"time"
@@ -17,4 +18,12 @@ func usage(ps *os.ProcessState) (user, sys time.Duration, maxRSS int64) {
 		return 0, 0, 0
 	}
 	return ps.UserTime(), ps.SystemTime(), 0
+}
+
+var errLocked = errors.New("locked")
+
+// tryLock fails: without flock a run cannot keep a second one out of its
+// directory, and run refuses to start rather than mix two runs' traces.
+func tryLock(*os.File) error {
+	return errors.New("no file locking (flock) on this system: run cannot lock its output directory")
 }

@@ -40,3 +40,10 @@ func usage(ps *os.ProcessState) (user, sys time.Duration, maxRSS int64) {
 	}
 	return ps.UserTime(), ps.SystemTime(), maxRSS
 }
+
+// errLocked is tryLock's error when another process holds the lock.
+var errLocked = syscall.EWOULDBLOCK
+
+// tryLock takes an exclusive flock on f without waiting; the kernel
+// releases it when f is closed or the process ends, however it ends.
+func tryLock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) }

@@ -179,8 +179,9 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 	return rep, nil
 }
 
-// checkEvents are the event types the checkers read; neighbour events
-// and the like are skipped undecoded.
+// checkEvents are the event types the checkers read; positions in node
+// files and unknown events are skipped undecoded. Neighbour events are
+// read: the ground truth of a run of real processes uses them.
 func checkEvents(ev string) bool {
 	switch evTypes[ev] {
 	case tOther, tPosition:

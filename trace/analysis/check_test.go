@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -291,4 +293,102 @@ func mustCheck(t *testing.T, dir string) *CheckReport {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// TestCheckHeaderClaimingAMillionNodes: a run header whose scenario names
+// a million nodes (random waypoint) over a directory of three node traces
+// is not given a ground truth (hours of mobility and radio model): the
+// check costs about a second, stable-leader unknown with the reason, and the
+// properties that need no ground truth still judged. Two missing traces
+// in a run of three keep it.
+func TestCheckHeaderClaimingAMillionNodes(t *testing.T) {
+	scen := "name: t\nseed: 1\nduration: 60s\nnodes: {count: 1000000, values: id}\nmobility: {model: random-waypoint, area: [10000, 10000], speed: [1, 20]}\n"
+	dir := t.TempDir()
+	nodes := map[protocol.NodeID][]trace.Event{}
+	for id := protocol.NodeID(1); id <= 3; id++ {
+		nodes[id] = []trace.Event{ev(0, trace.EvStart), leaderAt(2, 3, "1.3")}
+	}
+	synthRun(t, dir, scen, 60*time.Second, nil, nodes)
+	start := time.Now()
+	rep := mustCheck(t, dir)
+	// About 1 s of CPU (parsing the header's scenario); the bound leaves
+	// room for a loaded machine, where the models took hours.
+	if el := time.Since(start); el > time.Minute {
+		t.Errorf("check took %s", el)
+	}
+	p := property(t, rep, PropStableLeader)
+	if p.Verdict != Unknown || !strings.Contains(p.Reason, "the header names 1000000 nodes, but only 3 left a trace in "+dir) {
+		t.Errorf("stable-leader: %s (%s)", p.Verdict, p.Reason)
+	}
+	if p := property(t, rep, PropEpochLeader); p.Verdict != Valid {
+		t.Errorf("one-leader-per-epoch: %s (%s)", p.Verdict, p.Reason)
+	}
+	m, err := ComputeMetrics(dir, MetricsOptions{})
+	if err != nil || m.WrongOrUnknown != nil || !strings.Contains(m.Note, "the header names 1000000 nodes") {
+		t.Errorf("metrics: %v, note %q", err, m.Note)
+	}
+	// A few traces missing is not that.
+	small := t.TempDir()
+	synthRun(t, small, lineScenario(t, 3, 60*time.Second), 60*time.Second, nil, map[protocol.NodeID][]trace.Event{3: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")}})
+	if p := property(t, mustCheck(t, small), PropStableLeader); strings.Contains(p.Reason, "left a trace") {
+		t.Errorf("two of three traces missing: %s (%s)", p.Verdict, p.Reason)
+	}
+}
+
+// TestProgressWhileBuildingTheModels: building a large run's models
+// prints a progress line every ProgressEvery.
+func TestProgressWhileBuildingTheModels(t *testing.T) {
+	var b strings.Builder
+	Progress, ProgressEvery = &b, time.Millisecond
+	defer func() { Progress, ProgressEvery = nil, 2*time.Second }()
+	stop := waiting("ground truth: building the mobility and radio models of 9 nodes")
+	time.Sleep(20 * time.Millisecond)
+	stop()
+	if !strings.Contains(b.String(), "trace: ground truth: building the mobility and radio models of 9 nodes (0s)\n") {
+		t.Errorf("progress %q", b.String())
+	}
+}
+
+// TestCheckPartitionSeenByNeighbourDiscovery: three real nodes on a line,
+// 1-2-3, node 3 the best; from 10 s to 40 s the network cuts 2-3 (the
+// radio model keeps it up) and neighbour discovery says so (nbr-down at
+// both ends, nbr-up when it heals). Nodes 1 and 2 follow 2 meanwhile,
+// node 3 itself. The link counts as uncertain while lost, so each side is
+// judged by itself: valid, where the radio model alone (no nbr events)
+// makes it invalid.
+func TestCheckPartitionSeenByNeighbourDiscovery(t *testing.T) {
+	scen := lineScenario(t, 3, 60*time.Second)
+	leaders := []trace.Event{ev(0, trace.EvStart), leaderAt(1, 3, "1.3"), leaderAt(12, 2, "2.2"), leaderAt(41, 3, "3.3")}
+	peer := func(s float64, kind string, p protocol.NodeID) trace.Event {
+		e := ev(s, kind)
+		e.Peer = p
+		return e
+	}
+	for _, c := range []struct {
+		name    string
+		nbr     bool
+		verdict string
+	}{{"seen", true, Valid}, {"radio model alone", false, Invalid}} {
+		nodes := map[protocol.NodeID][]trace.Event{
+			1: slices.Clone(leaders),
+			2: slices.Clone(leaders),
+			3: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")},
+		}
+		if c.nbr {
+			nodes[2] = append(nodes[2], peer(10, trace.EvNbrDown, 3), peer(40, trace.EvNbrUp, 3))
+			nodes[3] = append(nodes[3], peer(10, trace.EvNbrDown, 2), peer(40, trace.EvNbrUp, 2))
+			for _, id := range []protocol.NodeID{2, 3} {
+				slices.SortStableFunc(nodes[id], func(a, b trace.Event) int { return cmp.Compare(a.T, b.T) })
+			}
+		}
+		dir := t.TempDir()
+		synthRun(t, dir, scen, 60*time.Second, nil, nodes)
+		p := property(t, mustCheck(t, dir), PropStableLeader)
+		if p.Verdict != c.verdict || p.Checked == 0 {
+			t.Errorf("%s: stable-leader %s over %d (%s), want %s", c.name, p.Verdict, p.Checked, p.Reason, c.verdict)
+		}
+		if c.nbr && !strings.Contains(p.Reason, "in components with an uncertain link outside") {
+			t.Errorf("%s: reason %q", c.name, p.Reason)
+		}
+	}
 }

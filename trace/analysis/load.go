@@ -42,6 +42,11 @@ const (
 	tRREQ // an AODV route request sent or relayed
 	tRREP // an AODV route reply sent or passed on
 	tRERR // an AODV route error sent
+	// Neighbour discovery heard, or lost, the peer (kept in from): in a
+	// run of real processes a link lost while the radio model has it up
+	// is uncertain in the ground truth (truth.go, observedDown).
+	tNbrUp
+	tNbrDown
 )
 
 var evTypes = map[string]evType{
@@ -54,6 +59,7 @@ var evTypes = map[string]evType{
 	string(protocol.NoteSync): tSync, string(protocol.NoteRound): tRound,
 	string(protocol.NoteSafe): tSafe, string(protocol.NoteLate): tLate,
 	trace.EvAck: tAck, trace.EvRetx: tRetx, trace.EvRREQ: tRREQ, trace.EvRREP: tRREP, trace.EvRERR: tRERR,
+	trace.EvNbrUp: tNbrUp, trace.EvNbrDown: tNbrDown,
 }
 
 // event is one trace event in compact form: the fields the analysis uses,
@@ -472,10 +478,13 @@ func (r *run) compact(e *trace.Event) event {
 	if e.Hops > 0 {
 		c.hops = uint8(min(e.Hops, 255))
 	}
+	if c.typ == tNbrUp || c.typ == tNbrDown {
+		c.from = e.Peer
+	}
 	if c.typ == tDrop && e.Reason != "" && e.Origin != 0 {
 		c.text = r.str(e.Reason) // a multi-hop message's drop (routing.go)
 	}
-	if e.Text != "" && (c.typ == tCommand || c.typ >= tSync || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go); sync notes: rounds.go
+	if e.Text != "" && (c.typ == tCommand || c.typ >= tSync && c.typ < tNbrUp || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go); sync notes: rounds.go
 		c.text = r.str(e.Text)
 	}
 	return c

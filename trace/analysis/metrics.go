@@ -1,6 +1,9 @@
 package analysis
 
 import (
+	"cmp"
+	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -77,7 +80,22 @@ type EndComponent struct {
 	Reach []protocol.NodeID `json:"reach,omitempty"`
 	// Settled: unchanged for the stabilisation delay, so it is judged.
 	Settled bool `json:"settled"`
+	// Cut lists the members whose traces stop before the end without an
+	// end event (a full disk, a killed writer), with where: what they
+	// follow at the end is unknown, so the component is not judged.
+	Cut []TraceCut `json:"cut,omitempty"`
 }
+
+// TraceCut is a node whose trace stops without an end event in a run
+// whose run file records its end: At is its last event, in seconds from
+// the start of the run.
+type TraceCut struct {
+	Node protocol.NodeID `json:"node"`
+	At   float64         `json:"at"`
+}
+
+// String is "node 3 at 5.000s".
+func (c TraceCut) String() string { return fmt.Sprintf("node %d at %.3fs", c.Node, c.At) }
 
 // LinkCount counts the network stack's own frames of a run: the link
 // layer's and the routing protocol's (hellos are not traced by default
@@ -145,8 +163,9 @@ type MetricsOptions struct {
 	Routing bool
 }
 
-// metricEvents are what the metrics read: receives and neighbour events,
-// most of a trace, are skipped undecoded.
+// metricEvents are what the metrics read: receives, most of a trace,
+// are skipped undecoded. Neighbour events are read: the ground truth of a
+// run of real processes uses them (truth.go, observedDown).
 func metricEvents(ev string) bool {
 	switch evTypes[ev] {
 	case tOther, tPosition, tRecv, tDrop:
@@ -445,7 +464,11 @@ func wrongOrUnknown(r *run, tr *truth, delay int64) (*float64, []EndComponent) {
 				ec := EndComponent{Since: seconds(s.since[ci]), Settled: s.settled(ci, delay)}
 				for _, i := range c {
 					ec.Nodes = append(ec.Nodes, tr.members[i].ID)
+					if fo.cut[i] != math.MaxInt64 {
+						ec.Cut = append(ec.Cut, TraceCut{Node: tr.members[i].ID, At: seconds(fo.cut[i])})
+					}
 				}
+				slices.SortFunc(ec.Cut, func(a, b TraceCut) int { return cmp.Compare(a.Node, b.Node) })
 				if s.uncertain[ci] {
 					for j, rj := range s.reach {
 						if rj == s.reach[c[0]] && !slices.Contains(c, j) {
@@ -469,7 +492,8 @@ func wrongOrUnknown(r *run, tr *truth, delay int64) (*float64, []EndComponent) {
 			}
 			for _, i := range c {
 				live++
-				if !tr.accepts(s, ci, fo.leader[i]) {
+				// Past the end of a node's cut trace its leader is unknown.
+				if fo.cut[i] < s.t || !tr.accepts(s, ci, fo.leader[i]) {
 					wrong++
 				}
 			}

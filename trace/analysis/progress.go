@@ -16,8 +16,8 @@ var Progress io.Writer
 // ProgressName begins every progress line ("trace check").
 var ProgressName = "trace"
 
-// ProgressEvery is the period of progress lines.
-const ProgressEvery = 2 * time.Second
+// ProgressEvery is the period of progress lines (a variable for tests).
+var ProgressEvery = 2 * time.Second
 
 // progress reports one phase of an analysis: done of total units.
 type progress struct {
@@ -66,3 +66,29 @@ func bytesUnit(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
 // runTimeUnit writes a time of the run.
 func runTimeUnit(t int64) string { return fmt.Sprintf("%.1f s", float64(t)/1e9) }
+
+// waiting prints, every ProgressEvery until stop is called, that phase
+// is still under way and for how long: for one long step that cannot
+// count its progress (building a large run's mobility and radio models).
+// stop returns once nothing more will be printed.
+func waiting(phase string) (stop func()) {
+	if Progress == nil {
+		return func() {}
+	}
+	done, exited := make(chan struct{}), make(chan struct{})
+	start, every := time.Now(), ProgressEvery
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				fmt.Fprintf(Progress, "%s: %s (%.0fs)\n", ProgressName, phase, now.Sub(start).Seconds())
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
+}

@@ -35,6 +35,85 @@ type truth struct {
 	end       int64
 	faults    []fault // ascending by t
 	values    []fault // set-value commands, ascending by t
+	// down holds, in a run of real processes, per pair of members (the
+	// smaller index first) the spans during which neighbour discovery at
+	// one of them had lost the other (nbr-down, until nbr-up or its
+	// process's next start): a partition the radio model does not know
+	// of (a link set down, a firewall). Such a link counts as uncertain
+	// where the model has it up. downTimes are the spans' bounds,
+	// ascending, when a static model's components must be recomputed.
+	down      map[[2]int32][]span
+	downTimes []int64
+}
+
+// span is [from, to) in ns from the start of the run.
+type span struct{ from, to int64 }
+
+// observedDown reports whether neighbour discovery at i or j had lost the
+// other at t.
+func (tr *truth) observedDown(i, j int, t int64) bool {
+	if i > j {
+		i, j = j, i
+	}
+	for _, sp := range tr.down[[2]int32{int32(i), int32(j)}] {
+		if sp.from <= t && t < sp.to {
+			return true
+		}
+	}
+	return false
+}
+
+// noteObservedDown fills tr.down from the nbr-down and nbr-up events of
+// r's node traces.
+func (tr *truth) noteObservedDown(r *run) {
+	type key struct{ a, b int32 } // a lost b
+	for _, p := range r.procs[1:] {
+		a, ok := tr.index[p.id]
+		if !ok {
+			continue
+		}
+		open := map[int32]int64{} // peer: since when lost
+		closeSpan := func(b int32, to int64) {
+			from := open[b]
+			delete(open, b)
+			if to <= from {
+				return
+			}
+			k := [2]int32{int32(a), b}
+			if k[0] > k[1] {
+				k[0], k[1] = k[1], k[0]
+			}
+			if tr.down == nil {
+				tr.down = map[[2]int32][]span{}
+			}
+			tr.down[k] = append(tr.down[k], span{from, to})
+			tr.downTimes = append(tr.downTimes, from, to)
+		}
+		for k := range p.evs {
+			e := &p.evs[k]
+			switch e.typ {
+			case tStart: // a new process: a new neighbour table
+				for b := range open {
+					closeSpan(b, e.t)
+				}
+			case tNbrDown, tNbrUp:
+				b, ok := tr.index[e.from]
+				if !ok || b == a {
+					continue
+				}
+				_, lost := open[int32(b)]
+				if e.typ == tNbrDown && !lost {
+					open[int32(b)] = e.t
+				} else if e.typ == tNbrUp && lost {
+					closeSpan(int32(b), e.t)
+				}
+			}
+		}
+		for b := range open {
+			closeSpan(b, math.MaxInt64)
+		}
+	}
+	slices.Sort(tr.downTimes)
 }
 
 // fault is a change of one member's state at time t.
@@ -54,11 +133,18 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: the scenario recorded in the header: %w", r.headerFile, err)
 	}
+	if err := r.checkTraced(sc); err != nil {
+		return nil, err
+	}
+	// The models of a large run take a while to build: say so.
+	stop := waiting(fmt.Sprintf("ground truth: building the mobility and radio models of %d nodes", sc.Size()))
 	mob, err := sc.MobilityModel()
 	if err != nil {
+		stop()
 		return nil, fmt.Errorf("%s:1: %w", r.headerFile, err)
 	}
 	med, err := radio.NewMedium(sc.Radio, mob, sc.Seed)
+	stop()
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: %w", r.headerFile, err)
 	}
@@ -98,7 +184,37 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	}
 	slices.SortStableFunc(tr.faults, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
 	slices.SortStableFunc(tr.values, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
+	if r.header.Driver == "node" {
+		// Real processes: the network may cut links the radio model
+		// keeps (docs/analysis.md, "Ground truth").
+		tr.noteObservedDown(r)
+	}
 	return tr, nil
+}
+
+// MaxUntraced is how many of the members a run header names may have left
+// no trace at all before the ground truth is refused, when they are also
+// more than half of them: the ground truth's cost follows the header's
+// node count, so a header claiming a million nodes over a directory of
+// twenty traces (another run's header, or a forged one) would cost hours
+// and judge nodes nobody observed.
+const MaxUntraced = 16
+
+// checkTraced refuses a ground truth whose members mostly left no trace:
+// more than MaxUntraced of them, and more than half.
+func (r *run) checkTraced(sc *scenario.Scenario) error {
+	n := sc.Size()
+	traced := 0
+	for _, p := range r.procs[1:] {
+		if p.id != protocol.None {
+			traced++
+		}
+	}
+	if untraced := n - traced; untraced > MaxUntraced && untraced > n/2 {
+		return fmt.Errorf("%s:1: the header names %d nodes, but only %d left a trace in %s: no ground truth is rebuilt for nodes that left none (the header of another run, or traces missing)",
+			r.headerFile, n, traced, r.dirs[0])
+	}
+	return nil
 }
 
 // Link classes of the ground truth (docs/analysis.md, "Ground truth"),
@@ -222,7 +338,7 @@ func (tr *truth) components(t int64, s *snapshot, ls *linkState) ([][]int, []boo
 			return
 		}
 		class := uint64(1) // uncertain
-		if p >= LinkUp {
+		if p >= LinkUp && (tr.down == nil || !tr.observedDown(i, j, t)) {
 			class = 2
 			ls.up.union(int32(i), int32(j))
 		}
@@ -269,7 +385,7 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 	var ls linkState
 	sig := make([]uint64, n)    // per node: membership, links, value
 	changed := make([]int64, n) // per node: when sig last changed
-	fi, vi := 0, 0
+	fi, vi, di := 0, 0, 0
 	first := true
 	prog := newProgress("ground truth", tr.end, runTimeUnit) // progress.go
 	for k := int64(0); ; k++ {
@@ -280,6 +396,10 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 		}
 		prog.set(t)
 		dirty := first || !tr.static
+		for di < len(tr.downTimes) && tr.downTimes[di] <= t {
+			dirty = true // a link neighbour discovery lost, or found again
+			di++
+		}
 		for fi < len(tr.faults) && tr.faults[fi].t <= t {
 			f := tr.faults[fi]
 			if s.alive[f.i] != f.up {

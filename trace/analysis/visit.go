@@ -13,8 +13,8 @@ type AnalyzeOptions struct {
 	Check   CheckOptions
 	// Visit, when not nil, is handed every event the analysis uses, as it
 	// is read: all of the run file's (id 0) and, of every usable node
-	// file (id the node), every event but neighbour, position and
-	// unknown events (parent notes are handed over), after the
+	// file (id the node), every event but position and unknown events
+	// (parent notes and neighbour events are handed over), after the
 	// screening of hostile input and the dropping of duplicates, each
 	// node's in its own order. e is valid only during the call.
 	Visit func(id protocol.NodeID, e *trace.Event)

@@ -40,7 +40,13 @@ type Summary struct {
 	// that is not settled does not follow its best node yet; else
 	// "valid". "stalled" when a round protocol's synchronizer stopped with
 	// live nodes mid-round; "unknown" when the run lies outside the
-	// assumptions of its protocol (crashes for one that assumes none).
+	// assumptions of its protocol (crashes for one that assumes none), when
+	// critical section requests are still waiting at the end, longer than
+	// any granted request waited (trace check's requests-granted is
+	// unknown then too), or
+	// when a node's trace stops before the end without an end event (a
+	// full disk: the reason names the nodes and where, and no component
+	// with such a member is judged).
 	Verdict string `json:"verdict"`
 	// Reason says in one line why.
 	Reason string `json:"reason,omitempty"`
@@ -93,9 +99,14 @@ type Component struct {
 	// Reach lists the live nodes outside it reached over uncertain links
 	// (docs/analysis.md): a better one of them may lead it.
 	Reach []protocol.NodeID `json:"reach,omitempty"`
-	// State is Settled (unchanged for the stabilisation delay: judged) or
-	// Unsettled.
+	// State is Settled (unchanged for the stabilisation delay: judged),
+	// Unsettled, or CutShort when a member's trace stops before the end
+	// without an end event (Cut says whose and where): what it follows at
+	// the end is unknown, so the component is not judged (Valid false).
 	State string `json:"state"`
+	// Cut lists the members whose traces stop early, with their last
+	// event's time.
+	Cut []analysis.TraceCut `json:"cut,omitempty"`
 	// Changed is how many seconds before the end its membership or links
 	// last changed.
 	Changed float64 `json:"changed"`
@@ -107,6 +118,8 @@ const (
 	Invalid   = analysis.Invalid
 	Unsettled = "unsettled"
 	Settled   = "settled"
+	CutShort  = "cut short"
+	Unknown   = analysis.Unknown
 )
 
 // overUncertain reports whether every member of c follows one node of
@@ -125,14 +138,24 @@ func overUncertain(c Component, states map[protocol.NodeID]*nodeState, goal prot
 }
 
 // verdict judges the components at the end: invalid when a settled one is
-// wrong, else unsettled when one that is not settled is not right yet,
-// else valid; with the reason in one line.
+// wrong, else unknown when a member's trace stops before the end (its
+// leader at the end is unknown: nothing is said valid about an instant no
+// trace covers), else unsettled when one that is not settled is not
+// right yet, else valid; with the reason in one line.
 func verdict(comps []Component, delay float64) (string, string) {
-	var wrong, early []string
+	var wrong, early, cutComps []string
+	var cut []string
 	settled := 0
 	for _, c := range comps {
 		if c.State == Settled {
 			settled++
+		}
+		if c.State == CutShort {
+			cutComps = append(cutComps, "{"+idList(c.Nodes)+"}")
+			for _, k := range c.Cut {
+				cut = append(cut, k.String())
+			}
+			continue
 		}
 		if c.Valid {
 			continue
@@ -148,6 +171,9 @@ func verdict(comps []Component, delay float64) (string, string) {
 	switch {
 	case len(wrong) > 0:
 		return Invalid, "settled with a wrong leader: " + firstAndMore(wrong)
+	case len(cut) > 0:
+		return Unknown, fmt.Sprintf("traces that stop without an end event: %s; %s with them not judged at the end: %s",
+			firstAndMore(cut), plural(len(cutComps), "the component", "the components"), firstAndMore(cutComps))
 	case len(early) > 0:
 		return Unsettled, fmt.Sprintf("%s not settled and not yet following %s best node (delay %.1fs): %s",
 			plural(len(early), "1 component", fmt.Sprintf("%d components", len(early))), plural(len(early), "its", "their"), delay, firstAndMore(early))
@@ -386,6 +412,9 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 		if !e.Settled {
 			comp.State = Unsettled
 		}
+		if len(e.Cut) > 0 {
+			comp.State, comp.Cut, comp.Valid = CutShort, e.Cut, false
+		}
 		sum.Alive += len(e.Nodes)
 		sum.Components = append(sum.Components, comp)
 	}
@@ -398,7 +427,7 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 			why = analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T)
 		}
 		if why != "" {
-			sum.Verdict, sum.Reason = "unknown", why
+			sum.Verdict, sum.Reason = Unknown, why
 		}
 	}
 	sum.measured = m.m
@@ -414,6 +443,20 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 		case mx.Violations > 0:
 			sum.Verdict = Invalid
 			sum.Reason = fmt.Sprintf("mutual exclusion violated: %d pairs of critical sections at different nodes not ordered by happened-before (trace check shows witnesses)", mx.Violations)
+		case mx.WaitingAtEnd > mx.Recent && sum.Verdict == Valid:
+			// As trace check's requests-granted: requests still waiting
+			// longer than any granted one waited (a crash storm starving
+			// them) may never be granted, and a finite trace cannot tell;
+			// the run is not called valid. Requests made within that wait
+			// of the end (a saturated workload always has some) could
+			// still be granted in the normal course.
+			sum.Verdict = Unknown
+			sum.Reason = fmt.Sprintf("%d of %d requests still waiting at the end (%.3fs), %d of them longer than any granted request waited (%.3fs)",
+				mx.WaitingAtEnd, mx.Requests, sum.Duration, mx.WaitingAtEnd-mx.Recent, mx.RecentWindow)
+			if o := mx.Oldest; o != nil {
+				sum.Reason += fmt.Sprintf("; the oldest is node %d's of %.3fs, waiting %.3fs", o.Node, o.T, sum.Duration-o.T)
+			}
+			sum.Reason += fmt.Sprintf("; a finite trace cannot prove starvation (%s, no two concurrent)", count(mx.Entries, "critical section", "critical sections"))
 		case noLeaders && sum.Verdict == Valid:
 			sum.Reason = fmt.Sprintf("%s, no two concurrent; no leaders to judge", count(mx.Entries, "critical section", "critical sections"))
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +25,14 @@ func writeRun(t *testing.T, leaders map[protocol.NodeID]protocol.NodeID, crashed
 
 // writeRunUntil is writeRun ending at end (ns).
 func writeRunUntil(t *testing.T, end int64, leaders map[protocol.NodeID]protocol.NodeID, crashed ...protocol.NodeID) string {
+	t.Helper()
+	return writeRunCut(t, end, leaders, nil, crashed...)
+}
+
+// writeRunCut is writeRunUntil where the traces of the nodes in cut stop
+// at their leader note (or their send at 1 s), without the end event
+// every node file otherwise ends with, as a full disk leaves them.
+func writeRunCut(t *testing.T, end int64, leaders map[protocol.NodeID]protocol.NodeID, cut map[protocol.NodeID]bool, crashed ...protocol.NodeID) string {
 	t.Helper()
 	dir := t.TempDir()
 	y := "nodes:\n  list:\n    - {id: 1, value: 5, pos: [0, 0]}\n    - {id: 2, value: 9, pos: [200, 0]}\n" +
@@ -50,6 +59,9 @@ func writeRunUntil(t *testing.T, end int64, leaders map[protocol.NodeID]protocol
 		w.Write(&trace.Event{T: 1e9, Node: id, Ev: trace.EvSend, Kind: "x", Bytes: 10})
 		if l, ok := leaders[id]; ok {
 			w.Write(&trace.Event{T: int64(id) * 1e9, Node: id, Ev: "leader", Leader: l})
+		}
+		if !cut[id] && !slices.Contains(crashed, id) {
+			w.Write(&trace.Event{T: end, Node: id, Ev: trace.EvEnd})
 		}
 		w.Close()
 	}
@@ -139,7 +151,7 @@ func TestSummaryReportsDamageAndGoesOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Verdict != "valid" || len(sum.Problems) != 1 || filepath.Base(sum.Problems[0]) != "node-3.jsonl:5: "+trace.MsgTruncated {
+	if sum.Verdict != "valid" || len(sum.Problems) != 1 || filepath.Base(sum.Problems[0]) != "node-3.jsonl:6: "+trace.MsgTruncated {
 		t.Fatalf("verdict %s, problems %q", sum.Verdict, sum.Problems)
 	}
 }
@@ -171,5 +183,75 @@ func TestSummaryLeaderChangesAsReport(t *testing.T) {
 	}
 	if sum.LeaderChanges != 5 || per != 5 {
 		t.Errorf("leader changes: summary %d, per node %d; want 5 (4 first leaders, 1 drop to none; 2 repeats do not count)", sum.LeaderChanges, per)
+	}
+}
+
+// TestSummaryCutShortTraces: the right leaders, but the traces of nodes 3
+// and 4 stop at 3 s and 4 s without an end event while the run goes on to
+// 30 s (a full disk): what {3,4} follows at the end is unknown, so the
+// verdict is unknown, not valid, and says whose traces stop and where;
+// {1,2} is still judged. A wrong settled component elsewhere still makes
+// the run invalid.
+func TestSummaryCutShortTraces(t *testing.T) {
+	right := map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4}
+	sum, err := Summarize(writeRunCut(t, 30e9, right, map[protocol.NodeID]bool{3: true, 4: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "traces that stop without an end event: node 3 at 3.000s; node 4 at 4.000s; the component with them not judged at the end: {3,4}"
+	if sum.Verdict != Unknown || sum.Reason != want {
+		t.Errorf("verdict %s (%s), want unknown (%s)", sum.Verdict, sum.Reason, want)
+	}
+	if c := sum.Components; len(c) != 2 || c[0].State != Settled || !c[0].Valid || c[1].State != CutShort || c[1].Valid || len(c[1].Cut) != 2 {
+		t.Errorf("components %+v", c)
+	}
+	var b strings.Builder
+	sum.WriteText(&b)
+	if !strings.Contains(b.String(), "not judged: traces stop without an end event (node 3 at 3.000s; node 4 at 4.000s)") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	if m := sum.Metrics.WrongOrUnknown; m == nil || *m < 0.4 {
+		t.Errorf("wrong_or_unknown %v: past 4 s the leaders of 3 and 4 are unknown", m)
+	}
+	wrong := map[protocol.NodeID]protocol.NodeID{1: 1, 2: 2, 3: 4, 4: 4}
+	sum, err = Summarize(writeRunCut(t, 30e9, wrong, map[protocol.NodeID]bool{3: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != Invalid {
+		t.Errorf("a wrong settled component beside a cut one: %s (%s)", sum.Verdict, sum.Reason)
+	}
+	// Whole traces: valid, as before.
+	if sum, err = Summarize(writeRun(t, right)); err != nil || sum.Verdict != Valid {
+		t.Errorf("whole traces: %v %+v", err, sum)
+	}
+}
+
+// TestSummaryOfARunFileInMemory: when the run file could not be written at
+// the end (a full disk left the provisional one, without the faults), the
+// summary of its events in memory (trace.WithRunFile) has the crash that
+// the file on disk lacks.
+func TestSummaryOfARunFileInMemory(t *testing.T) {
+	dir := writeRun(t, map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4})
+	run, err := trace.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := append([]trace.Event{run.Header}, run.RunEvents[:len(run.RunEvents)-1]...)
+	evs = append(evs, trace.Event{T: 4e9, Node: 4, Ev: trace.EvCrash}, run.RunEvents[len(run.RunEvents)-1])
+	onDisk, err := Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inMemory, err := SummarizeFrom(trace.WithRunFile(trace.Disk, dir, evs), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if onDisk.Alive != 4 || inMemory.Alive != 3 || !strings.Contains(fmt.Sprint(inMemory.Timeline), "node 4 crashed") {
+		t.Errorf("on disk %d alive, in memory %d alive, timeline %+v", onDisk.Alive, inMemory.Alive, inMemory.Timeline)
+	}
+	// The file on disk is left alone.
+	if again, err := Summarize(dir); err != nil || again.Alive != 4 {
+		t.Errorf("on disk after: %v %+v", err, again)
 	}
 }

@@ -31,12 +31,18 @@ func (s *Summary) WriteText(w io.Writer) {
 	for i, c := range shown {
 		mark := "ok"
 		switch {
+		case c.State == CutShort:
+			cut := make([]string, len(c.Cut))
+			for k, x := range c.Cut {
+				cut[k] = x.String()
+			}
+			mark = "not judged: traces stop without an end event (" + firstAndMore(cut) + ")"
 		case c.Valid && c.State != Settled && c.State != "":
 			mark = fmt.Sprintf("ok (%s)", c.State)
 		case c.Valid:
 		case c.State == Unsettled:
 			mark = fmt.Sprintf("not settled yet (changed %.1fs before the end)", c.Changed)
-		case s.Verdict == "unknown":
+		case s.Verdict == Unknown:
 			// The run is outside the protocol's assumptions: a leader
 			// other than the expected one is reported, not judged.
 			mark = "not the expected leader; not judged (outside the assumptions)"

@@ -27,6 +27,8 @@ import (
 // Env names the variable that makes a fake misbehave: a comma-separated
 // list of fail=ID (exit 1 with a message before ready), hang=ID (never
 // print ready), garble=ID (print something else than ready),
+// failrestart=ID (fail as fail=ID, but only when the node's trace
+// already holds something: its recoveries fail),
 // ignoreterm=ID (ignore SIGTERM and SIGINT), die=ID@SECONDS (exit 3 that
 // long after the start), diskfull=ID (report a trace it cannot write, as
 // a node on a full disk does). ID 0 means the player.
@@ -124,8 +126,14 @@ func run(args []string) error {
 	if mode["ignoreterm"] {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
 	}
+	restarted := false
+	for _, id := range ids {
+		if st, err := os.Stat(trace.NodeFile(*out, id)); err == nil && st.Size() > 0 {
+			restarted = true
+		}
+	}
 	switch {
-	case mode["fail"]:
+	case mode["fail"], mode["failrestart"] && restarted:
 		return fmt.Errorf("fake: told to fail")
 	case mode["hang"]:
 		select {}
