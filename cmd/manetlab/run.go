@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"manetlab/node"
 	"manetlab/node/launch"
 	"manetlab/trace"
 	"manetlab/trace/report"
@@ -32,7 +33,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
-    [--key-file F] [--max-offset 500ms] [--run NAME] [--stats] [--quiet]
+    [--key-file F] [--max-offset 500ms] [--dilation K] [--run NAME] [--stats] [--quiet]
 
 Examples:
    manetlab run configs/quickstart.yaml
@@ -46,6 +47,13 @@ it again with the same ID and start time; nodes named in faults always get
 a process of their own); stops at the end of the scenario; writes run.jsonl
 beside the node traces in --out (default runs/NAME-seedN-TIMESTAMP) and
 prints the same summary as "sim".
+
+With --dilation K (K > 1) every process runs in dilated time: the run clock
+(trace times t, the DCF medium's air stamps) and every timer K times slower
+than the host's clock, so the host's delays (a datagram's arrival lag, late
+carrier sense) shrink K times in the model's time; the fault schedule is
+applied at the model's times and the run lasts K times the scenario's
+duration on the wall clock (docs/node.md, "Dilated time").
 
 With --collected it starts nothing: after a run by hand on several machines
 (README "Running on several machines"), with the node traces gathered in
@@ -84,6 +92,7 @@ alone.`,
 			&cli.BoolFlag{Name: "stats", Usage: "print the player's CPU time and peak RSS too, and with --json the processes' on standard error"},
 			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
+			&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time: the run clock and every timer `K` times slower than the host's clock (the run lasts K times the duration)"},
 			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
 		),
@@ -97,6 +106,9 @@ func runAction(c *cli.Context) error {
 	s, err := readScenario(c)
 	if err != nil {
 		return err
+	}
+	if k := c.Int("dilation"); k < 1 || k > node.MaxDilation {
+		return fmt.Errorf("--dilation %d: want 1 to %d", k, node.MaxDilation)
 	}
 	if c.Int("ids-per-process") < 1 {
 		return fmt.Errorf("--ids-per-process %d: want 1 or more", c.Int("ids-per-process"))
@@ -116,6 +128,7 @@ func runAction(c *cli.Context) error {
 		Group:         c.String("group"), Control: c.String("control"), Iface: c.String("iface"), KeyFile: c.String("key-file"),
 		TTL:          -1,
 		MaxOffset:    c.Duration("max-offset"),
+		Dilation:     c.Int("dilation"),
 		Command:      runNodeCommand,
 		StartDelay:   c.Duration("start-delay"),
 		ReadyTimeout: c.Duration("ready-timeout"),

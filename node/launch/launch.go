@@ -56,6 +56,12 @@ type Options struct {
 	TTL                            int
 	// MaxOffset is passed on as --max-offset when not zero.
 	MaxOffset time.Duration
+	// Dilation, above 1, runs every process in dilated time (passed on
+	// as --dilation; node.Options.Dilation): the fault schedule is
+	// applied at the model's times, Dilation times later on the wall
+	// clock, and the run lasts Dilation times the scenario's duration.
+	// The start delay, ready timeouts, grace and progress stay wall time.
+	Dilation int
 	// Machine, when not nil, replaces what scenario.ReadMachine reads of
 	// this machine's limits (tests).
 	Machine *scenario.Machine
@@ -188,6 +194,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	if opt.Grace <= 0 {
 		opt.Grace = 3 * time.Second
 	}
+	if opt.Dilation < 1 {
+		opt.Dilation = 1
+	}
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 5 * time.Second
 	}
@@ -278,6 +287,9 @@ func (l *launcher) args(p *proc) []string {
 	}
 	if o.MaxOffset != 0 && p.ids != nil {
 		a = append(a, "--max-offset", o.MaxOffset.String())
+	}
+	if o.Dilation > 1 {
+		a = append(a, "--dilation", strconv.Itoa(o.Dilation))
 	}
 	for _, s := range o.Sets {
 		a = append(a, "--set", s)
@@ -453,24 +465,28 @@ func exitString(in *instance) string {
 // interrupted, and the processes that failed on their own.
 func (l *launcher) supervise(ctx context.Context) (events []trace.Event, end time.Duration, interrupted bool, failures []string) {
 	dur := l.s.Duration.D()
+	// at is when model time t comes on the wall clock.
+	k := time.Duration(l.opt.Dilation)
+	at := func(t time.Duration) time.Time { return l.start.Add(t * k) }
 	faults := slices.Clone(l.s.Faults)
 	slices.SortStableFunc(faults, func(a, b scenario.Fault) int { return int(a.At.D() - b.At.D()) })
 	next := 0
 	check := time.NewTicker(250 * time.Millisecond)
 	defer check.Stop()
 	lastProgress := time.Now()
-	endAt := time.NewTimer(time.Until(l.start.Add(dur)))
+	endAt := time.NewTimer(time.Until(at(dur)))
 	defer endAt.Stop()
 	faultTimer := time.NewTimer(time.Hour)
 	defer faultTimer.Stop()
 	arm := func() {
 		faultTimer.Stop()
 		if next < len(faults) {
-			faultTimer.Reset(time.Until(l.start.Add(faults[next].At.D())))
+			faultTimer.Reset(time.Until(at(faults[next].At.D())))
 		}
 	}
 	arm()
-	since := func() time.Duration { return max(0, time.Since(l.start)) }
+	// since is the model's time since the start.
+	since := func() time.Duration { return max(0, time.Since(l.start)) / k }
 	crashed := map[*proc]bool{}
 	traceWarned := 0
 loop:
@@ -482,7 +498,7 @@ loop:
 		case <-endAt.C:
 			break loop
 		case <-faultTimer.C:
-			for next < len(faults) && !time.Now().Before(l.start.Add(faults[next].At.D())) {
+			for next < len(faults) && !time.Now().Before(at(faults[next].At.D())) {
 				f := faults[next]
 				next++
 				for _, id := range f.Crash {
@@ -516,7 +532,7 @@ loop:
 				if p.inst != nil && !alive(p) {
 					in := p.inst
 					p.reap()
-					if in.err == nil && since() >= dur-time.Second {
+					if in.err == nil && time.Since(l.start) >= (dur*k)-time.Second {
 						continue // ended by itself at the end, a moment before the launcher's timer
 					}
 					msg := fmt.Sprintf("%s (pid %d) ended at %s before the end of the run: %s%s",
@@ -627,8 +643,12 @@ func (l *launcher) progress(el, dur time.Duration) {
 	if errs := l.traceErrors(); len(errs) > 0 {
 		traces = fmt.Sprintf(", %d traces not written (%s)", len(errs), errs[0])
 	}
-	fmt.Fprintf(l.opt.Progress, "run: %s/%s, %d/%d node processes alive, %s%s\n",
-		el.Round(100*time.Millisecond), dur, up, n, player, traces)
+	dil := ""
+	if l.opt.Dilation > 1 {
+		dil = fmt.Sprintf(" (model time, dilated %d times)", l.opt.Dilation)
+	}
+	fmt.Fprintf(l.opt.Progress, "run: %s/%s%s, %d/%d node processes alive, %s%s\n",
+		el.Round(100*time.Millisecond/time.Duration(l.opt.Dilation)), dur, dil, up, n, player, traces)
 }
 
 func (l *launcher) warn(format string, args ...any) {
