@@ -265,8 +265,12 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 		writeUsageText(w, res, c.Bool("stats"))
 	}
 	if !c.Bool("json") {
-		fmt.Fprintf(w, "ran %s in %s for %s; traces in %s\n",
-			countOf(sum.Nodes, "node", "nodes"), countOf(len(res.Procs)-1, "process", "processes"), res.Elapsed.Round(time.Millisecond), out)
+		dil := ""
+		if res.Dilation > 1 {
+			dil = fmt.Sprintf(" (%s of wall time, dilated %d times)", res.Wall.Round(time.Millisecond), res.Dilation)
+		}
+		fmt.Fprintf(w, "ran %s in %s for %s%s; traces in %s\n",
+			countOf(sum.Nodes, "node", "nodes"), countOf(len(res.Procs)-1, "process", "processes"), res.Elapsed.Round(time.Millisecond), dil, out)
 	}
 	return nil
 }
@@ -305,7 +309,9 @@ func writeUsageText(w io.Writer, res *launch.Result, player bool) {
 	if u.NodeProcesses == 0 {
 		return
 	}
-	el := max(res.Elapsed.Seconds(), 1e-3)
+	// CPU is the host's: over the run's wall time (dilated, K times
+	// its duration).
+	el := max(res.Wall.Seconds(), res.Elapsed.Seconds(), 1e-3)
 	fmt.Fprintf(w, "processes: %d node processes over %.1fs of run: CPU %.2fs total (user %.2fs, system %.2fs; %.2f cores), %.2fs mean (%.1f%% of a core), %.2fs max; peak RSS %.1f MiB mean, %.1f MiB max\n",
 		u.NodeProcesses, el, u.CPU.Seconds(), u.User.Seconds(), u.Sys.Seconds(), u.CPU.Seconds()/el,
 		u.CPUMean.Seconds(), 100*u.CPUMean.Seconds()/el, u.CPUMax.Seconds(), mib(u.RSSMean), mib(u.RSSMax))

@@ -94,8 +94,11 @@ type Result struct {
 	Dir, Run string
 	// Start is the common start time handed to every process.
 	Start time.Time
-	// Elapsed is the run time from Start to the end written in run.jsonl.
-	Elapsed time.Duration
+	// Elapsed is the run time from Start to the end written in run.jsonl
+	// (the model's time); Wall is the same on the host's clock, Dilation
+	// times as long.
+	Elapsed, Wall time.Duration
+	Dilation      int
 	// Interrupted is true when the context was cancelled (Ctrl-C).
 	Interrupted bool
 	// Procs describes every process, the player last.
@@ -251,6 +254,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	}
 	events, end, interrupted, failures := l.supervise(ctx)
 	res.Interrupted, res.Failures, res.Elapsed = interrupted, failures, end
+	res.Dilation, res.Wall = opt.Dilation, end*time.Duration(opt.Dilation)
 	res.TraceErrors = l.traceErrors()
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
 		return res, err
