@@ -64,9 +64,9 @@ func (h *Host) fresh(f *wire.Frame) (reason string, err error) {
 	if err := wire.CheckAhead(f.Clock, time.Now().UnixNano(), mo); err != nil {
 		return "clock", err
 	}
-	if since := h.base.UnixNano() - int64(mo); f.Clock.Wall < since {
+	if since := h.clock.base.UnixNano() - int64(mo); f.Clock.Wall < since {
 		return "stale", fmt.Errorf("%s frame from node %d stamped %d, before this process started (%d) less the maximum offset %v",
-			f.Type, f.From, f.Clock.Wall, h.base.UnixNano(), mo)
+			f.Type, f.From, f.Clock.Wall, h.clock.base.UnixNano(), mo)
 	}
 	return "", nil
 }
@@ -98,13 +98,15 @@ func (h *Host) extent() float64 {
 // the origin.
 func (h *Host) locationOK(l *wire.Location) error {
 	mo := h.maxOffset()
-	start := h.base.UnixNano() - int64(h.offset) // the run's start, Unix ns
+	start := h.clock.start() // the run's start, Unix ns
 	if mo > 0 {
 		if err := wire.CheckAhead(wire.HLC{Wall: l.Time}, time.Now().UnixNano(), mo); err != nil {
 			return fmt.Errorf("location of node %d: %w", l.Node, err)
 		}
 	}
-	if end := start + int64(h.end) + int64(mo); l.Time > end {
+	// A location's time is the player's host clock: the run's end on it
+	// is the scenario's duration, dilated.
+	if end := start + int64(h.clock.wall(h.end)) + int64(mo); l.Time > end {
 		return fmt.Errorf("location of node %d at %d, after the run's end %d", l.Node, l.Time, end)
 	}
 	lim := locationSlack * h.ext

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 	"time"
@@ -39,10 +40,10 @@ type Host struct {
 	nodes      []*hosted // in the order of opt.IDs
 	byID       map[protocol.NodeID]*hosted
 
-	// Now() is offset plus the monotonic time since base.
-	base   time.Time
-	offset time.Duration
-	end    time.Duration
+	// clock is the run clock (Env.Now's), dilated Options.Dilation
+	// times; end is the scenario's duration on it.
+	clock runClock
+	end   time.Duration
 
 	frames  chan []rxFrame // batches of frames from the readers
 	quit    chan struct{}  // closed when the loop stops: readers give up
@@ -150,6 +151,12 @@ func newHost(opt Options) (*Host, error) {
 	case opt.Run == "":
 		return nil, errors.New("node: no run name (--run)")
 	}
+	if err := checkDilation(opt.Dilation); err != nil {
+		return nil, fmt.Errorf("node: %w", err)
+	}
+	if k := time.Duration(max(opt.Dilation, 1)); s.Duration.D() > math.MaxInt64/k {
+		return nil, fmt.Errorf("node: dilation %d: the scenario's duration %v would last longer than the clock can count", k, s.Duration.D())
+	}
 	if opt.Group == "" {
 		opt.Group = DefaultGroup
 	}
@@ -243,12 +250,7 @@ func newHost(opt Options) (*Host, error) {
 	} else if warn != nil && opt.Log != nil {
 		fmt.Fprintf(opt.Log, "%s: warning: %s\n", s.Path, warn.Text)
 	}
-	start := opt.Start
-	h.base = time.Now()
-	if start == 0 {
-		start = h.base.UnixNano()
-	}
-	h.offset = time.Duration(h.base.UnixNano() - start)
+	h.clock = newRunClock(time.Now(), opt.Start, opt.Dilation)
 	return h, nil
 }
 
@@ -294,16 +296,24 @@ func (h *Host) closeAll() {
 	}
 }
 
-// now is the time since the run's start.
+// now is the time since the run's start, by the run clock (the model's
+// time: dilated, it runs Options.Dilation times slower than the host's).
 func (h *Host) now() time.Duration {
 	if h.virt != nil {
 		return h.virt.now
 	}
-	return h.offset + time.Since(h.base)
+	return h.clock.now()
 }
 
 // Stats returns the counters so far; safe to call at any time.
-func (h *Host) Stats() Stats { return h.cnt.snapshot() }
+func (h *Host) Stats() Stats { return h.snapshot() }
+
+// snapshot is the counters so far, with the run clock's dilation.
+func (h *Host) snapshot() Stats {
+	st := h.cnt.snapshot()
+	st.Dilation = h.clock.dilation()
+	return st
+}
 
 // Done is closed when the Host has stopped and its traces are closed.
 func (h *Host) Done() <-chan struct{} { return h.done }
@@ -340,7 +350,8 @@ func (h *Host) loop(ctx context.Context) {
 		if h.sched.len() > 0 && h.sched.peek() < next {
 			next = h.sched.peek()
 		}
-		h.timer.Reset(next - h.now())
+		// A dilated clock's timer waits Dilation times longer.
+		h.timer.Reset(h.clock.until(next))
 		// What the last batch traced reaches the files before the loop
 		// waits: a crash loses at most the batch being processed.
 		h.flushTraces()
@@ -375,7 +386,7 @@ func (h *Host) runDue() {
 // waitStart handles frames until the run's start; false if ctx ended it.
 func (h *Host) waitStart(ctx context.Context) bool {
 	for {
-		d := -h.now()
+		d := -h.clock.wallSince()
 		if d <= 0 {
 			return true
 		}
@@ -408,7 +419,7 @@ func (h *Host) finish() {
 	h.data.Close()
 	h.ctrl.Close()
 	h.readers.Wait()
-	st := h.cnt.snapshot()
+	st := h.snapshot()
 	h.res = Result{Stats: st, Leaders: map[protocol.NodeID]protocol.NodeID{}}
 	for _, n := range h.nodes {
 		if n.alive {

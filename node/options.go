@@ -37,8 +37,17 @@ type Options struct {
 	Run string
 	// Start is the run's start, Unix nanoseconds; zero means now.
 	// Env.Now() is the time since Start, and the run stops at Start plus
-	// the scenario's duration.
+	// the scenario's duration (both dilated: see Dilation).
 	Start int64
+	// Dilation, when above 1, runs the nodes in dilated time: the run
+	// clock (Env.Now, the stack's clock, the air stamps, trace times)
+	// advances at 1/Dilation of the host's clock since Start, so every
+	// timer fires Dilation times later in wall time and the run lasts
+	// Dilation times the scenario's duration; what the host adds (a
+	// datagram's arrival lag, the loop's wake-up) shrinks as much in the
+	// model's time. Every process of a run, and the player, needs the
+	// same. 0 or 1: the host's clock. At most MaxDilation.
+	Dilation int
 	// Group and Control are the data and location multicast groups
 	// (defaults DefaultGroup, DefaultControl).
 	Group, Control string

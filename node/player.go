@@ -25,8 +25,11 @@ type PlayOptions struct {
 	// Run names the run, as the nodes' Options.Run.
 	Run string
 	// Start is the run's start, Unix ns (zero: now); positions are the
-	// model's at the time since Start.
-	Start int64
+	// model's at the time since Start, by a run clock dilated Dilation
+	// times as the nodes' (Options.Dilation): rounds come every Period
+	// of the model's time.
+	Start    int64
+	Dilation int
 	// Control is the group location frames go to (default DefaultControl).
 	Control string
 	Iface   string
@@ -47,10 +50,9 @@ type Player struct {
 	conn   *link.Conn
 	mob    mobility.Model
 	ids    []protocol.NodeID // by mobility index
-	run    uint64
+	runID  uint64
 	clock  *wire.Clock
-	base   time.Time
-	offset time.Duration
+	run    runClock
 	seq    uint64
 	rounds atomic.Uint64
 	done   chan struct{}
@@ -74,23 +76,21 @@ func StartPlayer(ctx context.Context, opt PlayOptions) (*Player, error) {
 	if opt.Period <= 0 {
 		opt.Period = DefaultPeriod
 	}
+	if err := checkDilation(opt.Dilation); err != nil {
+		return nil, fmt.Errorf("mobility play: %w", err)
+	}
 	mob, err := s.MobilityModel()
 	if err != nil {
 		return nil, err
 	}
-	p := &Player{opt: opt, mob: mob, run: wire.RunIDAt(opt.Run, opt.Start), clock: wire.NewClock(nil), done: make(chan struct{})}
+	p := &Player{opt: opt, mob: mob, runID: wire.RunIDAt(opt.Run, opt.Start), clock: wire.NewClock(nil), done: make(chan struct{})}
 	for _, m := range s.Members() {
 		p.ids = append(p.ids, m.ID)
 	}
 	if p.conn, err = link.Open(link.Config{Group: opt.Control, Iface: opt.Iface, TTL: opt.TTL}); err != nil {
 		return nil, fmt.Errorf("mobility play: %w", err)
 	}
-	p.base = time.Now()
-	start := opt.Start
-	if start == 0 {
-		start = p.base.UnixNano()
-	}
-	p.offset = time.Duration(p.base.UnixNano() - start)
+	p.run = newRunClock(time.Now(), opt.Start, opt.Dilation)
 	go p.play(ctx)
 	return p, nil
 }
@@ -114,7 +114,7 @@ func (p *Player) Wait() error {
 // Rounds is how many rounds of positions were sent.
 func (p *Player) Rounds() uint64 { return p.rounds.Load() }
 
-func (p *Player) now() time.Duration { return p.offset + time.Since(p.base) }
+func (p *Player) now() time.Duration { return p.run.now() }
 
 func (p *Player) play(ctx context.Context) {
 	defer close(p.done)
@@ -138,7 +138,7 @@ func (p *Player) play(ctx context.Context) {
 		if i, _ := slices.BinarySearch(changes, t+1); i < len(changes) && changes[i] < next {
 			next = changes[i]
 		}
-		tm.Reset(min(next, end) - p.now())
+		tm.Reset(p.run.until(min(next, end)))
 		select {
 		case <-ctx.Done():
 			return
@@ -153,7 +153,7 @@ func (p *Player) round(t time.Duration) {
 	for i, id := range p.ids {
 		pos := p.mob.Position(i, t)
 		p.seq++
-		f := wire.Frame{Type: wire.TypeLocation, Run: p.run, Seq: p.seq, Clock: p.clock.Now(),
+		f := wire.Frame{Type: wire.TypeLocation, Run: p.runID, Seq: p.seq, Clock: p.clock.Now(),
 			Loc: wire.Location{Node: id, X: pos.X, Y: pos.Y, Z: pos.Z, Time: time.Now().UnixNano()}}
 		var err error
 		if buf, err = f.AppendTo(buf[:0], p.opt.Key); err != nil {

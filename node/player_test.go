@@ -49,3 +49,45 @@ func TestPositionsFromPlayer(t *testing.T) {
 }
 
 func fmtYAML(y, x string) string { return strings.Replace(y, "%s", x, 1) }
+
+// TestDilatedPlayer: dilated 10 times, a player of a 200 ms scenario
+// plays for 2 s of the host's clock, a round every 50 ms of the model's
+// (500 ms of the host's): 5 rounds (0, 50, 100, 150 ms and the start's),
+// not 40, and a node dilated as much takes its positions, stamped on the
+// host's clock up to 10 times the duration after the start.
+func TestDilatedPlayer(t *testing.T) {
+	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+		return
+	}
+	const k = 10
+	y := strings.Replace(fmtYAML(pairYAML, "5000"), "1500ms", "200ms", 1)
+	start := time.Now().Add(300 * time.Millisecond)
+	p, err := StartPlayer(context.Background(), PlayOptions{Scenario: parse(t, y), Run: "pair", Start: start.UnixNano(), Period: 50 * time.Millisecond, Dilation: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	played := make(chan time.Duration, 1)
+	go func() { p.Wait(); played <- time.Since(start) }()
+	res := runHost(t, Options{Scenario: parse(t, strings.Replace(fmtYAML(pairYAML, "50"), "1500ms", "200ms", 1)), IDs: ids(2), Out: t.TempDir(), Run: "pair",
+		Start: start.UnixNano(), Dilation: k})
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	took := <-played
+	t.Logf("stats: %s; player rounds %d in %v", res.Stats, p.Rounds(), took)
+	if took < k*200*time.Millisecond {
+		t.Errorf("the player stopped %v after the start, before 10 times the 200 ms", took)
+	}
+	if r := p.Rounds(); r < 4 || r > 6 {
+		t.Errorf("player sent %d rounds, want 5 (one every 50 ms of the model)", r)
+	}
+	if res.Stats.Rejected["location"] != 0 || res.Stats.Rejected["clock"] != 0 {
+		t.Errorf("location frames refused: %s", res.Stats)
+	}
+	// The nodes' own scenario puts them 50 m apart: frames out of range
+	// come of the player's positions (those sent at the start, racing
+	// the player's first round there, may be delivered).
+	if res.Stats.Rejected["range"] == 0 {
+		t.Errorf("want frames out of range, by the player's positions: %s", res.Stats)
+	}
+}

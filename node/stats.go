@@ -56,6 +56,9 @@ type Stats struct {
 	// counts those judged by their arrival (further than AirSkew).
 	Air, AirSkewed uint64
 	AirLag         [2]time.Duration
+	// Dilation is the run clock's (Options.Dilation; 1: none). AirLag is
+	// in the run clock's time: the host's lag divided by it.
+	Dilation int
 }
 
 // String formats the counters on one line, as the trace's stats event and
@@ -72,6 +75,9 @@ func (s Stats) String() string {
 	if s.Air > 0 {
 		fmt.Fprintf(&b, " air-frames=%d air-skewed=%d air-lag-p50-us=%d air-lag-p90-us=%d",
 			s.Air, s.AirSkewed, s.AirLag[0].Microseconds(), s.AirLag[1].Microseconds())
+	}
+	if s.Dilation > 1 {
+		fmt.Fprintf(&b, " dilation=%d", s.Dilation)
 	}
 	return b.String()
 }

@@ -25,7 +25,7 @@ func nodeCommand() *cli.Command {
 		UsageText: `manetlab node --scenario S (--id N | --ids 1-50[,60,70-80]) --out DIR --run NAME
     [--start UNIX_NS] [--group 239.77.0.1:47000] [--control 239.77.0.2:47001]
     [--iface IF] [--ttl 0] [--key-file F] [--set path=value]... [--seed N]
-    [--trace-sink HOST:PORT] [--max-offset 500ms]`,
+    [--trace-sink HOST:PORT] [--max-offset 500ms] [--dilation K]`,
 		Description: `Runs the scenario's protocol for the given nodes over the real radio: UDP
 multicast on --group, positions from the mobility player on --control (or
 the scenario's mobility model until the player is heard), the scenario's
@@ -34,6 +34,13 @@ per node (appending if the file already holds this run: a restart) and, once
 its sockets are open and processes started, prints "ready <pid>" on standard
 output. Stops at --start plus the scenario's duration, or on SIGINT/SIGTERM,
 writing "stats" and "end" events, and exits 0.
+
+With --dilation K (K > 1) the nodes run in dilated time: their run clock
+(trace times t, the air stamps) advances at 1/K of the host's clock since
+--start and every timer fires K times later, so the run lasts K times the
+scenario's duration and the host's delays (a datagram's arrival lag) are K
+times shorter in the model's time (docs/node.md, "Dilated time"). Every
+node and the player of a run need the same K.
 
 The HMAC key comes from --key-file, else from $MANETLAB_KEY: white space at
 both ends is trimmed, an even number of hex digits is decoded as hex, anything
@@ -79,7 +86,7 @@ static scenario):
 				Key: key, MaxOffset: c.Duration("max-offset"), Log: c.App.ErrWriter,
 				TraceError: func(id protocol.NodeID, err error) {
 					fmt.Fprintf(c.App.Writer, "%s %d %s\n", node.TraceErrorPrefix, id, strings.ReplaceAll(err.Error(), "\n", " "))
-				}, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"),
+				}, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"), Dilation: c.Int("dilation"),
 			})
 			if err != nil {
 				return err
@@ -128,5 +135,6 @@ func realFlags() []cli.Flag {
 		&cli.StringFlag{Name: "iface", Usage: "network interface (default: lo, which needs multicast; name one for several machines)"},
 		&cli.IntFlag{Name: "ttl", Value: 0, Usage: "multicast TTL: 0 stays on this host, 1 for a LAN"},
 		&cli.StringFlag{Name: "key-file", Usage: "HMAC key `FILE` (hex or raw bytes; default $MANETLAB_KEY)"},
+		&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time: the run clock and every timer `K` times slower than the host's clock"},
 	}, scenarioFlags()...)
 }

@@ -202,6 +202,9 @@ func TestNodeCLIRejectsBadInput(t *testing.T) {
 		{[]string{"node", "--scenario", good, "--out", dir, "--run", "r"}, []string{"--id"}},
 		{[]string{"node", "--scenario", good, "--id", "1", "--out", dir}, []string{"run"}},
 		{[]string{"mobility", "play", good, "--run", "r", "--period", "0s"}, []string{"period"}},
+		{[]string{"node", "--scenario", good, "--id", "1", "--out", dir, "--run", "r", "--dilation", "-1"}, []string{"dilation -1"}},
+		{[]string{"mobility", "play", good, "--run", "r", "--dilation", "10001"}, []string{"dilation 10001"}},
+		{[]string{"run", good, "--out", dir, "--dilation", "0"}, []string{"--dilation 0"}},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

@@ -21,7 +21,7 @@ func playCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab mobility play SCENARIO.yaml --run NAME [--start UNIX_NS]
     [--control 239.77.0.2:47001] [--iface IF] [--ttl 0] [--key-file F]
-    [--period 100ms] [--set path=value]... [--seed N]
+    [--period 100ms] [--dilation K] [--set path=value]... [--seed N]
 
 Example (a player and one node sharing a start two seconds ahead):
    start=$(( $(date +%s%N) + 2000000000 ))
@@ -33,7 +33,7 @@ multicasts every node's position as a location frame on --control, every
 (or SIGINT/SIGTERM). Prints "ready <pid>" once its socket is open. Frames are
 signed with the key from --key-file or $MANETLAB_KEY, as for node.`,
 		Flags: append([]cli.Flag{
-			&cli.DurationFlag{Name: "period", Value: node.DefaultPeriod, Usage: "time between two rounds of positions"},
+			&cli.DurationFlag{Name: "period", Value: node.DefaultPeriod, Usage: "time between two rounds of positions (the model's time: dilated with --dilation)"},
 		}, realFlags()...),
 		Action: func(c *cli.Context) error {
 			s, err := loadScenario(c)
@@ -52,6 +52,7 @@ signed with the key from --key-file or $MANETLAB_KEY, as for node.`,
 			p, err := node.StartPlayer(ctx, node.PlayOptions{
 				Scenario: s, Run: c.String("run"), Start: c.Int64("start"), Control: c.String("control"),
 				Iface: c.String("iface"), TTL: c.Int("ttl"), Key: key, Period: c.Duration("period"), Log: c.App.ErrWriter,
+				Dilation: c.Int("dilation"),
 			})
 			if err != nil {
 				return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"manetlab/node"
 	"manetlab/node/launch"
 	"manetlab/trace"
 	"manetlab/trace/report"
@@ -32,7 +33,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
-    [--key-file F] [--max-offset 500ms] [--run NAME] [--replace] [--stats] [--quiet]
+    [--key-file F] [--max-offset 500ms] [--run NAME] [--dilation K] [--replace] [--stats] [--quiet]
 
 Examples:
    manetlab run configs/quickstart.yaml
@@ -57,6 +58,13 @@ first. Every process reads one copy of the scenario, as resolved at the
 start (--set and --seed applied), written to --out/scenario.yaml:
 recovered nodes too, so editing the scenario file during a run changes
 nothing.
+
+With --dilation K (K > 1) every process runs in dilated time: the run clock
+(trace times t, the DCF medium's air stamps) and every timer K times slower
+than the host's clock, so the host's delays (a datagram's arrival lag, late
+carrier sense) shrink K times in the model's time; the fault schedule is
+applied at the model's times and the run lasts K times the scenario's
+duration on the wall clock (docs/node.md, "Dilated time").
 
 With --collected it starts nothing: after a run by hand on several machines
 (README "Running on several machines"), with the node traces gathered in
@@ -96,6 +104,7 @@ alone.`,
 			&cli.StringSliceFlag{Name: "wrap", Usage: "run processes under `PREFIX` (split on spaces; repeat for several hosts, processes are spread over them; e.g. \"ip netns exec h1\")"},
 			&cli.BoolFlag{Name: "replace", Usage: "remove the files of an earlier run in --out (run file, traces, stores, logs) instead of refusing the directory"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
+			&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time: the run clock and every timer `K` times slower than the host's clock (the run lasts K times the duration)"},
 			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
 		),
@@ -109,6 +118,9 @@ func runAction(c *cli.Context) error {
 	s, err := readScenario(c)
 	if err != nil {
 		return err
+	}
+	if k := c.Int("dilation"); k < 1 || k > node.MaxDilation {
+		return fmt.Errorf("--dilation %d: want 1 to %d", k, node.MaxDilation)
 	}
 	if c.Int("ids-per-process") < 1 {
 		return fmt.Errorf("--ids-per-process %d: want 1 or more", c.Int("ids-per-process"))
@@ -128,6 +140,7 @@ func runAction(c *cli.Context) error {
 		Group: c.String("group"), Control: c.String("control"), Iface: c.String("iface"), KeyFile: c.String("key-file"),
 		TTL:          -1,
 		MaxOffset:    c.Duration("max-offset"),
+		Dilation:     c.Int("dilation"),
 		Command:      runNodeCommand,
 		StartDelay:   c.Duration("start-delay"),
 		ReadyTimeout: c.Duration("ready-timeout"),
@@ -274,8 +287,12 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 		writeUsageText(w, res, c.Bool("stats"))
 	}
 	if !c.Bool("json") {
-		fmt.Fprintf(w, "ran %s in %s for %s; traces in %s\n",
-			countOf(sum.Nodes, "node", "nodes"), countOf(len(res.Procs)-1, "process", "processes"), res.Elapsed.Round(time.Millisecond), out)
+		dil := ""
+		if res.Dilation > 1 {
+			dil = fmt.Sprintf(" (%s of wall time, dilated %d times)", res.Wall.Round(time.Millisecond), res.Dilation)
+		}
+		fmt.Fprintf(w, "ran %s in %s for %s%s; traces in %s\n",
+			countOf(sum.Nodes, "node", "nodes"), countOf(len(res.Procs)-1, "process", "processes"), res.Elapsed.Round(time.Millisecond), dil, out)
 	}
 	return nil
 }
@@ -314,7 +331,9 @@ func writeUsageText(w io.Writer, res *launch.Result, player bool) {
 	if u.NodeProcesses == 0 {
 		return
 	}
-	el := max(res.Elapsed.Seconds(), 1e-3)
+	// CPU is the host's: over the run's wall time (dilated, K times
+	// its duration).
+	el := max(res.Wall.Seconds(), res.Elapsed.Seconds(), 1e-3)
 	fmt.Fprintf(w, "processes: %d node processes over %.1fs of run: CPU %.2fs total (user %.2fs, system %.2fs; %.2f cores), %.2fs mean (%.1f%% of a core), %.2fs max; peak RSS %.1f MiB mean, %.1f MiB max\n",
 		u.NodeProcesses, el, u.CPU.Seconds(), u.User.Seconds(), u.Sys.Seconds(), u.CPU.Seconds()/el,
 		u.CPUMean.Seconds(), 100*u.CPUMean.Seconds()/el, u.CPUMax.Seconds(), mib(u.RSSMean), mib(u.RSSMax))

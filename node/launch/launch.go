@@ -62,6 +62,12 @@ type Options struct {
 	TTL                            int
 	// MaxOffset is passed on as --max-offset when not zero.
 	MaxOffset time.Duration
+	// Dilation, above 1, runs every process in dilated time (passed on
+	// as --dilation; node.Options.Dilation): the fault schedule is
+	// applied at the model's times, Dilation times later on the wall
+	// clock, and the run lasts Dilation times the scenario's duration.
+	// The start delay, ready timeouts, grace and progress stay wall time.
+	Dilation int
 	// Machine, when not nil, replaces what scenario.ReadMachine reads of
 	// this machine's limits (tests).
 	Machine *scenario.Machine
@@ -94,8 +100,11 @@ type Result struct {
 	Dir, Run string
 	// Start is the common start time handed to every process.
 	Start time.Time
-	// Elapsed is the run time from Start to the end written in run.jsonl.
-	Elapsed time.Duration
+	// Elapsed is the run time from Start to the end written in run.jsonl
+	// (the model's time); Wall is the same on the host's clock, Dilation
+	// times as long.
+	Elapsed, Wall time.Duration
+	Dilation      int
 	// Interrupted is true when the context was cancelled (Ctrl-C).
 	Interrupted bool
 	// Procs describes every process, the player last.
@@ -245,6 +254,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	if opt.Grace <= 0 {
 		opt.Grace = 3 * time.Second
 	}
+	if opt.Dilation < 1 {
+		opt.Dilation = 1
+	}
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 5 * time.Second
 	}
@@ -313,6 +325,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	sv := l.supervise(ctx)
 	events, end := sv.events, sv.end
 	res.Interrupted, res.Failures, res.Elapsed, res.Unapplied = sv.interrupted, sv.failures, end, sv.unapplied
+	res.Dilation, res.Wall = opt.Dilation, end*time.Duration(opt.Dilation)
 	res.TraceErrors = l.traceErrors()
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
 		if evs, eerr := node.RunFileEvents(s, opt.Run, events, end); eerr == nil {
@@ -352,6 +365,9 @@ func (l *launcher) args(p *proc) []string {
 	}
 	if o.MaxOffset != 0 && p.ids != nil {
 		a = append(a, "--max-offset", o.MaxOffset.String())
+	}
+	if o.Dilation > 1 {
+		a = append(a, "--dilation", strconv.Itoa(o.Dilation))
 	}
 	// The copy has the overrides applied (Sets): they are not passed.
 	return a
@@ -557,7 +573,10 @@ type supervised struct {
 // the end.
 func (l *launcher) supervise(ctx context.Context) (sv supervised) {
 	dur := l.s.Duration.D()
-	endTime := l.start.Add(dur)
+	// at is when model time t comes on the wall clock.
+	k := time.Duration(l.opt.Dilation)
+	at := func(t time.Duration) time.Time { return l.start.Add(t * k) }
+	endTime := at(dur)
 	// A recovery waits for its process's ready line at most until the end.
 	runCtx, stopRun := context.WithDeadline(ctx, endTime)
 	defer stopRun()
@@ -575,11 +594,12 @@ func (l *launcher) supervise(ctx context.Context) (sv supervised) {
 	arm := func() {
 		faultTimer.Stop()
 		if next < len(faults) {
-			faultTimer.Reset(time.Until(l.start.Add(faults[next].At.D())))
+			faultTimer.Reset(time.Until(at(faults[next].At.D())))
 		}
 	}
 	arm()
-	since := func() time.Duration { return max(0, time.Since(l.start)) }
+	// since is the model's time since the start.
+	since := func() time.Duration { return max(0, time.Since(l.start)) / k }
 	// skipped counts the faults not wholly applied; first names the
 	// first of them.
 	skipped, first := 0, ""
@@ -612,7 +632,7 @@ loop:
 			// restarts can follow must not starve the checks and the
 			// progress line below (the timer fires again at once).
 			slice := time.Now().Add(100 * time.Millisecond)
-			for next < len(faults) && !time.Now().Before(l.start.Add(faults[next].At.D())) && time.Now().Before(slice) && !over() {
+			for next < len(faults) && !time.Now().Before(at(faults[next].At.D())) && time.Now().Before(slice) && !over() {
 				f := faults[next]
 				next++
 				whole := true
@@ -669,7 +689,7 @@ loop:
 				if p.inst != nil && !alive(p) {
 					in := p.inst
 					p.reap()
-					if in.err == nil && since() >= dur-time.Second {
+					if in.err == nil && time.Since(l.start) >= (dur*k)-time.Second {
 						continue // ended by itself at the end, a moment before the launcher's timer
 					}
 					msg := fmt.Sprintf("%s (pid %d) ended at %s before the end of the run: %s%s",
@@ -803,8 +823,12 @@ func (l *launcher) progress(el, dur time.Duration) {
 	if errs := l.traceErrors(); len(errs) > 0 {
 		traces = fmt.Sprintf(", %d traces not written (%s)", len(errs), errs[0])
 	}
-	fmt.Fprintf(l.opt.Progress, "run: %s/%s, %d/%d node processes alive, %s%s\n",
-		el.Round(100*time.Millisecond), dur, up, n, player, traces)
+	dil := ""
+	if l.opt.Dilation > 1 {
+		dil = fmt.Sprintf(" (model time, dilated %d times)", l.opt.Dilation)
+	}
+	fmt.Fprintf(l.opt.Progress, "run: %s/%s%s, %d/%d node processes alive, %s%s\n",
+		el.Round(100*time.Millisecond/time.Duration(l.opt.Dilation)), dur, dil, up, n, player, traces)
 }
 
 func (l *launcher) warn(format string, args ...any) {

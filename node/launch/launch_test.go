@@ -275,6 +275,48 @@ func TestFaultScheduleKillsAndRestartsWithTheSameStart(t *testing.T) {
 	}
 }
 
+// TestDilatedFaultSchedule: dilated 4 times, a run of 600 ms lasts 2.4 s,
+// every process is told --dilation 4, and the faults at 200 and 400 ms
+// of the model come 4 times later on the wall clock and are recorded in
+// the model's time.
+func TestDilatedFaultSchedule(t *testing.T) {
+	path := writeScenario(t, 3, "600ms", "faults: [{at: 200ms, crash: [2]}, {at: 400ms, recover: [2]}]\n")
+	began := time.Now()
+	res, err := launch(t, path, Options{Dilation: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(res.Start); took < 4*600*time.Millisecond {
+		t.Errorf("the run ended %v after its start, want 4 times its 600 ms", took)
+	}
+	b, _ := os.ReadFile(filepath.Join(res.Dir, launchtest.ArgsLog))
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.Contains(l, "--dilation 4") {
+			t.Errorf("a node started without --dilation 4: %s", l)
+		}
+	}
+	run, err := trace.ReadDir(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var faults []string
+	for _, e := range run.RunEvents {
+		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+			faults = append(faults, fmt.Sprintf("%s %d", e.Ev, e.Node))
+			at := map[string]time.Duration{trace.EvCrash: 200 * time.Millisecond, trace.EvRecover: 400 * time.Millisecond}[e.Ev]
+			// Undilated, the crash would come at 200 ms of the wall,
+			// 50 ms of the model.
+			if got := time.Duration(e.T); got < at || got > at+150*time.Millisecond {
+				t.Errorf("%s of node 2 recorded at %s of the model, want from %s to %s", e.Ev, got, at, at+150*time.Millisecond)
+			}
+		}
+	}
+	if got, want := strings.Join(faults, ", "), "crash 2, recover 2"; got != want {
+		t.Errorf("run file faults %q, want %q", got, want)
+	}
+	t.Logf("took %v", time.Since(began).Round(time.Millisecond))
+}
+
 func TestCancelStopsEverythingAndWritesWhatWasGathered(t *testing.T) {
 	t.Setenv(launchtest.Env, "ignoreterm=2")
 	path := writeScenario(t, 3, "60s", "")

@@ -8,9 +8,13 @@ import "time"
 // log/usage.json. CPU and RSS come from wait4's rusage of each process.
 type Usage struct {
 	// NodeProcesses is how many node processes ran (restarts not
-	// counted); Elapsed is the run's time, as Result.Elapsed.
+	// counted); Elapsed is the run's time, as Result.Elapsed (the
+	// model's); in dilated time Wall is its length on the host's clock,
+	// which the CPU figures are spent over, and Dilation the dilation.
 	NodeProcesses int           `json:"node_processes"`
 	Elapsed       time.Duration `json:"elapsed_ns"`
+	Wall          time.Duration `json:"wall_ns,omitempty"`
+	Dilation      int           `json:"dilation,omitempty"`
 	// CPU is User plus Sys over every node process.
 	CPU  time.Duration `json:"cpu_ns"`
 	User time.Duration `json:"user_ns"`
@@ -30,6 +34,9 @@ type Usage struct {
 // Usage sums r.Procs: every process but the last, the player.
 func (r *Result) Usage() Usage {
 	u := Usage{Elapsed: r.Elapsed}
+	if r.Dilation > 1 {
+		u.Wall, u.Dilation = r.Wall, r.Dilation
+	}
 	if len(r.Procs) == 0 {
 		return u
 	}

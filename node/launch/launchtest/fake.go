@@ -79,6 +79,7 @@ func run(args []string) error {
 	runName := fs.String("run", "", "")
 	startNS := fs.Int64("start", 0, "")
 	seed := fs.Uint64("seed", 0, "")
+	dilation := fs.Int64("dilation", 1, "")
 	for _, s := range []string{"group", "control", "iface", "key-file", "ttl", "period"} {
 		fs.String(s, "", "")
 	}
@@ -143,7 +144,8 @@ func run(args []string) error {
 		fmt.Printf("ready %d\n", os.Getpid())
 	}
 	start := time.Unix(0, *startNS)
-	end := start.Add(s.Duration.D())
+	k := time.Duration(max(*dilation, 1))
+	end := start.Add(s.Duration.D() * k)
 	if player {
 		return wait(sig, time.Until(end), mode)
 	}
@@ -172,7 +174,7 @@ func run(args []string) error {
 			best, bestV = m.ID, m.Value
 		}
 	}
-	now := func() int64 { return int64(max(0, time.Since(start))) }
+	now := func() int64 { return int64(max(0, time.Since(start)) / k) }
 	for _, id := range ids {
 		write(files[id], &trace.Event{T: now(), Node: id, Ev: trace.EvStart})
 		write(files[id], &trace.Event{T: now(), Node: id, Ev: string(protocol.NoteLeader), Leader: best})
