@@ -370,6 +370,11 @@ func Replay(s *scenario.Scenario, opt Options, sched *Schedule, upTo int, observ
 	return c, nil
 }
 
+// Play replays choices on c, from its current step, up to step upTo (as
+// Replay does): for a caller that needs the Controller before the replay
+// (an observer that reads its step).
+func (c *Controller) Play(choices []Choice, upTo int) error { return c.replay(choices, upTo) }
+
 func (c *Controller) replay(choices []Choice, upTo int) error {
 	for _, ch := range choices {
 		if upTo >= 0 && ch.Step >= upTo {
@@ -663,3 +668,10 @@ func (c *Controller) Nodes() []NodeState {
 	}
 	return out
 }
+
+// Frames is the number of frames put on the air so far (hellos,
+// acknowledgements, relays and retransmissions included).
+func (c *Controller) Frames() uint64 { return c.w.res.Frames }
+
+// Warnings are what the protocol said of doubtful parameters.
+func (c *Controller) Warnings() []string { return c.w.warnings }
