@@ -537,6 +537,12 @@ func (c *Controller) describe(it item) Pending {
 				fin = fmt.Sprintf("%d", f.Final)
 			}
 			p.Text = fmt.Sprintf("%s %d→%s (hop %d, %d→%s)", p.Msg, p.Origin, fin, f.Hops+1, p.From, to)
+			// A hop that cannot reach the destination is the network's
+			// relaying, not the algorithm's delivery.
+			if j, ok := w.byID[f.Final]; ok && p.Class != ClassNetwork && w.medium.Dist(int(f.From), j, max(w.now, it.at)) > w.maxRange {
+				p.Class = ClassNetwork
+				p.Text += " relay hop"
+			}
 		default:
 			p.Text = fmt.Sprintf("%s %d→%s", p.Msg, p.From, to)
 		}
