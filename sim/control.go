@@ -267,7 +267,8 @@ func (c *Controller) Drop(seq uint64) error {
 // ReasonSchedule is the drop reason of a frame a Controller dropped.
 const ReasonSchedule = "schedule"
 
-// Crash crashes node id now, as a fault of the scenario would.
+// Crash crashes node id now (at the time of the next event, if later),
+// as a fault of the scenario would.
 func (c *Controller) Crash(id protocol.NodeID) error {
 	return c.fault(id, true)
 }
@@ -283,6 +284,11 @@ func (c *Controller) fault(id protocol.NodeID, crash bool) error {
 		return fmt.Errorf("no node %d", id)
 	}
 	n := c.w.nodes[i]
+	// It happens at the time of the next event, as a Take does: what the
+	// node's boot queues then comes after the events already due.
+	if h := c.peek(); h != nil {
+		c.w.now = max(c.w.now, h.at)
+	}
 	ch := Choice{Step: c.step}
 	text := fmt.Sprintf("crash node %d", id)
 	switch {

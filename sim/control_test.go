@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	_ "manetlab/ring"
 	"manetlab/scenario"
@@ -134,8 +135,17 @@ func session(t *testing.T, s *scenario.Scenario, dir string) *Controller {
 	if err := c.Crash(8); err == nil {
 		t.Fatal("crashed a node twice")
 	}
+	if err := c.Recover(8); err != nil {
+		t.Fatal(err)
+	}
 	for range 40 {
 		c.Step()
+	}
+	log := c.Log()
+	for i := 1; i < len(log); i++ {
+		if log[i].At < log[i-1].At {
+			t.Fatalf("time went back from step %d (%s at %s) to %d (%s at %s)", i-1, log[i-1].Text, log[i-1].At, i, log[i].Text, log[i].At)
+		}
 	}
 	return c
 }
@@ -145,8 +155,8 @@ func TestScheduleReplaysSession(t *testing.T) {
 	a, b, plain := t.TempDir(), t.TempDir(), t.TempDir()
 	c := session(t, s, a)
 	sched := &Schedule{Seed: s.Seed, Steps: c.Steps(), Choices: c.Choices()}
-	if len(sched.Choices) != 3 {
-		t.Fatalf("choices %+v, want take, drop and crash", sched.Choices)
+	if len(sched.Choices) != 4 {
+		t.Fatalf("choices %+v, want take, drop, crash and recover", sched.Choices)
 	}
 	if _, err := c.Finish(); err != nil {
 		t.Fatal(err)
@@ -173,8 +183,8 @@ func TestScheduleReplaysSession(t *testing.T) {
 	}
 	x, _ := os.ReadFile(filepath.Join(a, "node-8.jsonl"))
 	y, _ := os.ReadFile(filepath.Join(plain, "node-8.jsonl"))
-	if bytes.Equal(x, y) || !bytes.Contains(x, []byte(`"ev":"crash"`)) {
-		t.Fatal("node 8's trace does not show the session's crash")
+	if bytes.Equal(x, y) || !bytes.Contains(x, []byte(`"ev":"crash"`)) || !bytes.Contains(x, []byte(`"ev":"recover"`)) {
+		t.Fatal("node 8's trace does not show the session's crash and recovery")
 	}
 	// A schedule for another scenario fails plainly.
 	other := loadCR(t, "protocol.params.ring=descending")
@@ -245,4 +255,41 @@ func TestFIFOOfReliableChannel(t *testing.T) {
 		}
 	}
 	t.Fatal("no delivery held back by the channel's FIFO order")
+}
+
+func TestChoicesKeepTimeOrder(t *testing.T) {
+	// A recovery queues the node's boot timers (Chang-Roberts' start timer
+	// 1 s on): with the next event further away than that, they must
+	// still come after it, in time order.
+	s := loadCR(t, "radio.hello.period=10s", "radio.hello.timeout=30s")
+	c, err := NewController(s, Options{Out: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for {
+		p, ok := c.Next()
+		if !ok {
+			t.Fatal("no quiet second in the run")
+		}
+		if c.Now() > 2*time.Second && p.At-c.Now() > 1100*time.Millisecond {
+			break
+		}
+		c.Step()
+	}
+	if err := c.Crash(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Recover(3); err != nil {
+		t.Fatal(err)
+	}
+	for range 30 {
+		c.Step()
+	}
+	log := c.Log()
+	for i := 1; i < len(log); i++ {
+		if log[i].At < log[i-1].At {
+			t.Fatalf("time went back from step %d (%s at %s) to %d (%s at %s)", i-1, log[i-1].Text, log[i-1].At, i, log[i].Text, log[i].At)
+		}
+	}
 }
