@@ -293,7 +293,7 @@ func (c *Controller) fault(id protocol.NodeID, crash bool) error {
 	text := fmt.Sprintf("crash node %d", id)
 	switch {
 	case crash && !n.alive:
-		return fmt.Errorf("node %d is down already", id)
+		return fmt.Errorf("node %d is not running (not started yet, or crashed)", id)
 	case !crash && n.alive:
 		return fmt.Errorf("node %d is up", id)
 	case crash:

@@ -21,11 +21,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"manetlab/protocol"
+	"manetlab/protocol/rounds"
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace"
@@ -62,6 +64,7 @@ type Studio struct {
 	branches []sim.Schedule
 	bound    *protocol.Bound
 	boundErr string
+	rounds   bool // a round algorithm (protocol/rounds)
 }
 
 // New builds the session, paused at t = 0 (or at the schedule's last
@@ -75,6 +78,7 @@ func New(cfg Config) (*Studio, error) {
 		cfg.Save = filepath.Join(cfg.Out, "schedule.json")
 	}
 	st := &Studio{cfg: cfg, spec: spec}
+	_, st.rounds = rounds.Lookup(spec.Name)
 	if cx := spec.Complexity; cx != nil && cx.Bound != nil && spec.Goal != protocol.GoalMutex {
 		var ids []protocol.NodeID
 		for _, m := range cfg.Scenario.Members() {
@@ -143,6 +147,7 @@ func (st *Studio) Handler() http.Handler {
 	mux.HandleFunc("GET /api/state", st.api(func(req *request) error { return nil }))
 	mux.HandleFunc("POST /api/step", st.api(st.step))
 	mux.HandleFunc("POST /api/note", st.api(st.note))
+	mux.HandleFunc("POST /api/round", st.api(st.nextRound))
 	mux.HandleFunc("POST /api/take", st.api(func(req *request) error { return st.c.Take(req.Seq) }))
 	mux.HandleFunc("POST /api/drop", st.api(func(req *request) error { return st.c.Drop(req.Seq) }))
 	mux.HandleFunc("POST /api/crash", st.api(func(req *request) error { return st.c.Crash(req.Node) }))
@@ -239,6 +244,30 @@ func (st *Studio) note(req *request) error {
 	return nil
 }
 
+// nextRound steps a round algorithm to its next round: until a node runs
+// a round above every round run so far, then on through the events of
+// that instant (the other nodes' same round, in the synchronizers that
+// start a round everywhere at once).
+func (st *Studio) nextRound(*request) error {
+	if !st.rounds {
+		return fmt.Errorf("%s is not a round algorithm", st.spec.Name)
+	}
+	target := st.obs.maxRound + 1
+	for i := 0; st.obs.maxRound < target; i++ {
+		if i == maxSteps || !st.c.Step() {
+			return fmt.Errorf("no round %d before the end of the run", target)
+		}
+	}
+	now := st.c.Now()
+	for {
+		p, ok := st.c.Next()
+		if !ok || p.At != now {
+			return nil
+		}
+		st.c.Step()
+	}
+}
+
 // rewind rebuilds the run at an earlier step, with the choices made
 // before it; the choices after it are kept as a branch to go back to.
 func (st *Studio) rewind(req *request) error {
@@ -290,7 +319,11 @@ type State struct {
 	End      float64  `json:"end"`
 	Done     bool     `json:"done"`
 	Warnings []string `json:"warnings,omitempty"`
-	Error    string   `json:"error,omitempty"`
+	// Rounds: a round algorithm, which POST /api/round steps round by
+	// round; Round is the highest round run so far.
+	Rounds bool   `json:"rounds,omitempty"`
+	Round  int    `json:"round,omitempty"`
+	Error  string `json:"error,omitempty"`
 
 	Nodes   []NodeView    `json:"nodes"`
 	Pending []sim.Pending `json:"pending"`
@@ -366,7 +399,7 @@ func (st *Studio) state(all bool) *State {
 	c, o, sc := st.c, st.obs, st.cfg.Scenario
 	s := &State{Scenario: sc.Name, Protocol: st.spec.Name, Summary: st.spec.Summary, Goal: string(st.spec.Goal), Seed: sc.Seed,
 		Step: c.Steps(), Now: c.Now().Seconds(), End: c.End().Seconds(), Done: c.Done(), Warnings: c.Warnings(),
-		Choices: c.Choices(), Save: st.cfg.Save}
+		Choices: c.Choices(), Save: st.cfg.Save, Rounds: st.rounds, Round: o.maxRound}
 	if s.Choices == nil {
 		s.Choices = []sim.Choice{}
 	}
@@ -423,15 +456,16 @@ func (st *Studio) state(all bool) *State {
 
 // observer follows the trace as the run writes it.
 type observer struct {
-	c      *sim.Controller
-	kinds  map[string]int // 1 announce, 2 control
-	leader map[protocol.NodeID]protocol.NodeID
-	epoch  map[protocol.NodeID]string
-	inCS   map[protocol.NodeID]bool
-	round  map[protocol.NodeID]string
-	notes  []Note
-	counts Counts
-	mutex  Mutex
+	c        *sim.Controller
+	kinds    map[string]int // 1 announce, 2 control
+	leader   map[protocol.NodeID]protocol.NodeID
+	epoch    map[protocol.NodeID]string
+	inCS     map[protocol.NodeID]bool
+	round    map[protocol.NodeID]string
+	notes    []Note
+	counts   Counts
+	maxRound int
+	mutex    Mutex
 }
 
 func newObserver(spec protocol.Spec) *observer {
@@ -491,6 +525,9 @@ func (o *observer) observe(e *trace.Event) {
 		delete(o.inCS, e.Node)
 	case protocol.NoteRound:
 		o.round[e.Node] = e.Epoch
+		if r, err := strconv.Atoi(e.Epoch); err == nil {
+			o.maxRound = max(o.maxRound, r)
+		}
 	case protocol.NoteElectionStart, protocol.NoteElectionEnd, protocol.NoteParent, protocol.NoteInfo:
 	default:
 		return

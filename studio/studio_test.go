@@ -19,12 +19,18 @@ import (
 	"manetlab/trace/htmlreport/chromiumtest"
 )
 
-func serve(t *testing.T, path string, sets ...string) (*studio.Studio, string) {
+func loadScenario(t *testing.T, path string, sets ...string) *scenario.Scenario {
 	t.Helper()
 	s, err := scenario.Load(path, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+func serve(t *testing.T, path string, sets ...string) (*studio.Studio, string) {
+	t.Helper()
+	s := loadScenario(t, path, sets...)
 	dir := t.TempDir()
 	st, err := studio.New(studio.Config{Scenario: s, Path: path, Sets: sets, Out: filepath.Join(dir, "trace"), Save: filepath.Join(dir, "schedule.json")})
 	if err != nil {

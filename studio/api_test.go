@@ -1,0 +1,112 @@
+package studio_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"manetlab/studio"
+	_ "manetlab/synchronous"
+)
+
+func post(t *testing.T, url, path string, body any) *studio.State {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	r, err := http.Post(url+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %s", path, r.Status)
+	}
+	var s studio.State
+	if err := json.NewDecoder(r.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
+// TestAPIRefusesWhatTheChannelHolds: a token behind an earlier one of
+// the same reliable session is not offered, and taking it says why.
+func TestAPIRefusesWhatTheChannelHolds(t *testing.T) {
+	_, url := serve(t, "../configs/ring-chang-roberts.yaml", "protocol.params.ring=descending")
+	for range 300 {
+		s := post(t, url, "/api/step", map[string]any{"classes": []string{"protocol", "transport"}})
+		for _, p := range s.Pending {
+			if p.Offered {
+				continue
+			}
+			s2 := post(t, url, "/api/take", map[string]any{"seq": p.Seq})
+			if !strings.Contains(s2.Error, "FIFO") || s2.Step != s.Step {
+				t.Fatalf("take of %+v: step %d → %d, error %q", p, s.Step, s2.Step, s2.Error)
+			}
+			return
+		}
+	}
+	t.Fatal("no delivery held back by a channel")
+}
+
+// TestAPIRewindKeepsBranches: a rewind keeps the line it leaves, and
+// opening it comes back to the same state.
+func TestAPIRewindKeepsBranches(t *testing.T) {
+	_, url := serve(t, "../configs/bully.yaml")
+	post(t, url, "/api/step", map[string]any{"n": 12}) // every node booted, elections under way
+	s := post(t, url, "/api/crash", map[string]any{"node": 7})
+	if s.Error != "" || len(s.Choices) != 1 {
+		t.Fatalf("crash: %s", s.Error)
+	}
+	post(t, url, "/api/note", nil)
+	before := post(t, url, "/api/step", map[string]any{"n": 3})
+	back := post(t, url, "/api/rewind", map[string]any{"step": s.Step - 1})
+	if back.Step != s.Step-1 || len(back.Choices) != 0 || len(back.Branches) != 1 || !back.Nodes[6].Alive {
+		t.Fatalf("after the rewind: step %d, choices %v, branches %v, node 7 alive %v", back.Step, back.Choices, back.Branches, back.Nodes[6].Alive)
+	}
+	again := post(t, url, "/api/branch", map[string]any{"branch": 0})
+	if again.Step != before.Step || len(again.Choices) != 1 || again.Nodes[6].Alive || len(again.Branches) != 1 {
+		t.Fatalf("the branch opened at step %d (want %d) with choices %v", again.Step, before.Step, again.Choices)
+	}
+	a, _ := json.Marshal(again.Nodes)
+	b, _ := json.Marshal(before.Nodes)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("the branch's nodes differ:\n%s\n%s", a, b)
+	}
+}
+
+// TestScheduleOpensAtItsLastStep: studio --schedule.
+func TestScheduleOpensAtItsLastStep(t *testing.T) {
+	st, url := serve(t, "../configs/ring-chang-roberts.yaml")
+	post(t, url, "/api/step", map[string]any{"n": 12})
+	s := post(t, url, "/api/crash", map[string]any{"node": 4})
+	s = post(t, url, "/api/step", map[string]any{"n": 5})
+	sched := st.Schedule()
+	sc := loadScenario(t, "../configs/ring-chang-roberts.yaml")
+	st2, err := studio.New(studio.Config{Scenario: sc, Out: t.TempDir(), Schedule: sched})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	if got := st2.Schedule(); got.Steps != s.Step || len(got.Choices) != 1 || got.Choices[0].Crash != 4 {
+		t.Fatalf("opened at %+v, want step %d with the crash of 4", got, s.Step)
+	}
+}
+
+// TestAPIStepsRounds: a round algorithm steps round by round.
+func TestAPIStepsRounds(t *testing.T) {
+	_, url := serve(t, "../configs/sync-timeslice.yaml")
+	s := post(t, url, "/api/round", nil)
+	if !s.Rounds || s.Round != 1 || s.Error != "" {
+		t.Fatalf("after one round: rounds %v, round %d, %s", s.Rounds, s.Round, s.Error)
+	}
+	s = post(t, url, "/api/round", nil)
+	if s.Round != 2 {
+		t.Fatalf("after two rounds: round %d", s.Round)
+	}
+	for _, n := range s.Nodes {
+		if n.Round != "2" {
+			t.Fatalf("node %d in round %q after the second round", n.ID, n.Round)
+		}
+	}
+}
