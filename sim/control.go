@@ -310,6 +310,62 @@ func (c *Controller) fault(id protocol.NodeID, crash bool) error {
 	return nil
 }
 
+// Cut cuts the radio link between nodes a and b: from now on neither
+// hears the other's frames (hellos included, so each loses the other as
+// a neighbour after the hello timeout), wherever they move, until Heal.
+func (c *Controller) Cut(a, b protocol.NodeID) error { return c.link(a, b, true) }
+
+// Heal restores a link cut by hand.
+func (c *Controller) Heal(a, b protocol.NodeID) error { return c.link(a, b, false) }
+
+func (c *Controller) link(a, b protocol.NodeID, cut bool) error {
+	i, ok1 := c.w.byID[a]
+	j, ok2 := c.w.byID[b]
+	switch {
+	case !ok1 || !ok2 || a == b:
+		return fmt.Errorf("no link between %d and %d", a, b)
+	case cut == c.w.isCut(int32(i), int32(j)):
+		if cut {
+			return fmt.Errorf("the link %d–%d is cut already", a, b)
+		}
+		return fmt.Errorf("the link %d–%d is not cut", a, b)
+	}
+	if h := c.peek(); h != nil {
+		c.w.now = max(c.w.now, h.at)
+	}
+	if c.w.cut == nil {
+		c.w.cut = map[[2]int32]bool{}
+	}
+	k := cutKey(int32(i), int32(j))
+	ch := Choice{Step: c.step}
+	text := fmt.Sprintf("cut the link %d–%d", a, b)
+	if cut {
+		c.w.cut[k] = true
+		ch.Cut = []protocol.NodeID{a, b}
+	} else {
+		delete(c.w.cut, k)
+		ch.Heal = []protocol.NodeID{a, b}
+		text = fmt.Sprintf("heal the link %d–%d", a, b)
+	}
+	c.choices = append(c.choices, ch)
+	c.log = append(c.log, Taken{Step: c.step, At: c.w.now, Text: text, Class: ClassChoice, Node: a, Chosen: true})
+	c.step++
+	return nil
+}
+
+func cutKey(i, j int32) [2]int32 {
+	if i > j {
+		i, j = j, i
+	}
+	return [2]int32{i, j}
+}
+
+// isCut reports whether the link between member indices i and j was cut
+// by hand.
+func (w *world) isCut(i, j int32) bool {
+	return w.cut != nil && w.cut[cutKey(i, j)]
+}
+
 // Apply makes choice ch, which must be due now (ch.Step == Steps()).
 func (c *Controller) Apply(ch Choice) error {
 	if ch.Step != c.step {
@@ -335,6 +391,10 @@ func (c *Controller) Apply(ch Choice) error {
 		return c.Crash(ch.Crash)
 	case ch.Recover != 0:
 		return c.Recover(ch.Recover)
+	case len(ch.Cut) == 2:
+		return c.Cut(ch.Cut[0], ch.Cut[1])
+	case len(ch.Heal) == 2:
+		return c.Heal(ch.Heal[0], ch.Heal[1])
 	}
 	return fmt.Errorf("step %d: a choice with nothing to do", ch.Step)
 }
@@ -655,8 +715,10 @@ type NodeState struct {
 	// Describe is the process's own line (protocol.Describer).
 	Describe string `json:"describe,omitempty"`
 	// Neighbors are the nodes within radio range now (higher IDs only,
-	// so that each link is listed once).
+	// so that each link is listed once), but for the links cut by hand,
+	// listed in Cut.
 	Neighbors []protocol.NodeID `json:"neighbors,omitempty"`
+	Cut       []protocol.NodeID `json:"cut,omitempty"`
 }
 
 // Nodes returns every node's state now, in member order.
@@ -671,11 +733,16 @@ func (c *Controller) Nodes() []NodeState {
 		}
 		w.rx = w.medium.Reach(i, w.now, w.rx[:0])
 		for _, rc := range w.rx {
-			if rc.Dist <= w.maxRange && w.nodes[rc.Node].id > n.id {
+			switch {
+			case rc.Dist > w.maxRange || w.nodes[rc.Node].id < n.id:
+			case w.isCut(int32(i), int32(rc.Node)):
+				ns.Cut = append(ns.Cut, w.nodes[rc.Node].id)
+			default:
 				ns.Neighbors = append(ns.Neighbors, w.nodes[rc.Node].id)
 			}
 		}
 		slices.Sort(ns.Neighbors)
+		slices.Sort(ns.Cut)
 		out[i] = ns
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -292,4 +293,47 @@ func TestChoicesKeepTimeOrder(t *testing.T) {
 			t.Fatalf("time went back from step %d (%s at %s) to %d (%s at %s)", i-1, log[i-1].Text, log[i-1].At, i, log[i].Text, log[i].At)
 		}
 	}
+}
+
+func TestCutAndHealALink(t *testing.T) {
+	s := loadCR(t)
+	a, b := t.TempDir(), t.TempDir()
+	c, err := NewController(s, Options{Out: a}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c.Now() < 500*time.Millisecond {
+		c.Step()
+	}
+	if err := c.Cut(1, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Cut(7, 1); err == nil {
+		t.Fatal("cut a link twice")
+	}
+	for _, n := range c.Nodes() {
+		if n.ID == 1 && (slices.Contains(n.Neighbors, 7) || !slices.Contains(n.Cut, 7)) {
+			t.Fatalf("node 1 after the cut: neighbours %v, cut %v", n.Neighbors, n.Cut)
+		}
+	}
+	for c.Now() < 6*time.Second {
+		c.Step()
+	}
+	if err := c.Heal(1, 7); err != nil {
+		t.Fatal(err)
+	}
+	sched := &Schedule{Choices: c.Choices()}
+	if _, err := c.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := os.ReadFile(filepath.Join(a, "node-1.jsonl"))
+	down := strings.Index(string(tr), `"ev":"nbr-down","peer":7`)
+	up := strings.LastIndex(string(tr), `"ev":"nbr-up","peer":7`)
+	if down < 0 || up < down {
+		t.Fatalf("node 1 did not lose 7 after the cut and find it after the heal:\n%s", tr)
+	}
+	if _, err := RunSchedule(s, Options{Out: b}, sched); err != nil {
+		t.Fatal(err)
+	}
+	sameTraces(t, a, b)
 }

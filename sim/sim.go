@@ -174,6 +174,9 @@ type world struct {
 	airSlots  []int // free indices of airs
 	unitDisk  bool
 	unitPower float64 // mW, every frame within the interference range of a unit disk
+	// cut are the links a Controller cut by hand (control.go); nil
+	// without.
+	cut map[[2]int32]bool
 }
 
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +109,21 @@ func TestAPIStepsRounds(t *testing.T) {
 		if n.Round != "2" {
 			t.Fatalf("node %d in round %q after the second round", n.ID, n.Round)
 		}
+	}
+}
+
+func TestAPICutsAndHealsLinks(t *testing.T) {
+	_, url := serve(t, "../configs/ring-chang-roberts.yaml")
+	post(t, url, "/api/step", map[string]any{"n": 3})
+	s := post(t, url, "/api/cut", map[string]any{"node": 7, "peer": 1})
+	if s.Error != "" || !slices.Contains(s.Nodes[0].Cut, 7) || slices.Contains(s.Nodes[0].Neighbors, 7) {
+		t.Fatalf("after cutting 1–7: %q, node 1 %+v", s.Error, s.Nodes[0])
+	}
+	if s = post(t, url, "/api/cut", map[string]any{"node": 1, "peer": 7}); !strings.Contains(s.Error, "cut already") {
+		t.Fatalf("cut twice: %q", s.Error)
+	}
+	s = post(t, url, "/api/heal", map[string]any{"node": 1, "peer": 7})
+	if s.Error != "" || len(s.Nodes[0].Cut) != 0 || !slices.Contains(s.Nodes[0].Neighbors, 7) || len(s.Choices) != 2 {
+		t.Fatalf("after healing 1–7: %q, node 1 %+v, choices %v", s.Error, s.Nodes[0], s.Choices)
 	}
 }

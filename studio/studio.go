@@ -152,6 +152,8 @@ func (st *Studio) Handler() http.Handler {
 	mux.HandleFunc("POST /api/drop", st.api(func(req *request) error { return st.c.Drop(req.Seq) }))
 	mux.HandleFunc("POST /api/crash", st.api(func(req *request) error { return st.c.Crash(req.Node) }))
 	mux.HandleFunc("POST /api/recover", st.api(func(req *request) error { return st.c.Recover(req.Node) }))
+	mux.HandleFunc("POST /api/cut", st.api(func(req *request) error { return st.c.Cut(req.Node, req.Peer) }))
+	mux.HandleFunc("POST /api/heal", st.api(func(req *request) error { return st.c.Heal(req.Node, req.Peer) }))
 	mux.HandleFunc("POST /api/rewind", st.api(st.rewind))
 	mux.HandleFunc("POST /api/branch", st.api(st.branch))
 	mux.HandleFunc("POST /api/save", st.api(st.save))
@@ -175,6 +177,7 @@ type request struct {
 	N       int             `json:"n"`
 	Seq     uint64          `json:"seq"`
 	Node    protocol.NodeID `json:"node"`
+	Peer    protocol.NodeID `json:"peer"` // cut, heal: the link's other end
 	Step    int             `json:"step"`
 	Branch  int             `json:"branch"`
 	// All, on GET /api/state?all=1, lists the network events too.

@@ -54,7 +54,7 @@ func shots(p *chromiumtest.Page, name string) {
 func press(t *testing.T, p *chromiumtest.Page, key string) int {
 	t.Helper()
 	var before int
-	p.Eval(`+document.body.dataset.step`, &before)
+	p.Eval(`document.getElementById("error").textContent = ""; +document.body.dataset.step`, &before)
 	p.Key(key)
 	p.WaitFor(fmt.Sprintf(`+document.body.dataset.step !== %d || document.getElementById("error").textContent`, before), 20*time.Second)
 	var after int
@@ -210,6 +210,13 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	p.Eval(`+document.body.dataset.step`, &now)
 	if err != nil || len(sched.Choices) != 1 || sched.Steps != now {
 		t.Fatalf("saved schedule %+v: %v", sched, err)
+	}
+
+	// Cut the radio link 1–7: click it, press u.
+	p.Click(`#map .linkg[data-a="1"][data-b="7"] .hit`)
+	press(t, p, "u")
+	if c := text(p, `document.querySelector('#map .linkg[data-a="1"][data-b="7"]').getAttribute("class")`); !strings.Contains(c, "cut") {
+		t.Fatalf("the link 1–7 is drawn as %q after the cut", c)
 	}
 }
 
