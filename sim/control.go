@@ -400,9 +400,15 @@ func (c *Controller) Apply(ch Choice) error {
 }
 
 // Finish runs the rest of the run in the simulator's order and closes
-// its traces.
+// its traces. The steps it takes are not logged: on a long run, naming
+// every event would cost more than running it.
 func (c *Controller) Finish() (*Result, error) {
-	for c.Step() {
+	for it := c.peek(); it != nil; it = c.peek() {
+		c.head = nil
+		c.step++
+		c.w.now = it.at
+		c.w.res.Events++
+		c.w.dispatch(*it)
 	}
 	c.closed = true
 	if err := c.w.finish(c.start); err != nil {

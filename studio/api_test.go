@@ -127,3 +127,27 @@ func TestAPICutsAndHealsLinks(t *testing.T) {
 		t.Fatalf("after healing 1–7: %q, node 1 %+v, choices %v", s.Error, s.Nodes[0], s.Choices)
 	}
 }
+
+// TestAPIOnlyForThePage: another site's page can neither act (a form's
+// text/plain POST) nor read through a rebound name.
+func TestAPIOnlyForThePage(t *testing.T) {
+	_, url := serve(t, "../configs/ring-chang-roberts.yaml")
+	r, err := http.Post(url+"/api/crash", "text/plain", strings.NewReader(`{"node": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusUnsupportedMediaType {
+		t.Fatalf("a text/plain POST: %s", r.Status)
+	}
+	req, _ := http.NewRequest("GET", url+"/api/state", nil)
+	req.Host = "evil.example:80"
+	r, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusForbidden {
+		t.Fatalf("a request for another host: %s", r.Status)
+	}
+}

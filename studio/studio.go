@@ -186,6 +186,18 @@ type request struct {
 
 func (st *Studio) api(do func(*request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		// Only this page may act: a POST must be JSON (which another
+		// site's page cannot send without a CORS preflight this server
+		// never answers), and the Host must be the loopback address
+		// (against DNS rebinding).
+		if h := r.Host; !strings.HasPrefix(h, "127.0.0.1:") && !strings.HasPrefix(h, "localhost:") && !strings.HasPrefix(h, "[::1]:") {
+			http.Error(w, "studio: only on 127.0.0.1", http.StatusForbidden)
+			return
+		}
+		if r.Method == http.MethodPost && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+			http.Error(w, "studio: POST application/json only", http.StatusUnsupportedMediaType)
+			return
+		}
 		req := &request{}
 		if r.Method == http.MethodPost && r.ContentLength != 0 {
 			if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(req); err != nil {
