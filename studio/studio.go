@@ -407,8 +407,12 @@ type Branch struct {
 	Choices int `json:"choices"`
 }
 
-// maxPending bounds the pending events listed.
-const maxPending = 400
+// maxPending bounds the pending events listed, maxHistory the steps (the
+// latest).
+const (
+	maxPending = 400
+	maxHistory = 2000
+)
 
 func (st *Studio) state(all bool) *State {
 	c, o, sc := st.c, st.obs, st.cfg.Scenario
@@ -433,6 +437,9 @@ func (st *Studio) state(all bool) *State {
 		if all || t.Class != sim.ClassNetwork && t.Class != sim.ClassStale {
 			s.History = append(s.History, t)
 		}
+	}
+	if len(s.History) > maxHistory {
+		s.History = s.History[len(s.History)-maxHistory:]
 	}
 	if s.History == nil {
 		s.History = []sim.Taken{}
