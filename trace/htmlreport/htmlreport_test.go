@@ -404,3 +404,22 @@ func TestSequenceRelaysCanBeHidden(t *testing.T) {
 		t.Error("the explanation does not say that relays are hidden")
 	}
 }
+
+// TestComplexityFirst: for an algorithm with a theory the page leads with
+// its messages beside the theory (issue 22).
+func TestComplexityFirst(t *testing.T) {
+	s, err := scenario.Load("../../configs/ring-chang-roberts.yaml", []string{"duration=5s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := buildPage(t, dir, Options{})
+	dom := chromiumtest.ReadyDOM(t, path)
+	c, m := strings.Index(dom, `id="complexity"`), strings.Index(dom, `id="metrics-table"`)
+	if c < 0 || m < c || !strings.Contains(dom, "<b>26 election messages</b>") || !strings.Contains(dom, "exactly 26 for this arrangement (matches)") {
+		t.Fatalf("no complexity block before the metrics:\n%.3000s", dom[max(c, 0):])
+	}
+}

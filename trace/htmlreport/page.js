@@ -69,6 +69,19 @@
     document.getElementById("run-info").textContent = info.join(" · ");
     var m = D.metrics;
     var box = document.getElementById("metrics");
+    var cx = m && m.complexity;
+    if (cx && cx.bound && cx.bound.name && !cx.sync) {
+      // The figure a lesson wants first: the algorithm's messages beside
+      // its theory for this arrangement (issue 22).
+      var b = cx.bound, cb = h("div", { id: "complexity" }, box);
+      h("b", {}, cb, cx.messages + " election messages");
+      var th = "theory: " + (b.exact != null ? "exactly " + b.exact + " for this arrangement (" + (cx.messages === b.exact ? "matches" : "differs") + "); " : "") +
+        b.name + " = " + b.value + (b.best != null ? " (best " + b.best + ", worst " + b.worst + ")" : "");
+      h("span", {}, cb, " · " + th);
+      h("div", { "class": "reason" }, cb, "messages the algorithm originated (relays of multi-hop frames apart); announcement " + cx.announce +
+        (cx.control ? ", control " + cx.control : "") + ", the reliable channel's acknowledgements and retransmissions " + cx.transport +
+        "; " + cx.elections + " election(s) in " + fmt(cx.time, 3) + " s");
+    }
     if (m) {
       var t = h("table", { "class": "figs", id: "metrics-table" }, box);
       var hr = h("tr", {}, t);
