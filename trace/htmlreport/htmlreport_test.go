@@ -423,3 +423,22 @@ func TestComplexityFirst(t *testing.T) {
 		t.Fatalf("no complexity block before the metrics:\n%.3000s", dom[max(c, 0):])
 	}
 }
+
+// TestMutexPageHasNoLeaderColumns: a mutual exclusion run's page shows
+// its figures without the election's F, R, T and M, and no leader
+// timeline when nothing elects (issue 22).
+func TestMutexPageHasNoLeaderColumns(t *testing.T) {
+	s, err := scenario.Load("../../configs/mutex-ricart-agrawala.yaml", []string{"duration=8s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := buildPage(t, dir, Options{})
+	dom := chromiumtest.ReadyDOM(t, path)
+	if strings.Contains(dom, `id="metrics-table"`) || !strings.Contains(dom, `id="mutex-table"`) || !regexp.MustCompile(`<section id="timeline-section"[^>]*hidden`).MatchString(dom) {
+		t.Fatal("the mutex page shows leader columns or a leader timeline, or no mutex figures")
+	}
+}

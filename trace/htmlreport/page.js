@@ -82,7 +82,7 @@
         (cx.control ? ", control " + cx.control : "") + ", the reliable channel's acknowledgements and retransmissions " + cx.transport +
         "; " + cx.elections + " election(s) in " + fmt(cx.time, 3) + " s");
     }
-    if (m) {
+    if (m && !m.mutex) { // mutual exclusion: no leader columns (issue 22)
       var t = h("table", { "class": "figs", id: "metrics-table" }, box);
       var hr = h("tr", {}, t);
       ["F", "R", "T (s)", "M bcast", "M ucast", "wrong or unknown"].forEach(function (s) { h("th", {}, hr, s); });
@@ -90,6 +90,8 @@
       [fmt(m.F, 4), fmt(m.R, 3), fmt(m.T, 3), fmt(m.M_bcast, 2), fmt(m.M_ucast, 2), fmt(m.wrong_or_unknown, 4)].forEach(function (s) {
         h("td", { "class": "num" }, r, s);
       });
+    }
+    if (m) {
       if (m.note) h("div", { "class": "reason" }, box, m.note);
       var kinds = Object.keys(m.messages || {}).sort();
       if (kinds.length) {
@@ -482,6 +484,8 @@
   try {
     drawSummary();
     drawTimeline();
+    // A mutual exclusion run without an election has no leaders to show.
+    if (D.metrics && D.metrics.mutex && !D.leaders.some(function (l) { return l && l.length; })) document.getElementById("timeline-section").hidden = true;
     drawSections();
     drawMap();
     var start = 0, m = /(?:^#|&)t=([0-9.]+)/.exec(location.hash);
