@@ -389,7 +389,7 @@
   }
 
   // ---- sequence diagram ----
-  function clip(s, n) { n = Math.max(4, n); return s.length <= n ? s : s.slice(0, n - 1) + "…"; }
+  function seqLabel(m) { return m.kind + " #" + m.seq + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : ""); }
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
     box.textContent = "";
@@ -421,7 +421,20 @@
       (sendsAt[t] || []).forEach(function (m) { m.row = nrows++; rowT.push(t); });
     });
     var left = 80, top = 34, rowH = 18;
-    var colW = Math.max(46, Math.min(110, Math.floor(1000 / S.nodes.length)));
+    // Notes at one node and instant share one dot and one label.
+    var marks = {}, order = [];
+    S.marks.forEach(function (m) {
+      var k = m.node + "@" + m.t;
+      if (!marks[k]) { marks[k] = { node: m.node, t: m.t, texts: [] }; order.push(k); }
+      marks[k].texts.push(m.text);
+    });
+    // Labels are never cut (issue 22): the columns are as wide as the
+    // longest label needs (about 5.5 px a character at 10 px), and the
+    // diagram scrolls.
+    var need = 0;
+    msgs.forEach(function (m) { need = Math.max(need, Math.ceil(seqLabel(m).length * 5.5 / 1.8)); });
+    order.forEach(function (k) { need = Math.max(need, marks[k].texts.join(", ").length * 5.5 + 10); });
+    var colW = Math.max(46, Math.min(110, Math.floor(1000 / S.nodes.length)), need);
     var W = left + colW * S.nodes.length + 80, H = top + rowH * (nrows + 1) + 10;
     var col = {};
     S.nodes.forEach(function (id, k) { col[id] = left + colW * k + colW / 2; });
@@ -445,7 +458,7 @@
     });
     msgs.forEach(function (m) {
       var x1 = col[m.from], y1 = yrow(m.row);
-      var label = m.kind + " #" + m.seq + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : "");
+      var label = seqLabel(m);
       el("circle", { cx: x1, cy: y1, r: 2.5, fill: "#1565c0" }, svg);
       if (!m.recvs.length) {
         var st = el("line", { "class": "send-stub", x1: x1, y1: y1, x2: x1 + colW * 0.3, y2: y1 }, svg);
@@ -459,24 +472,14 @@
         var a = el("line", { "class": "arrow" + (r.drop ? " drop" : ""), x1: x1, y1: y1, x2: x2, y2: y2, "marker-end": r.drop ? "url(#arrowhead-drop)" : "url(#arrowhead)", "data-kind": m.kind }, svg);
         el("title", {}, a, label + " from " + m.from + " at " + m.t.toFixed(6) + " s → " + r.node + " at " + r.t.toFixed(6) + " s" + (r.drop ? " dropped: " + r.drop : ""));
       });
-      // A label longer than about two columns is cut (full text in the
-      // tooltip), so that it does not run over the next lifelines' labels.
-      var kt = el("text", { "class": "kind", x: x1 + 4, y: y1 - 3 }, svg, clip(label, Math.floor(colW * 1.8 / 6)));
+      var kt = el("text", { "class": "kind", x: x1 + 4, y: y1 - 3 }, svg, label);
       el("title", {}, kt, label);
-    });
-    // Notes at one node and instant share one dot and one label, cut to
-    // the column's width (the tooltip has them all).
-    var marks = {}, order = [];
-    S.marks.forEach(function (m) {
-      var k = m.node + "@" + m.t;
-      if (!marks[k]) { marks[k] = { node: m.node, t: m.t, texts: [] }; order.push(k); }
-      marks[k].texts.push(m.text);
     });
     order.forEach(function (k) {
       var m = marks[k], cx = col[m.node], all = m.texts.join(", ");
       var c = el("circle", { "class": "mark", cx: cx, cy: y(m.t), r: 4 }, svg);
       el("title", {}, c, all);
-      var mt = el("text", { "class": "mark-text", x: cx - 6, y: y(m.t) + 11, "text-anchor": "end", "data-node": m.node }, svg, clip(all, Math.floor((colW - 8) / 6)));
+      var mt = el("text", { "class": "mark-text", x: cx - 6, y: y(m.t) + 11, "text-anchor": "end", "data-node": m.node }, svg, all);
       el("title", {}, mt, all);
     });
   }
