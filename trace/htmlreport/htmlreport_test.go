@@ -452,3 +452,35 @@ func TestMutexPageHasNoLeaderColumns(t *testing.T) {
 		t.Fatal("the mutex page shows leader columns or a leader timeline, or no mutex figures")
 	}
 }
+
+// TestElectionsNamedAndFiltered: elections are named by initiator and
+// start; the sequence diagram filters by node and by election (issue 22).
+func TestElectionsNamedAndFiltered(t *testing.T) {
+	s, err := scenario.Load("../../configs/ring-chang-roberts.yaml", []string{"duration=5s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path, d := buildPage(t, dir, Options{})
+	// Every node starts election 1 at 1 s: the lowest ID names it.
+	if len(d.Elections) != 1 || d.Elections[0].Initiator != 1 || d.Elections[0].Start != 1 || d.Elections[0].End == nil {
+		t.Fatalf("elections %+v", d.Elections)
+	}
+	arrows := func(dom string) int {
+		return len(regexp.MustCompile(`<line class="arrow( drop)?"`).FindAllString(dom, -1))
+	}
+	all := chromiumtest.ReadyDOM(t, path)
+	if !strings.Contains(all, "election 1 by node 1 at 1.000 s (over at") || !strings.Contains(all, `data-election="0"`) {
+		t.Fatal("the page does not name election 1 or colour its arrows")
+	}
+	one := chromiumtest.ReadyDOM(t, path+"#node=3")
+	if n, m := arrows(one), arrows(all); n == 0 || n >= m || !strings.Contains(one, "only node 3's sends and receives") {
+		t.Fatalf("node 3's filter: %d arrows of %d", n, m)
+	}
+	if el := chromiumtest.ReadyDOM(t, path+"#election=0"); !strings.Contains(el, "only election 1 by node 1") || arrows(el) == 0 {
+		t.Fatal("the election filter does not show election 1")
+	}
+}

@@ -98,7 +98,15 @@
         h("div", { "class": "reason" }, box, "frames: " + kinds.map(function (k) {
           var c = m.messages[k];
           return k + " " + (c.broadcast + c.unicast);
-        }).join(", ") + "; elections: " + (m.elections ? m.elections.length : 0));
+        }).join(", ") + " (frames on the air, relays and retransmissions included); elections: " + (m.elections ? m.elections.length : 0));
+      }
+      if (D.elections && D.elections.length) {
+        var el0 = h("div", { id: "elections", "class": "reason" }, box, "");
+        D.elections.slice(0, 12).forEach(function (e, i) {
+          var it = h("span", { "class": "election-name" }, el0, (i ? "; " : "") + electionName(e));
+          it.style.color = electionColour(i);
+        });
+        if (D.elections.length > 12) h("span", {}, el0, "; … and " + (D.elections.length - 12) + " more (the election filter lists them all)");
       }
       var x = m.mutex;
       if (x) {
@@ -389,19 +397,38 @@
   }
 
   // ---- sequence diagram ----
+  function electionName(e) {
+    return "election " + e.epoch + " by node " + e.initiator + " at " + e.start.toFixed(3) + " s" + (e.end != null ? " (over at " + e.end.toFixed(3) + " s)" : " (no leader adopted)");
+  }
+  function electionColour(i) { return "hsl(" + ((i * 97 + 210) % 360) + ",70%,38%)"; }
+  // electionAt is the index of the election under way at t: the latest
+  // started at or before t that was not over before t; -1: none.
+  function electionAt(t) {
+    var es = D.elections || [], k = -1;
+    for (var i = 0; i < es.length; i++) if (es[i].start <= t && (es[i].end == null || es[i].end >= t)) k = i;
+    return k;
+  }
   function seqLabel(m) { return m.kind + " #" + m.seq + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : ""); }
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
     box.textContent = "";
     S.nodes = S.nodes || []; // null when no node sent or received in the window
     var relays = document.getElementById("seq-relays").checked;
-    var msgs = S.msgs.filter(function (m) { return relays || !m.relay; });
+    var nodeF = +document.getElementById("seq-node").value, elF = +document.getElementById("seq-election").value;
+    var eF = elF >= 0 ? D.elections[elF] : null;
+    var inElection = function (t) { return !eF || t >= eF.start && t <= (eF.end != null ? eF.end : D.end); };
+    var msgs = S.msgs.filter(function (m) {
+      return (relays || !m.relay) && inElection(m.t) &&
+        (!nodeF || m.from === nodeF || m.recvs.some(function (r) { return r.node === nodeF; }));
+    });
     var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
       "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " +
       "An arrow goes from a send to every receive matched by (from, seq), labelled by kind and seq; dashed red: dropped (reason in the tooltip). " +
       "Time runs downwards, one row per distinct instant (rows are not to scale). Orange dots: notes (leader, election, crash, start). " +
       "Protocol messages only: link acknowledgements and retransmissions and routing control (route requests, replies, errors) are not drawn" +
-      (relays ? "." : "; relays are hidden (" + (S.msgs.length - msgs.length) + ").");
+      (relays ? "." : "; relays are hidden.") + " Arrows are coloured as the election under way when they were sent (see the elections above)" +
+      (nodeF ? "; only node " + nodeF + "'s sends and receives" : "") + (eF ? "; only " + electionName(eF) : "") +
+      (msgs.length < S.msgs.length ? " (" + (S.msgs.length - msgs.length) + " hidden)." : ".");
     if (S.truncated) ex += " " + S.truncated + ".";
     document.getElementById("seq-explain").textContent = ex;
     if (!S.nodes.length) { h("p", { id: "seq-empty" }, box, "No frames in this window."); return; }
@@ -424,6 +451,7 @@
     // Notes at one node and instant share one dot and one label.
     var marks = {}, order = [];
     S.marks.forEach(function (m) {
+      if (nodeF && m.node !== nodeF || !inElection(m.t)) return;
       var k = m.node + "@" + m.t;
       if (!marks[k]) { marks[k] = { node: m.node, t: m.t, texts: [] }; order.push(k); }
       marks[k].texts.push(m.text);
@@ -459,6 +487,7 @@
     msgs.forEach(function (m) {
       var x1 = col[m.from], y1 = yrow(m.row);
       var label = seqLabel(m);
+      var ek = electionAt(m.t); // coloured as the election under way
       el("circle", { cx: x1, cy: y1, r: 2.5, fill: "#1565c0" }, svg);
       if (!m.recvs.length) {
         var st = el("line", { "class": "send-stub", x1: x1, y1: y1, x2: x1 + colW * 0.3, y2: y1 }, svg);
@@ -469,7 +498,8 @@
         if (y2 <= y1) y2 = y1 + rowH * 0.6; // received at the instant it was sent
         if (x2 === undefined) return;
         if (x2 === x1) x2 += 8;
-        var a = el("line", { "class": "arrow" + (r.drop ? " drop" : ""), x1: x1, y1: y1, x2: x2, y2: y2, "marker-end": r.drop ? "url(#arrowhead-drop)" : "url(#arrowhead)", "data-kind": m.kind }, svg);
+        var a = el("line", { "class": "arrow" + (r.drop ? " drop" : ""), x1: x1, y1: y1, x2: x2, y2: y2, "marker-end": r.drop ? "url(#arrowhead-drop)" : "url(#arrowhead)", "data-kind": m.kind, "data-election": ek }, svg);
+        if (!r.drop && ek >= 0) a.style.stroke = electionColour(ek);
         el("title", {}, a, label + " from " + m.from + " at " + m.t.toFixed(6) + " s → " + r.node + " at " + r.t.toFixed(6) + " s" + (r.drop ? " dropped: " + r.drop : ""));
       });
       var kt = el("text", { "class": "kind", x: x1 + 4, y: y1 - 3 }, svg, label);
@@ -499,6 +529,14 @@
     var rl = document.getElementById("seq-relays");
     if (/(?:^#|&)relays=0/.test(location.hash)) rl.checked = false;
     rl.addEventListener("change", drawSequence);
+    var sn = document.getElementById("seq-node"), se = document.getElementById("seq-election");
+    (D.seq.nodes || []).slice().sort(function (a, b) { return a - b; }).forEach(function (id) { h("option", { value: id }, sn, "node " + id); });
+    (D.elections || []).forEach(function (e, i) { h("option", { value: i }, se, electionName(e)); });
+    var hn = /(?:^#|&)node=([0-9]+)/.exec(location.hash), he = /(?:^#|&)election=([0-9]+)/.exec(location.hash);
+    if (hn) sn.value = hn[1];
+    if (he) se.value = he[1];
+    sn.addEventListener("change", drawSequence);
+    se.addEventListener("change", drawSequence);
     drawSequence();
     document.body.setAttribute("data-ready", "1");
   } catch (err) {
