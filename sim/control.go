@@ -140,15 +140,17 @@ func (c *Controller) Next() (Pending, bool) {
 // out; so are those beyond the run's end.
 func (c *Controller) Pending() []Pending {
 	its := c.items()
-	out := make([]Pending, 0, len(its))
-	for _, it := range its {
-		p := c.describe(it)
-		if p.Class == ClassStale {
-			continue
-		}
-		out = append(out, p)
+	all := make([]Pending, len(its))
+	for i, it := range its {
+		all[i] = c.describe(it)
 	}
-	c.offer(its, out)
+	c.offer(its, all) // by index: before the stale ones are left out
+	out := all[:0]
+	for _, p := range all {
+		if p.Class != ClassStale {
+			out = append(out, p)
+		}
+	}
 	return out
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -336,4 +337,35 @@ func TestCutAndHealALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTraces(t, a, b)
+}
+
+func TestNotOfferedIsAboutItself(t *testing.T) {
+	// Stale items (a crashed node's timers) are left out of Pending; the
+	// reasons must still belong to the events they are shown on.
+	s := loadCR(t, "protocol.params.ring=descending")
+	c, err := NewController(s, Options{Out: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	held := 0
+	for i := 0; i < 3000 && c.Step(); i++ {
+		if i == 40 {
+			if err := c.Crash(3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, p := range c.Pending() {
+			if p.Offered {
+				continue
+			}
+			held++
+			if want := fmt.Sprintf("from %d to %d is FIFO", p.Origin, p.Final); p.Type != "deliver" || !strings.Contains(p.Why, want) {
+				t.Fatalf("%+v: not offered for another event's reason (want %q)", p, want)
+			}
+		}
+	}
+	if held == 0 {
+		t.Fatal("nothing held back: the test tests nothing")
+	}
 }
