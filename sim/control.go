@@ -36,6 +36,16 @@ type Controller struct {
 	done    bool
 	closed  bool
 	log     []Taken
+	// got are the multi-hop messages delivered, by origin, origin
+	// sequence number and receiver: the copies still flooding elsewhere
+	// do not hold the next message of their channel back.
+	got map[gotKey]bool
+}
+
+type gotKey struct {
+	origin protocol.NodeID
+	oseq   uint64
+	node   protocol.NodeID
 }
 
 // Taken is one step of a session, as the timeline lists it.
@@ -58,8 +68,15 @@ func NewController(s *scenario.Scenario, opt Options, observe func(*trace.Event)
 	if err != nil {
 		return nil, err
 	}
-	w.out.observe = observe
-	c := &Controller{w: w, start: time.Now(), skip: map[uint64]bool{}}
+	c := &Controller{w: w, start: time.Now(), skip: map[uint64]bool{}, got: map[gotKey]bool{}}
+	w.out.observe = func(e *trace.Event) {
+		if e.Ev == trace.EvRecv && e.Origin != 0 {
+			c.got[gotKey{e.Origin, e.OSeq, e.Node}] = true
+		}
+		if observe != nil {
+			observe(e)
+		}
+	}
 	if err := w.begin(); err != nil {
 		w.out.close()
 		return nil, err
@@ -650,8 +667,9 @@ type channelSeq interface {
 
 // offer decides which pending events Take may take: every one but the
 // frames of a reliable channel that have an earlier frame of the same
-// session, same origin and destination, still pending (the channel
-// delivers in order: it would hold the later one).
+// session, same origin and destination, still pending and not yet at its
+// destination (the channel delivers in order: it would hold the later
+// one).
 func (c *Controller) offer(its []item, ps []Pending) {
 	type session struct {
 		origin, final protocol.NodeID
@@ -673,6 +691,9 @@ func (c *Controller) offer(its []item, ps []Pending) {
 		switch {
 		case it.f.Type == netstack.Flood || it.f.Type == netstack.Data:
 			origin, final = c.w.nodes[it.f.Origin].id, it.f.Final
+			if c.got[gotKey{origin, it.f.OSeq, final}] {
+				return session{}, 0, false // a copy of a message its destination has
+			}
 		case it.f.To >= 0:
 			final = c.w.nodes[it.f.To].id
 		}

@@ -231,29 +231,44 @@ func TestRewindAndRestepIsTheSame(t *testing.T) {
 }
 
 func TestFIFOOfReliableChannel(t *testing.T) {
-	// The descending ring sends many tokens at once: some session has two
-	// frames pending, and the later is not offered.
+	// Hold a token back (take everything else first, but the messages of
+	// its channel): its sender forwards the next token to the same
+	// successor, which must not be offered before the first.
 	s := loadCR(t, "protocol.params.ring=descending")
 	c, err := NewController(s, Options{Out: t.TempDir()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	stepToDelivery(t, c, "token")
+	first, _ := c.Next()
 	for range 2000 {
+		var take *Pending
 		for _, p := range c.Pending() {
-			if p.Offered {
+			if p.Origin == first.Origin && p.Final == first.Final {
+				if !p.Offered {
+					if !strings.Contains(p.Why, "FIFO") || p.Seq == first.Seq {
+						t.Fatalf("%+v not offered for another reason", p)
+					}
+					if err := c.Take(p.Seq); err == nil || !strings.Contains(err.Error(), "FIFO") {
+						t.Fatalf("took %+v: %v", p, err)
+					}
+					if err := c.Take(first.Seq); err != nil {
+						t.Fatalf("the first token of the channel: %v", err)
+					}
+					return
+				}
 				continue
 			}
-			if !strings.Contains(p.Why, "FIFO") {
-				t.Fatalf("%+v not offered for another reason", p)
+			if take == nil && p.Offered {
+				take = &p
 			}
-			if err := c.Take(p.Seq); err == nil || !strings.Contains(err.Error(), "FIFO") {
-				t.Fatalf("took %+v: %v", p, err)
-			}
-			return
 		}
-		if !c.Step() {
+		if take == nil {
 			break
+		}
+		if err := c.Take(take.Seq); err != nil {
+			t.Fatal(err)
 		}
 	}
 	t.Fatal("no delivery held back by the channel's FIFO order")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"manetlab/sim"
 	"manetlab/studio"
 	_ "manetlab/synchronous"
 )
@@ -30,22 +31,34 @@ func post(t *testing.T, url, path string, body any) *studio.State {
 	return &s
 }
 
-// TestAPIRefusesWhatTheChannelHolds: a token behind an earlier one of
-// the same reliable session is not offered, and taking it says why.
+// TestAPIRefusesWhatTheChannelHolds: hold a token back by taking the
+// other events first; its sender's next token to the same node is not
+// offered, and taking it says why.
 func TestAPIRefusesWhatTheChannelHolds(t *testing.T) {
 	_, url := serve(t, "../configs/ring-chang-roberts.yaml", "protocol.params.ring=descending")
-	for range 300 {
-		s := post(t, url, "/api/step", map[string]any{"classes": []string{"protocol", "transport"}})
+	s := post(t, url, "/api/step", map[string]any{"n": 9}) // the boots and the first start timer
+	var first *sim.Pending
+	for i := 0; i < 1000; i++ {
+		var take *sim.Pending
 		for _, p := range s.Pending {
-			if p.Offered {
-				continue
+			switch {
+			case first == nil && p.Msg == "token":
+				first = &p
+			case first != nil && p.Origin == first.Origin && p.Final == first.Final && !p.Offered:
+				s2 := post(t, url, "/api/take", map[string]any{"seq": p.Seq})
+				if !strings.Contains(s2.Error, "FIFO") || s2.Step != s.Step {
+					t.Fatalf("take of %+v: step %d → %d, error %q", p, s.Step, s2.Step, s2.Error)
+				}
+				return
+			case first != nil && p.Origin == first.Origin && p.Final == first.Final:
+			case take == nil && p.Offered:
+				take = &p
 			}
-			s2 := post(t, url, "/api/take", map[string]any{"seq": p.Seq})
-			if !strings.Contains(s2.Error, "FIFO") || s2.Step != s.Step {
-				t.Fatalf("take of %+v: step %d → %d, error %q", p, s.Step, s2.Step, s2.Error)
-			}
-			return
 		}
+		if take == nil {
+			break
+		}
+		s = post(t, url, "/api/take", map[string]any{"seq": take.Seq})
 	}
 	t.Fatal("no delivery held back by a channel")
 }
