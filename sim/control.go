@@ -628,9 +628,15 @@ func (c *Controller) describe(it item) Pending {
 				fin = fmt.Sprintf("%d", f.Final)
 			}
 			p.Text = fmt.Sprintf("%s %d→%s (hop %d, %d→%s)", p.Msg, p.Origin, fin, f.Hops+1, p.From, to)
-			// A hop that cannot reach the destination is the network's
-			// relaying, not the algorithm's delivery.
-			if j, ok := w.byID[f.Final]; ok && p.Class != ClassNetwork && w.medium.Dist(int(f.From), j, max(w.now, it.at)) > w.maxRange {
+			// A hop that cannot reach the destination, or a copy of a
+			// message the destination has, is the network's relaying,
+			// not the algorithm's delivery.
+			switch j, ok := w.byID[f.Final]; {
+			case !ok || p.Class == ClassNetwork:
+			case c.got[gotKey{p.Origin, f.OSeq, f.Final}]:
+				p.Class = ClassNetwork
+				p.Text += " copy (delivered)"
+			case w.medium.Dist(int(f.From), j, max(w.now, it.at)) > w.maxRange:
 				p.Class = ClassNetwork
 				p.Text += " relay hop"
 			}

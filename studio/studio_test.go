@@ -237,8 +237,13 @@ func TestStudioBully(t *testing.T) {
 		}
 	}
 	shots(p, "bully-election.png")
-	for i := 0; i < 60 && text(p, `document.querySelector('#map .node[data-id="1"]').dataset.leader`) != "7"; i++ {
+	var leaders []string
+	for i := 0; i < 80 && strings.Join(leaders, "") != "7777777"; i++ {
 		press(t, p, "n")
+		p.Eval(`[...document.querySelectorAll("#map .node")].map(g => g.dataset.leader)`, &leaders)
+	}
+	if strings.Join(leaders, "") != "7777777" {
+		t.Fatalf("leaders %v, want 7 everywhere after the first election", leaders)
 	}
 	shots(p, "bully-coordinator.png")
 }
