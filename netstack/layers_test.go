@@ -44,7 +44,7 @@ func allowed(pkg, dep string) bool {
 		return !under(dep, "node") && !in(dep, families) && dep != "experiment" && !under(dep, "cmd")
 	case under(pkg, "node"):
 		return dep != "sim" && !under(dep, "sim/") && !in(dep, families) && dep != "experiment" && !under(dep, "cmd")
-	case pkg == "experiment":
+	case pkg == "experiment" || pkg == "studio":
 		return dep == "sim" || in(dep, worldModel) || under(dep, "trace") || under(dep, "protocol") || under(dep, "internal")
 	}
 	return true // cmd, testbed and the test helpers themselves

@@ -22,7 +22,7 @@ fi
 go vet ./...
 go test -count=1 ./...
 # The packages with goroutines, again under the race detector.
-go test -count=1 -race ./sim ./node ./node/launch ./trace/collect ./node/link ./trace/report
+go test -count=1 -race ./sim ./node ./node/launch ./trace/collect ./node/link ./trace/report ./studio
 # Every fuzz target for a few seconds ($FUZZTIME, default 4s; about a minute
 # in all), with a short minimisation (new inputs are minimised for at most
 # 100 ms, so that it does not eat a target's budget: FuzzStream ran 10

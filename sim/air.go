@@ -38,7 +38,7 @@ func (w *world) airStart(it item) {
 	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
 	for _, rc := range w.rx {
 		r := w.nodes[rc.Node]
-		if !r.alive {
+		if !r.alive || w.isCut(f.From, int32(rc.Node)) {
 			continue
 		}
 		sig := netstack.Signal{ID: a.id, Frame: f, Start: w.now, End: end}

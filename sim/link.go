@@ -146,7 +146,7 @@ func (w *world) arrive(it item) {
 		if !r.alive {
 			return
 		}
-		if d := w.medium.Dist(int(f.From), int(f.To), w.now); d <= w.maxRange {
+		if d := w.medium.Dist(int(f.From), int(f.To), w.now); d <= w.maxRange && !w.isCut(f.From, f.To) {
 			r.stack.Heard(f, radio.Hear(w.prop, w.loss, int(f.From), int(f.To), d, r.radioRng))
 		}
 		return
@@ -164,7 +164,7 @@ func (w *world) arrive(it item) {
 	w.warm += warm
 	for _, rc := range w.rx {
 		r := w.nodes[rc.Node]
-		if r.alive {
+		if r.alive && !w.isCut(f.From, int32(rc.Node)) {
 			r.stack.Heard(f, radio.Hear(w.prop, w.loss, int(f.From), rc.Node, rc.Dist, r.radioRng))
 		}
 	}

@@ -42,6 +42,9 @@ type item struct {
 	ref uint64
 	f   *netstack.Frame // itemArrive, itemRelay
 	to  int32           // itemRetx: the link's other end; itemDiscovery: the destination
+	// seq is the item's place in the order of pushes, set by pop: a
+	// pending item's name in a schedule (control.go).
+	seq uint64
 }
 
 // queued is an item as the queue holds it, without its time (kept
@@ -145,5 +148,5 @@ func (q *queue) pop() item {
 			ln.items, ln.head = ln.items[:n], 0
 		}
 	}
-	return item{at: at, kind: v.kind, node: v.node, gen: v.gen, ref: v.ref, f: v.f, to: v.to}
+	return item{at: at, kind: v.kind, node: v.node, gen: v.gen, ref: v.ref, f: v.f, to: v.to, seq: v.seq}
 }

@@ -15,19 +15,8 @@ import (
 
 func (w *world) run() (*Result, error) {
 	start := time.Now()
-	w.res = Result{Dir: w.opt.Out, RunID: w.opt.RunID, Messages: map[string]uint64{}, Warnings: w.warnings}
-	if err := w.writeHeaders(); err != nil {
+	if err := w.begin(); err != nil {
 		return nil, err
-	}
-	w.recordPositions(0)
-	for i := range w.nodes {
-		w.q.push(item{at: 0, kind: itemStart, node: int32(i)})
-	}
-	for i, f := range w.s.Faults {
-		w.q.push(item{at: f.At.D(), kind: itemFault, ref: uint64(i)})
-	}
-	for i, c := range w.s.Workload.Commands {
-		w.q.push(item{at: c.At.D(), kind: itemCommand, ref: uint64(i)})
 	}
 	nextCheck := uint64(1 << 14)
 	lastReport := start
@@ -47,6 +36,39 @@ func (w *world) run() (*Result, error) {
 			}
 		}
 	}
+	if err := w.finish(start); err != nil {
+		return nil, err
+	}
+	if w.opt.Progress != nil && w.res.Wall >= 2*time.Second {
+		w.progress(start)
+	}
+	return &w.res, nil
+}
+
+// begin writes the headers and the first positions and queues the boots,
+// the faults and the workload's commands: the run at t = 0, nothing
+// dispatched yet.
+func (w *world) begin() error {
+	w.res = Result{Dir: w.opt.Out, RunID: w.opt.RunID, Messages: map[string]uint64{}, Warnings: w.warnings}
+	if err := w.writeHeaders(); err != nil {
+		return err
+	}
+	w.recordPositions(0)
+	for i := range w.nodes {
+		w.q.push(item{at: 0, kind: itemStart, node: int32(i)})
+	}
+	for i, f := range w.s.Faults {
+		w.q.push(item{at: f.At.D(), kind: itemFault, ref: uint64(i)})
+	}
+	for i, c := range w.s.Workload.Commands {
+		w.q.push(item{at: c.At.D(), kind: itemCommand, ref: uint64(i)})
+	}
+	return nil
+}
+
+// finish ends the run at its duration: the last positions, the end
+// events, the traces closed; the wall time counts from start.
+func (w *world) finish(start time.Time) error {
 	w.now = w.end
 	w.recordPositions(w.end)
 	w.out.run(&trace.Event{T: int64(w.end), Ev: trace.EvEnd})
@@ -54,15 +76,12 @@ func (w *world) run() (*Result, error) {
 		w.out.node(n.index, &trace.Event{T: int64(w.end), Node: n.id, Ev: trace.EvEnd})
 	}
 	if err := w.out.close(); err != nil {
-		return nil, err
+		return err
 	}
 	w.res.Recording = w.out.rec
 	w.res.Virtual = w.end
 	w.res.Wall = time.Since(start)
-	if w.opt.Progress != nil && w.res.Wall >= 2*time.Second {
-		w.progress(start)
-	}
-	return &w.res, nil
+	return nil
 }
 
 func (w *world) progress(start time.Time) {

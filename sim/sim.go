@@ -173,6 +173,9 @@ type world struct {
 	airFree  []*onAir
 	airSlots []int // free indices of airs
 	air      *netstack.Radio
+	// cut are the links a Controller cut by hand (control.go); nil
+	// without.
+	cut map[[2]int32]bool
 }
 
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {

@@ -58,6 +58,9 @@ type sink struct {
 	recs     []*trace.RecordedFile
 	flush    int // flushAt, flushClosed or flushCombined
 	first    int // capacity of a new buffer
+	// observe, when not nil, sees every event as it is written (a
+	// Controller's observer, control.go).
+	observe func(e *trace.Event)
 }
 
 type chunk struct {
@@ -160,6 +163,9 @@ func (s *sink) node(i int, e *trace.Event) {
 func (s *sink) run(e *trace.Event) { s.add(len(s.paths)-1, e) }
 
 func (s *sink) add(i int, e *trace.Event) {
+	if s.observe != nil {
+		s.observe(e)
+	}
 	b := s.bufs[i]
 	if b == nil {
 		select {

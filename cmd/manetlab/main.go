@@ -41,6 +41,7 @@ func newApp() *cli.App {
    manetlab protocols`,
 		Commands: []*cli.Command{
 			simCommand(),
+			studioCommand(),
 			sweepCommand(),
 			runCommand(),
 			mobilityCommand(),

@@ -20,7 +20,7 @@ func simCommand() *cli.Command {
 		Name:      "sim",
 		Usage:     "run a scenario in the deterministic simulator (virtual time)",
 		ArgsUsage: "SCENARIO.yaml",
-		UsageText: `manetlab sim SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
+		UsageText: `manetlab sim SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json] [--schedule FILE]
 
 Examples:
    manetlab sim configs/quickstart.yaml
@@ -32,12 +32,18 @@ trace file per node (or, from 1,000 nodes or with trace.layout: combined, every
 node in nodes.jsonl) plus run.jsonl to --out, then prints a summary: the leader
 of each connected component at the end and whether it is the component's best
 node, messages by kind, and election time. The same scenario and seed write
-byte-identical traces.`,
+byte-identical traces.
+
+With --schedule, the choices of a studio session (a schedule file,
+docs/studio.md: messages taken out of order, frames dropped, nodes crashed
+by hand) are replayed at the steps they were made, then the run goes on in
+the simulator's order to its end: the session's traces, byte for byte.`,
 		Flags: append(scenarioFlags(),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/NAME-seedN)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the run to `FILE` (go tool pprof)"},
+			scheduleFlag("replay a studio session's schedule `FILE` (docs/studio.md)"),
 			&cli.StringFlag{Name: "memprofile", Usage: "write Go heap profiles to `FILE` (at the end of the simulation) and FILE.end (after the summary)"},
 		),
 		Action: func(c *cli.Context) error {
@@ -48,7 +54,7 @@ byte-identical traces.`,
 				}
 				defer stop()
 			}
-			s, err := loadScenario(c)
+			s, sched, err := loadScheduled(c)
 			if err != nil {
 				return err
 			}
@@ -66,7 +72,12 @@ byte-identical traces.`,
 			if !c.Bool("quiet") {
 				opt.Progress = os.Stderr
 			}
-			res, err := sim.Run(s, opt)
+			var res *sim.Result
+			if sched != nil {
+				res, err = sim.RunSchedule(s, opt, sched)
+			} else {
+				res, err = sim.Run(s, opt)
+			}
 			if err != nil {
 				return err
 			}

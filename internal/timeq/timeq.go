@@ -94,3 +94,12 @@ func (a *entry[T]) before(b *entry[T]) bool {
 	}
 	return a.seq < b.seq
 }
+
+// Each calls f with every queued value and its time, in no particular
+// order (heap order): for a driver that lists what is pending, not for
+// taking values in time order.
+func (q *Queue[T]) Each(f func(at time.Duration, v T)) {
+	for i := range q.items {
+		f(q.items[i].at, q.items[i].v)
+	}
+}

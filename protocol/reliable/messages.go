@@ -70,3 +70,9 @@ func Messages[T protocol.Message]() []protocol.Message {
 	}
 	return []protocol.Message{Data[T]{}, Ack{}}
 }
+
+// ChannelSeq is d's place in its channel: the sender's incarnation, the
+// session and the sequence number. A driver that lets a person reorder
+// deliveries (the simulator's Controller) reads it to keep each
+// session's FIFO order, without knowing T.
+func (d Data[T]) ChannelSeq() (inc uint64, conn, seq uint32) { return d.Inc, d.Conn, d.Seq }

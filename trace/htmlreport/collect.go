@@ -34,6 +34,10 @@ type collector struct {
 	faults []fault
 
 	firstElection, firstRequest int64 // -1: none seen
+	// elections are the first election-start of each epoch (at most
+	// maxElections epochs), in the order first seen.
+	elections map[string]*electionFirst
+	epochs    []string
 
 	// sample: leader segments and tree edges are kept for nodes whose
 	// ID is a multiple of it (a power of 2; 1: every node).
@@ -132,6 +136,7 @@ func (c *collector) visit(id protocol.NodeID, e *trace.Event) {
 	switch e.Ev {
 	case string(protocol.NoteElectionStart):
 		c.firstElection = first(c.firstElection, e.T)
+		c.electionStart(id, e)
 	case string(protocol.NoteCSRequest):
 		c.firstRequest = first(c.firstRequest, e.T)
 	}
@@ -323,5 +328,35 @@ func (c *collector) resample() {
 	}
 	if c.changes > c.opt.MaxChanges {
 		c.resample()
+	}
+}
+
+// maxElections bounds the elections the page names.
+const maxElections = 200
+
+// electionFirst is an epoch's first election-start: its initiator.
+type electionFirst struct {
+	t    int64
+	node protocol.NodeID
+}
+
+// electionStart records id's election-start e: the first of its epoch
+// names the election (ties to the lower ID, whatever the read order).
+// Starts without an epoch (bully's) name nothing: their elections cannot
+// be told apart.
+func (c *collector) electionStart(id protocol.NodeID, e *trace.Event) {
+	if e.Epoch == "" {
+		return // a protocol that does not number its elections
+	}
+	if c.elections == nil {
+		c.elections = map[string]*electionFirst{}
+	}
+	f := c.elections[e.Epoch]
+	switch {
+	case f == nil && len(c.epochs) < maxElections:
+		c.elections[e.Epoch] = &electionFirst{e.T, id}
+		c.epochs = append(c.epochs, e.Epoch)
+	case f != nil && (e.T < f.t || e.T == f.t && id < f.node):
+		f.t, f.node = e.T, id
 	}
 }

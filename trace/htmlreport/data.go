@@ -10,6 +10,7 @@
 package htmlreport
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -149,6 +150,10 @@ type Data struct {
 	Metrics  *analysis.MetricsReport `json:"metrics,omitempty"`
 	Check    *analysis.CheckReport   `json:"check,omitempty"`
 	Problems []string                `json:"problems,omitempty"`
+	// Elections name the run's elections readably: the epoch, its
+	// initiator (the first election-start of the epoch) and its start,
+	// with its end from the metrics; in start order.
+	Elections []ElectionName `json:"elections,omitempty"`
 }
 
 // Frame is the map at one instant: X, Y per node (metres, 0.1 m
@@ -361,6 +366,7 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	page := *metrics
 	page.PerNode, page.Problems = nil, nil
 	d.Metrics = &page
+	d.nameElections(c, metrics)
 	for k, p := range check.Problems {
 		if k == 20 {
 			d.Problems = append(d.Problems, fmt.Sprintf("... %d more", len(check.Problems)-20))
@@ -371,4 +377,27 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	check.Problems = nil
 	d.Check = check
 	return d, metrics, nil
+}
+
+// ElectionName is one election as the page names it: "election 3 by
+// node 5 at 1.000 s".
+type ElectionName struct {
+	Epoch     string   `json:"epoch"`
+	Initiator uint32   `json:"initiator"`
+	Start     float64  `json:"start"`
+	End       *float64 `json:"end,omitempty"` // when the last participant adopted a leader under it
+}
+
+func (d *Data) nameElections(c *collector, m *analysis.MetricsReport) {
+	ends := map[string]*float64{}
+	if m != nil {
+		for _, e := range m.Elections {
+			ends[e.Epoch] = e.End
+		}
+	}
+	for _, ep := range c.epochs {
+		f := c.elections[ep]
+		d.Elections = append(d.Elections, ElectionName{Epoch: ep, Initiator: uint32(f.node), Start: secs(f.t), End: ends[ep]})
+	}
+	slices.SortStableFunc(d.Elections, func(a, b ElectionName) int { return cmp.Compare(a.Start, b.Start) })
 }

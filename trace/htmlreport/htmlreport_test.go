@@ -404,3 +404,83 @@ func TestSequenceRelaysCanBeHidden(t *testing.T) {
 		t.Error("the explanation does not say that relays are hidden")
 	}
 }
+
+// TestComplexityFirst: for an algorithm with a theory the page leads with
+// its messages beside the theory, and the sequence diagram's labels are
+// never cut (issue 22).
+func TestComplexityFirst(t *testing.T) {
+	// 16 nodes: columns too narrow for the longer labels at their least
+	// width.
+	s, err := scenario.Load("../../configs/ring-chang-roberts.yaml", []string{"duration=5s", "nodes.count=16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := buildPage(t, dir, Options{})
+	dom := chromiumtest.ReadyDOM(t, path)
+	c, m := strings.Index(dom, `id="complexity"`), strings.Index(dom, `id="metrics-table"`)
+	count := regexp.MustCompile(`<b>(\d+) election messages</b>`).FindStringSubmatch(dom)
+	if c < 0 || m < c || count == nil || !strings.Contains(dom, "exactly "+count[1]+" for this arrangement (matches)") {
+		t.Fatalf("no complexity block before the metrics:\n%.3000s", dom[max(c, 0):])
+	}
+	// The sequence diagram's labels are whole: "transport-ack #3 →7".
+	seq := dom[strings.Index(dom, `id="seq-svg"`):]
+	seq = seq[:strings.Index(seq, "</svg>")]
+	if strings.Contains(seq, "…") || !strings.Contains(seq, ">transport-ack #") {
+		t.Fatal("the sequence diagram cuts its labels")
+	}
+}
+
+// TestMutexPageHasNoLeaderColumns: a mutual exclusion run's page shows
+// its figures without the election's F, R, T and M, and no leader
+// timeline when nothing elects (issue 22).
+func TestMutexPageHasNoLeaderColumns(t *testing.T) {
+	s, err := scenario.Load("../../configs/mutex-ricart-agrawala.yaml", []string{"duration=8s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := buildPage(t, dir, Options{})
+	dom := chromiumtest.ReadyDOM(t, path)
+	if strings.Contains(dom, `id="metrics-table"`) || !strings.Contains(dom, `id="mutex-table"`) || !regexp.MustCompile(`<section id="timeline-section"[^>]*hidden`).MatchString(dom) {
+		t.Fatal("the mutex page shows leader columns or a leader timeline, or no mutex figures")
+	}
+}
+
+// TestElectionsNamedAndFiltered: elections are named by initiator and
+// start; the sequence diagram filters by node and by election (issue 22).
+func TestElectionsNamedAndFiltered(t *testing.T) {
+	s, err := scenario.Load("../../configs/ring-chang-roberts.yaml", []string{"duration=5s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path, d := buildPage(t, dir, Options{})
+	// Every node starts election 1 at 1 s: the lowest ID names it.
+	if len(d.Elections) != 1 || d.Elections[0].Initiator != 1 || d.Elections[0].Start != 1 || d.Elections[0].End == nil {
+		t.Fatalf("elections %+v", d.Elections)
+	}
+	arrows := func(dom string) int {
+		return len(regexp.MustCompile(`<line class="arrow( drop)?"`).FindAllString(dom, -1))
+	}
+	all := chromiumtest.ReadyDOM(t, path)
+	if !strings.Contains(all, "election 1 by node 1 at 1.000 s (over at") || !strings.Contains(all, `data-election="0"`) {
+		t.Fatal("the page does not name election 1 or colour its arrows")
+	}
+	one := chromiumtest.ReadyDOM(t, path+"#node=3")
+	if n, m := arrows(one), arrows(all); n == 0 || n >= m || !strings.Contains(one, "only node 3's sends and receives") {
+		t.Fatalf("node 3's filter: %d arrows of %d", n, m)
+	}
+	if el := chromiumtest.ReadyDOM(t, path+"#election=0"); !strings.Contains(el, "only election 1 by node 1") || arrows(el) == 0 {
+		t.Fatal("the election filter does not show election 1")
+	}
+}

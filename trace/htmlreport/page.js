@@ -69,7 +69,20 @@
     document.getElementById("run-info").textContent = info.join(" · ");
     var m = D.metrics;
     var box = document.getElementById("metrics");
-    if (m) {
+    var cx = m && m.complexity;
+    if (cx && cx.bound && cx.bound.name && !cx.sync) {
+      // The figure a lesson wants first: the algorithm's messages beside
+      // its theory for this arrangement (issue 22).
+      var b = cx.bound, cb = h("div", { id: "complexity" }, box);
+      h("b", {}, cb, cx.messages + " election messages");
+      var th = "theory: " + (b.exact != null ? "exactly " + b.exact + " for this arrangement (" + (cx.messages === b.exact ? "matches" : "differs") + "); " : "") +
+        b.name + " = " + b.value + (b.best != null ? " (best " + b.best + ", worst " + b.worst + ")" : "");
+      h("span", {}, cb, " · " + th);
+      h("div", { "class": "reason" }, cb, "messages the algorithm originated (relays of multi-hop frames apart); announcement " + cx.announce +
+        (cx.control ? ", control " + cx.control : "") + ", the reliable channel's acknowledgements and retransmissions " + cx.transport +
+        "; " + cx.elections + " election(s) in " + fmt(cx.time, 3) + " s");
+    }
+    if (m && !m.mutex) { // mutual exclusion: no leader columns (issue 22)
       var t = h("table", { "class": "figs", id: "metrics-table" }, box);
       var hr = h("tr", {}, t);
       ["F", "R", "T (s)", "M bcast", "M ucast", "wrong or unknown"].forEach(function (s) { h("th", {}, hr, s); });
@@ -77,13 +90,23 @@
       [fmt(m.F, 4), fmt(m.R, 3), fmt(m.T, 3), fmt(m.M_bcast, 2), fmt(m.M_ucast, 2), fmt(m.wrong_or_unknown, 4)].forEach(function (s) {
         h("td", { "class": "num" }, r, s);
       });
+    }
+    if (m) {
       if (m.note) h("div", { "class": "reason" }, box, m.note);
       var kinds = Object.keys(m.messages || {}).sort();
       if (kinds.length) {
         h("div", { "class": "reason" }, box, "frames: " + kinds.map(function (k) {
           var c = m.messages[k];
           return k + " " + (c.broadcast + c.unicast);
-        }).join(", ") + "; elections: " + (m.elections ? m.elections.length : 0));
+        }).join(", ") + " (frames on the air, relays and retransmissions included); elections: " + (m.elections ? m.elections.length : 0));
+      }
+      if (D.elections && D.elections.length) {
+        var el0 = h("div", { id: "elections", "class": "reason" }, box, "");
+        D.elections.slice(0, 12).forEach(function (e, i) {
+          var it = h("span", { "class": "election-name" }, el0, (i ? "; " : "") + electionName(e));
+          it.style.color = electionColour(i);
+        });
+        if (D.elections.length > 12) h("span", {}, el0, "; … and " + (D.elections.length - 12) + " more (the election filter lists them all)");
       }
       var x = m.mutex;
       if (x) {
@@ -374,19 +397,38 @@
   }
 
   // ---- sequence diagram ----
-  function clip(s, n) { n = Math.max(4, n); return s.length <= n ? s : s.slice(0, n - 1) + "…"; }
+  function electionName(e) {
+    return "election " + e.epoch + " by node " + e.initiator + " at " + e.start.toFixed(3) + " s" + (e.end != null ? " (over at " + e.end.toFixed(3) + " s)" : " (no leader adopted)");
+  }
+  function electionColour(i) { return "hsl(" + ((i * 97 + 210) % 360) + ",70%,38%)"; }
+  // electionAt is the index of the election under way at t: the latest
+  // started at or before t that was not over before t; -1: none.
+  function electionAt(t) {
+    var es = D.elections || [], k = -1;
+    for (var i = 0; i < es.length; i++) if (es[i].start <= t && (es[i].end == null || es[i].end >= t)) k = i;
+    return k;
+  }
+  function seqLabel(m) { return m.kind + " #" + m.seq + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : ""); }
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
     box.textContent = "";
     S.nodes = S.nodes || []; // null when no node sent or received in the window
     var relays = document.getElementById("seq-relays").checked;
-    var msgs = S.msgs.filter(function (m) { return relays || !m.relay; });
+    var nodeF = +document.getElementById("seq-node").value, elF = +document.getElementById("seq-election").value;
+    var eF = elF >= 0 ? D.elections[elF] : null;
+    var inElection = function (t) { return !eF || t >= eF.start && t <= (eF.end != null ? eF.end : D.end); };
+    var msgs = S.msgs.filter(function (m) {
+      return (relays || !m.relay) && inElection(m.t) &&
+        (!nodeF || m.from === nodeF || m.recvs.some(function (r) { return r.node === nodeF; }));
+    });
     var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
       "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " +
       "An arrow goes from a send to every receive matched by (from, seq), labelled by kind and seq; dashed red: dropped (reason in the tooltip). " +
       "Time runs downwards, one row per distinct instant (rows are not to scale). Orange dots: notes (leader, election, crash, start). " +
       "Protocol messages only: link acknowledgements and retransmissions and routing control (route requests, replies, errors) are not drawn" +
-      (relays ? "." : "; relays are hidden (" + (S.msgs.length - msgs.length) + ").");
+      (relays ? "." : "; relays are hidden.") + " Arrows are coloured as the election under way when they were sent (see the elections above)" +
+      (nodeF ? "; only node " + nodeF + "'s sends and receives" : "") + (eF ? "; only " + electionName(eF) : "") +
+      (msgs.length < S.msgs.length ? " (" + (S.msgs.length - msgs.length) + " hidden)." : ".");
     if (S.truncated) ex += " " + S.truncated + ".";
     document.getElementById("seq-explain").textContent = ex;
     if (!S.nodes.length) { h("p", { id: "seq-empty" }, box, "No frames in this window."); return; }
@@ -406,7 +448,21 @@
       (sendsAt[t] || []).forEach(function (m) { m.row = nrows++; rowT.push(t); });
     });
     var left = 80, top = 34, rowH = 18;
-    var colW = Math.max(46, Math.min(110, Math.floor(1000 / S.nodes.length)));
+    // Notes at one node and instant share one dot and one label.
+    var marks = {}, order = [];
+    S.marks.forEach(function (m) {
+      if (nodeF && m.node !== nodeF || !inElection(m.t)) return;
+      var k = m.node + "@" + m.t;
+      if (!marks[k]) { marks[k] = { node: m.node, t: m.t, texts: [] }; order.push(k); }
+      marks[k].texts.push(m.text);
+    });
+    // Labels are never cut (issue 22): the columns are as wide as the
+    // longest label needs (about 5.5 px a character at 10 px), and the
+    // diagram scrolls.
+    var need = 0;
+    msgs.forEach(function (m) { need = Math.max(need, Math.ceil(seqLabel(m).length * 5.5 / 1.8)); });
+    order.forEach(function (k) { need = Math.max(need, marks[k].texts.join(", ").length * 5.5 + 10); });
+    var colW = Math.max(46, Math.min(110, Math.floor(1000 / S.nodes.length)), need);
     var W = left + colW * S.nodes.length + 80, H = top + rowH * (nrows + 1) + 10;
     var col = {};
     S.nodes.forEach(function (id, k) { col[id] = left + colW * k + colW / 2; });
@@ -430,7 +486,8 @@
     });
     msgs.forEach(function (m) {
       var x1 = col[m.from], y1 = yrow(m.row);
-      var label = m.kind + " #" + m.seq + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : "");
+      var label = seqLabel(m);
+      var ek = electionAt(m.t); // coloured as the election under way
       el("circle", { cx: x1, cy: y1, r: 2.5, fill: "#1565c0" }, svg);
       if (!m.recvs.length) {
         var st = el("line", { "class": "send-stub", x1: x1, y1: y1, x2: x1 + colW * 0.3, y2: y1 }, svg);
@@ -441,27 +498,18 @@
         if (y2 <= y1) y2 = y1 + rowH * 0.6; // received at the instant it was sent
         if (x2 === undefined) return;
         if (x2 === x1) x2 += 8;
-        var a = el("line", { "class": "arrow" + (r.drop ? " drop" : ""), x1: x1, y1: y1, x2: x2, y2: y2, "marker-end": r.drop ? "url(#arrowhead-drop)" : "url(#arrowhead)", "data-kind": m.kind }, svg);
+        var a = el("line", { "class": "arrow" + (r.drop ? " drop" : ""), x1: x1, y1: y1, x2: x2, y2: y2, "marker-end": r.drop ? "url(#arrowhead-drop)" : "url(#arrowhead)", "data-kind": m.kind, "data-election": ek }, svg);
+        if (!r.drop && ek >= 0) a.style.stroke = electionColour(ek);
         el("title", {}, a, label + " from " + m.from + " at " + m.t.toFixed(6) + " s → " + r.node + " at " + r.t.toFixed(6) + " s" + (r.drop ? " dropped: " + r.drop : ""));
       });
-      // A label longer than about two columns is cut (full text in the
-      // tooltip), so that it does not run over the next lifelines' labels.
-      var kt = el("text", { "class": "kind", x: x1 + 4, y: y1 - 3 }, svg, clip(label, Math.floor(colW * 1.8 / 6)));
+      var kt = el("text", { "class": "kind", x: x1 + 4, y: y1 - 3 }, svg, label);
       el("title", {}, kt, label);
-    });
-    // Notes at one node and instant share one dot and one label, cut to
-    // the column's width (the tooltip has them all).
-    var marks = {}, order = [];
-    S.marks.forEach(function (m) {
-      var k = m.node + "@" + m.t;
-      if (!marks[k]) { marks[k] = { node: m.node, t: m.t, texts: [] }; order.push(k); }
-      marks[k].texts.push(m.text);
     });
     order.forEach(function (k) {
       var m = marks[k], cx = col[m.node], all = m.texts.join(", ");
       var c = el("circle", { "class": "mark", cx: cx, cy: y(m.t), r: 4 }, svg);
       el("title", {}, c, all);
-      var mt = el("text", { "class": "mark-text", x: cx - 6, y: y(m.t) + 11, "text-anchor": "end", "data-node": m.node }, svg, clip(all, Math.floor((colW - 8) / 6)));
+      var mt = el("text", { "class": "mark-text", x: cx - 6, y: y(m.t) + 11, "text-anchor": "end", "data-node": m.node }, svg, all);
       el("title", {}, mt, all);
     });
   }
@@ -469,6 +517,8 @@
   try {
     drawSummary();
     drawTimeline();
+    // A mutual exclusion run without an election has no leaders to show.
+    if (D.metrics && D.metrics.mutex && !D.leaders.some(function (l) { return l && l.length; })) document.getElementById("timeline-section").hidden = true;
     drawSections();
     drawMap();
     var start = 0, m = /(?:^#|&)t=([0-9.]+)/.exec(location.hash);
@@ -479,6 +529,14 @@
     var rl = document.getElementById("seq-relays");
     if (/(?:^#|&)relays=0/.test(location.hash)) rl.checked = false;
     rl.addEventListener("change", drawSequence);
+    var sn = document.getElementById("seq-node"), se = document.getElementById("seq-election");
+    (D.seq.nodes || []).slice().sort(function (a, b) { return a - b; }).forEach(function (id) { h("option", { value: id }, sn, "node " + id); });
+    (D.elections || []).forEach(function (e, i) { h("option", { value: i }, se, electionName(e)); });
+    var hn = /(?:^#|&)node=([0-9]+)/.exec(location.hash), he = /(?:^#|&)election=([0-9]+)/.exec(location.hash);
+    if (hn) sn.value = hn[1];
+    if (he) se.value = he[1];
+    sn.addEventListener("change", drawSequence);
+    se.addEventListener("change", drawSequence);
     drawSequence();
     document.body.setAttribute("data-ready", "1");
   } catch (err) {

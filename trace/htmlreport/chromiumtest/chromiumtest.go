@@ -3,7 +3,8 @@
 // draw. It finds the browser, skips a test without one (scripts/deps.sh
 // installs it), and dumps a page's DOM after its scripts ran.
 //
-// It imports only the standard library.
+// It imports the standard library and golang.org/x/net/websocket (the
+// DevTools protocol of Page, cdp.go).
 package chromiumtest
 
 import (

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"manetlab/studio"
+)
+
+func studioCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "studio",
+		Usage:     "step through a simulator run in the browser: pick the next message, crash a node, rewind",
+		ArgsUsage: "SCENARIO.yaml",
+		UsageText: `manetlab studio SCENARIO.yaml [--set path=value]... [--seed N] [--port P] [--schedule FILE] [--out DIR]
+
+Examples:
+   manetlab studio configs/ring-chang-roberts.yaml
+   manetlab studio configs/bully.yaml --port 8080
+   manetlab studio configs/ring-chang-roberts.yaml --schedule lesson.json`,
+		Description: `Serves a page on 127.0.0.1 (the URL is printed; nothing on it loads from the
+network) on a simulator run paused at t = 0: the map with the messages in
+flight, every node's belief and state, the pending events in the order the
+simulator would take them, the counts beside theory. Step (space), step to
+the next note (n), run and pause (r), deliver a chosen message or fire a
+timer now (click an event, d), drop a frame (x), crash or recover a node
+(click it, c, v), cut or heal a radio link (click it, u), step a round (o),
+rewind (b, the slider, the history) and branch; save (s)
+writes the session's schedule, which 'manetlab sim --schedule FILE' replays
+to the same traces and 'studio --schedule FILE' opens at its last step.
+See docs/studio.md.`,
+		Flags: append(scenarioFlags(),
+			&cli.IntFlag{Name: "port", Usage: "TCP port on 127.0.0.1 (0: any free one)", Value: 0},
+			scheduleFlag("open the session of a schedule `FILE` at its last step"),
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "the session's trace directory (default: a temporary one)"},
+			&cli.StringFlag{Name: "save", Usage: "where 'save' writes the schedule (default ./schedule.json)"},
+		),
+		Action: func(c *cli.Context) error {
+			s, sched, err := loadScheduled(c)
+			if err != nil {
+				return err
+			}
+			out := c.String("out")
+			if out == "" {
+				if out, err = os.MkdirTemp("", "manetlab-studio-"); err != nil {
+					return err
+				}
+				defer os.RemoveAll(out)
+			}
+			save := c.String("save")
+			if save == "" {
+				save = "schedule.json"
+			}
+			if save, err = filepath.Abs(save); err != nil {
+				return err
+			}
+			sets := c.StringSlice("set")
+			if sched != nil {
+				sets = append(append([]string(nil), sched.Set...), sets...)
+			}
+			st, err := studio.New(studio.Config{Scenario: s, Path: c.Args().First(), Sets: sets, Out: out, Schedule: sched, Save: save})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", c.Int("port")))
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Handler: st.Handler()}
+			fmt.Fprintf(c.App.Writer, "studio: %s on %s, seed %d: http://%s/ (Ctrl-C to stop; save writes %s)\n",
+				s.Protocol.Name, s.Path, s.Seed, ln.Addr(), save)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			go func() {
+				<-ctx.Done()
+				srv.Close()
+			}()
+			if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+				return err
+			}
+			return nil
+		},
+	}
+}

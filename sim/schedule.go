@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"manetlab/protocol"
+)
+
+// Schedule is a session of a Controller as a file (JSON, docs/studio.md):
+// the choices made, each at the step it was made, and the step the
+// session stood at. Replayed on the same scenario and seed it reaches the
+// same state, and `manetlab sim --schedule` writes the same traces.
+type Schedule struct {
+	// Scenario, Seed and Set say what the session ran (the file path as
+	// given, the seed, the --set overrides); `sim --schedule` takes Seed
+	// and Set when its command line gives none.
+	Scenario string   `json:"scenario,omitempty"`
+	Seed     uint64   `json:"seed,omitempty"`
+	Set      []string `json:"set,omitempty"`
+	// Steps is where the session stood when saved; the studio opens there.
+	Steps   int      `json:"steps"`
+	Choices []Choice `json:"choices"`
+}
+
+// Choice is one decision, made after Step steps: take a pending event
+// next (Take, its Pending.Seq), drop a frame in flight (Drop), crash or
+// recover a node, cut or heal a radio link. What is the event as the studio listed it; a replay
+// checks it, so that a schedule applied to another scenario fails
+// plainly instead of choosing something else.
+type Choice struct {
+	Step    int             `json:"step"`
+	Take    uint64          `json:"take,omitempty"`
+	Drop    uint64          `json:"drop,omitempty"`
+	Crash   protocol.NodeID `json:"crash,omitempty"`
+	Recover protocol.NodeID `json:"recover,omitempty"`
+	// Cut and Heal name a radio link by its two nodes.
+	Cut  []protocol.NodeID `json:"cut,omitempty"`
+	Heal []protocol.NodeID `json:"heal,omitempty"`
+	What string            `json:"what,omitempty"`
+}
+
+// ReadSchedule reads a schedule file.
+func ReadSchedule(path string) (*Schedule, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	var s Schedule
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		return nil, fmt.Errorf("schedule %s: %w", path, err)
+	}
+	last := 0
+	for i, ch := range s.Choices {
+		n := 0
+		if len(ch.Cut) != 0 && len(ch.Cut) != 2 || len(ch.Heal) != 0 && len(ch.Heal) != 2 {
+			return nil, fmt.Errorf("schedule %s: choice %d: a link is two nodes, [a, b]", path, i+1)
+		}
+		for _, set := range []bool{ch.Take != 0, ch.Drop != 0, ch.Crash != 0, ch.Recover != 0, len(ch.Cut) == 2, len(ch.Heal) == 2} {
+			if set {
+				n++
+			}
+		}
+		switch {
+		case n != 1:
+			return nil, fmt.Errorf("schedule %s: choice %d: exactly one of take, drop, crash, recover, cut, heal", path, i+1)
+		case ch.Step < last:
+			return nil, fmt.Errorf("schedule %s: choice %d: step %d comes before the previous choice's %d", path, i+1, ch.Step, last)
+		}
+		last = ch.Step + 1
+	}
+	return &s, nil
+}
+
+// JSON is the schedule as its file holds it: indented, one choice a line.
+func (s *Schedule) JSON() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{\n")
+	if s.Scenario != "" {
+		fmt.Fprintf(&b, "  \"scenario\": %s,\n", mustJSON(s.Scenario))
+	}
+	fmt.Fprintf(&b, "  \"seed\": %d,\n", s.Seed)
+	if len(s.Set) > 0 {
+		fmt.Fprintf(&b, "  \"set\": %s,\n", mustJSON(s.Set))
+	}
+	fmt.Fprintf(&b, "  \"steps\": %d,\n  \"choices\": [", s.Steps)
+	for i, ch := range s.Choices {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "\n    %s", mustJSON(ch))
+	}
+	if len(s.Choices) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("]\n}\n")
+	return b.Bytes()
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,249 @@
+package studio_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "manetlab/bully"
+	_ "manetlab/ring"
+	"manetlab/scenario"
+	"manetlab/sim"
+	"manetlab/studio"
+	"manetlab/trace/htmlreport/chromiumtest"
+)
+
+func loadScenario(t *testing.T, path string, sets ...string) *scenario.Scenario {
+	t.Helper()
+	s, err := scenario.Load(path, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func serve(t *testing.T, path string, sets ...string) (*studio.Studio, string) {
+	t.Helper()
+	s := loadScenario(t, path, sets...)
+	dir := t.TempDir()
+	st, err := studio.New(studio.Config{Scenario: s, Path: path, Sets: sets, Out: filepath.Join(dir, "trace"), Save: filepath.Join(dir, "schedule.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(st.Handler())
+	t.Cleanup(func() { srv.Close(); st.Close() })
+	return st, srv.URL
+}
+
+// shots is where the tests write the screenshots of docs/studio.md
+// (MANETLAB_STUDIO_SHOTS=docs/studio), or "" for none.
+func shots(p *chromiumtest.Page, name string) {
+	if dir := os.Getenv("MANETLAB_STUDIO_SHOTS"); dir != "" {
+		p.Screenshot(filepath.Join(dir, name))
+	}
+}
+
+// press presses a key that changes the session's step and waits until
+// the page shows the new state.
+func press(t *testing.T, p *chromiumtest.Page, key string) int {
+	t.Helper()
+	var before int
+	p.Eval(`document.getElementById("error").textContent = ""; +document.body.dataset.step`, &before)
+	p.Key(key)
+	p.WaitFor(fmt.Sprintf(`+document.body.dataset.step !== %d || document.getElementById("error").textContent`, before), 20*time.Second)
+	var after int
+	p.Eval(`+document.body.dataset.step`, &after)
+	return after
+}
+
+type row struct {
+	Seq     int    `json:"seq"`
+	Text    string `json:"text"`
+	Offered bool   `json:"offered"`
+}
+
+func pendingRows(p *chromiumtest.Page) []row {
+	var rows []row
+	p.Eval(`[...document.querySelectorAll("#pending tr[data-seq]")].map(r => ({seq: +r.dataset.seq, text: r.querySelector(".text").firstChild.textContent, offered: r.dataset.offered === "true"}))`, &rows)
+	return rows
+}
+
+func text(p *chromiumtest.Page, js string) string {
+	var s string
+	p.Eval(js, &s)
+	return s
+}
+
+// TestStudioChangRobertsInChromium is a lesson on Chang-Roberts as a
+// user clicks through it: step, deliver a token out of order, crash a
+// node, rewind; the page must show the chosen delivery first, the nodes'
+// states and the counts beside theory.
+func TestStudioChangRobertsInChromium(t *testing.T) {
+	st, url := serve(t, "../configs/ring-chang-roberts.yaml")
+	p := chromiumtest.Open(t, url+"/", 1400, 1000)
+	p.WaitFor(`document.body.dataset.ready === "1"`, 30*time.Second)
+	var nodes int
+	p.Eval(`document.querySelectorAll("#map .node").length`, &nodes)
+	if nodes != 8 {
+		t.Fatalf("%d nodes on the map, want 8", nodes)
+	}
+	if rows := pendingRows(p); len(rows) != 8 || !strings.HasPrefix(rows[0].Text, "start node 1") {
+		t.Fatalf("at t = 0 the pending events are %+v, want the 8 boots", rows)
+	}
+
+	// Step (space) until two tokens are in flight.
+	var tokens []row
+	for i := 0; i < 60 && len(tokens) < 2; i++ {
+		press(t, p, " ")
+		tokens = tokens[:0]
+		for _, r := range pendingRows(p) {
+			if strings.HasPrefix(r.Text, "token") && r.Offered {
+				tokens = append(tokens, r)
+			}
+		}
+	}
+	if len(tokens) < 2 {
+		t.Fatal("never two tokens in flight")
+	}
+	if d := text(p, `document.querySelector('#nodes tr[data-id="1"] .describe').textContent`); !strings.Contains(d, "participant, election 1") {
+		t.Fatalf("node 1 describes itself as %q after sending its token", d)
+	}
+	// Deliver the last token in flight first: select its row, press d.
+	pick := tokens[len(tokens)-1]
+	p.Click(fmt.Sprintf(`#pending tr[data-seq="%d"]`, pick.Seq))
+	p.WaitFor(fmt.Sprintf(`document.querySelector('#pending tr[data-seq="%d"]').classList.contains("sel")`, pick.Seq), 5*time.Second)
+	shots(p, "cr-pick.png")
+	chosenStep := press(t, p, "d") - 1
+	last := text(p, `document.querySelector("#history li:last-child").textContent`)
+	if !strings.Contains(last, pick.Text) || !strings.Contains(last, "(chosen)") {
+		t.Fatalf("the last step shown is %q, want the chosen %q first", last, pick.Text)
+	}
+	for _, r := range pendingRows(p) {
+		if r.Seq == pick.Seq {
+			t.Fatalf("the chosen token %q is still pending", pick.Text)
+		}
+	}
+	if e := text(p, `document.getElementById("error").textContent`); e != "" {
+		t.Fatalf("error shown: %s", e)
+	}
+
+	// Crash node 8 (click it on the map, press c).
+	p.Click(`#map .node[data-id="8"]`)
+	press(t, p, "c")
+	if a := text(p, `document.querySelector('#map .node[data-id="8"]').dataset.alive`); a != "false" {
+		t.Fatalf("node 8 alive=%s after the crash", a)
+	}
+	if d := text(p, `document.querySelector('#nodes tr[data-id="8"] .leader').textContent`); d != "crashed" {
+		t.Fatalf("node 8's row says %q", d)
+	}
+	// Step note by note: Chang-Roberts assumes no failures, so the ring
+	// is broken; the channel gives up on 8 and the page says so.
+	notes := func() string { return text(p, `document.getElementById("notes").textContent`) }
+	for i := 0; i < 60 && !strings.Contains(notes(), "did not acknowledge"); i++ {
+		press(t, p, "n")
+	}
+	if !strings.Contains(notes(), "node 8 did not acknowledge") {
+		t.Fatalf("no note of 8 unreachable: %s", notes())
+	}
+	for id := 1; id <= 7; id++ {
+		if l := text(p, fmt.Sprintf(`document.querySelector('#map .node[data-id="%d"]').dataset.leader`, id)); l == "8" {
+			t.Fatalf("node %d follows the crashed 8", id)
+		}
+	}
+	theory := text(p, `document.getElementById("theory").textContent`)
+	if !strings.Contains(theory, "exactly 26 for this arrangement") || !strings.Contains(theory, "= 36") {
+		t.Fatalf("theory shown: %q", theory)
+	}
+	if s := st.Schedule(); len(s.Choices) != 2 {
+		t.Fatalf("choices %+v, want the delivery and the crash", s.Choices)
+	}
+	shots(p, "cr-crash.png")
+
+	// Rewind to just after the chosen delivery (click it in the history):
+	// node 8 is alive again, the crash is kept as a branch.
+	p.Click(fmt.Sprintf(`#history li[data-step="%d"]`, chosenStep))
+	p.WaitFor(fmt.Sprintf(`+document.body.dataset.step === %d`, chosenStep+1), 20*time.Second)
+	if a := text(p, `document.querySelector('#map .node[data-id="8"]').dataset.alive`); a != "true" {
+		t.Fatalf("node 8 alive=%s after rewinding before the crash", a)
+	}
+	if last := text(p, `document.querySelector("#history li:last-child").textContent`); !strings.Contains(last, pick.Text) {
+		t.Fatalf("after the rewind the last step is %q, want the chosen %q", last, pick.Text)
+	}
+	if b := text(p, `document.getElementById("branches").textContent`); !strings.Contains(b, "branch 1") {
+		t.Fatalf("no branch kept: %q", b)
+	}
+	if s := st.Schedule(); len(s.Choices) != 1 || s.Choices[0].What != pick.Text {
+		t.Fatalf("after the rewind the schedule is %+v", s)
+	}
+
+	// Without the crash the election ends as theory says, the token
+	// taken out of order included: 26 tokens, every node follows 8.
+	var leaders []string
+	for i := 0; i < 80 && strings.Join(leaders, "") != "88888888"; i++ {
+		press(t, p, "n")
+		p.Eval(`[...document.querySelectorAll("#map .node")].map(g => g.dataset.leader)`, &leaders)
+	}
+	var count int
+	p.Eval(`+document.getElementById("elect-count").textContent`, &count)
+	if count != 26 || strings.Join(leaders, "") != "88888888" {
+		t.Fatalf("after the election: %d election messages (want 26), leaders %v", count, leaders)
+	}
+	shots(p, "cr-elected.png")
+	// Save (s): the file replays the session.
+	p.Key("s")
+	p.WaitFor(`document.getElementById("error").textContent.startsWith("saved")`, 10*time.Second)
+	var state struct{ Save string }
+	r, err := http.Get(url + "/api/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewDecoder(r.Body).Decode(&state)
+	r.Body.Close()
+	sched, err := sim.ReadSchedule(state.Save)
+	var now int
+	p.Eval(`+document.body.dataset.step`, &now)
+	if err != nil || len(sched.Choices) != 1 || sched.Steps != now {
+		t.Fatalf("saved schedule %+v: %v", sched, err)
+	}
+
+	// Cut the radio link 1–7: click it, press u.
+	p.Click(`#map .linkg[data-a="1"][data-b="7"] .hit`)
+	press(t, p, "u")
+	if c := text(p, `document.querySelector('#map .linkg[data-a="1"][data-b="7"]').getAttribute("class")`); !strings.Contains(c, "cut") {
+		t.Fatalf("the link 1–7 is drawn as %q after the cut", c)
+	}
+}
+
+// TestStudioBully takes the screenshots of the bully lesson (with
+// MANETLAB_STUDIO_SHOTS) and checks the first election: node 7 the
+// coordinator, every other node following it.
+func TestStudioBully(t *testing.T) {
+	if os.Getenv("MANETLAB_STUDIO_SHOTS") == "" {
+		t.Skip("the screenshots of docs/studio.md's bully lesson (MANETLAB_STUDIO_SHOTS=docs/studio)")
+	}
+	_, url := serve(t, "../configs/bully.yaml")
+	p := chromiumtest.Open(t, url+"/", 1400, 1000)
+	p.WaitFor(`document.body.dataset.ready === "1"`, 30*time.Second)
+	for i := 0; i < 30; i++ {
+		press(t, p, " ")
+		if strings.Contains(text(p, `document.querySelector('#nodes tr[data-id="4"] .describe').textContent`), "waiting for an OK") {
+			break
+		}
+	}
+	shots(p, "bully-election.png")
+	var leaders []string
+	for i := 0; i < 80 && strings.Join(leaders, "") != "7777777"; i++ {
+		press(t, p, "n")
+		p.Eval(`[...document.querySelectorAll("#map .node")].map(g => g.dataset.leader)`, &leaders)
+	}
+	if strings.Join(leaders, "") != "7777777" {
+		t.Fatalf("leaders %v, want 7 everywhere after the first election", leaders)
+	}
+	shots(p, "bully-coordinator.png")
+}
