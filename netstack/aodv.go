@@ -308,9 +308,19 @@ func (s *Stack) requestRoute(dest int32, d *discovery) {
 	a.seq++
 	a.rreqID++
 	a.seen[rreqKey{s.self, a.rreqID}] = s.now() + c.pathDiscovery()
-	f := s.scratch(Frame{Type: RREQ, To: -1, Origin: s.self, OSeq: a.rreqID, OrigSeq: a.seq, Final: s.cfg.IDs[dest],
-		DestSeq: s.lastSeq(dest), TTL: uint8(d.ttl), Bytes: rreqBytes})
-	s.transmitNew(f, trace.Event{Ev: trace.EvRREQ, Bytes: rreqBytes, Origin: s.id, OSeq: a.rreqID, To: f.Final, Hops: 1})
+	rreq := Frame{Type: RREQ, To: -1, Origin: s.self, OSeq: a.rreqID, OrigSeq: a.seq, Final: s.cfg.IDs[dest],
+		DestSeq: s.lastSeq(dest), TTL: uint8(d.ttl), Bytes: rreqBytes}
+	if s.cfg.MAC != nil {
+		// On the DCF medium the request waits a jitter, as relays do
+		// (RFC 5148; ns-3's AODV jitters every broadcast by 0-10 ms):
+		// nodes whose discoveries start together, and retry together
+		// after the same waits, would otherwise collide at every try.
+		jitter := time.Duration(s.rng.Int64N(int64(s.cfg.RelayJitter)))
+		s.d.SetTimer(jitter, Timer{Kind: TimerRelay, Frame: &rreq})
+	} else {
+		f := s.scratch(rreq)
+		s.transmitNew(f, trace.Event{Ev: trace.EvRREQ, Bytes: rreqBytes, Origin: s.id, OSeq: a.rreqID, To: f.Final, Hops: 1})
+	}
 	wait := c.ringTraversal(d.ttl)
 	if d.ttl >= c.NetDiameter {
 		wait = c.netTraversal() << d.retries
