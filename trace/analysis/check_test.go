@@ -392,3 +392,23 @@ func TestCheckPartitionSeenByNeighbourDiscovery(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCrashWithinAStep: node 3, the best of a line 1-2-3, crashes at
+// 20.01 s and recovers at 20.05 s, between two instants of the 100 ms
+// step, and leads again from 20.6 s. Its component changed: it must settle
+// again, not be judged settled since 1 s with node 3 following no one
+// (a false invalid under fault schedules denser than the step).
+func TestCheckCrashWithinAStep(t *testing.T) {
+	scen := lineScenario(t, 3, 60*time.Second)
+	dir := t.TempDir()
+	runEvs := []trace.Event{{T: sec(20.01), Node: 3, Ev: trace.EvCrash}, {T: sec(20.05), Node: 3, Ev: trace.EvRecover}}
+	synthRun(t, dir, scen, 60*time.Second, runEvs, map[protocol.NodeID][]trace.Event{
+		1: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")},
+		2: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")},
+		3: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3"), ev(20.01, trace.EvCrash), ev(20.05, trace.EvStart), leaderAt(20.6, 3, "2.3")},
+	})
+	p := property(t, mustCheck(t, dir), PropStableLeader)
+	if p.Verdict != Valid || p.Checked == 0 {
+		t.Errorf("stable-leader %s over %d (%s), want valid", p.Verdict, p.Checked, p.Reason)
+	}
+}

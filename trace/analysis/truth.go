@@ -129,7 +129,7 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	if !r.hasRunFile {
 		return nil, fmt.Errorf("no %s: the scenario is unknown", trace.RunFileName)
 	}
-	sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil)
+	sc, err := r.scenario()
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: the scenario recorded in the header: %w", r.headerFile, err)
 	}
@@ -404,6 +404,11 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 			f := tr.faults[fi]
 			if s.alive[f.i] != f.up {
 				s.alive[f.i], dirty = f.up, true
+				// A change even when undone within the step (a crash
+				// and its recovery between two instants): the node's
+				// process started again, and its component must settle
+				// again (no longer judged settled since before).
+				sig[f.i] = 0
 			}
 			fi++
 		}
