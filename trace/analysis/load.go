@@ -9,6 +9,7 @@ import (
 
 	"manetlab/internal/intern"
 	"manetlab/protocol"
+	"manetlab/scenario"
 	"manetlab/trace"
 )
 
@@ -106,6 +107,14 @@ type run struct {
 	header     trace.Event
 	headerFile string
 	hasRunFile bool
+	// parsed is the scenario of header, parsed once (scenario): a
+	// fault-dense header costs about 30 times its size to parse, and
+	// half a dozen checks read it.
+	parsed struct {
+		text string
+		sc   *scenario.Scenario
+		err  error
+	}
 	hosts      map[protocol.NodeID]string
 	procs      []*proc // the run file's first (id 0), then nodes by ID
 	byID       map[protocol.NodeID]*proc
@@ -535,4 +544,14 @@ func problemStrings(ps []trace.Problem) []string {
 		out[i] = p.String()
 	}
 	return out
+}
+
+// scenario parses the scenario recorded in the run header, once for the
+// same header text. Callers must not change it.
+func (r *run) scenario() (*scenario.Scenario, error) {
+	if r.parsed.sc == nil && r.parsed.err == nil || r.parsed.text != r.header.Scenario {
+		r.parsed.text = r.header.Scenario
+		r.parsed.sc, r.parsed.err = scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil)
+	}
+	return r.parsed.sc, r.parsed.err
 }
