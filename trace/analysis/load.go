@@ -48,6 +48,9 @@ const (
 	// is uncertain in the ground truth (truth.go, observedDown).
 	tNbrUp
 	tNbrDown
+	// A real node's counters (text kept): frames it refused by sender
+	// make those links uncertain (truth.go, noteObservedDown).
+	tStats
 )
 
 var evTypes = map[string]evType{
@@ -60,7 +63,7 @@ var evTypes = map[string]evType{
 	string(protocol.NoteSync): tSync, string(protocol.NoteRound): tRound,
 	string(protocol.NoteSafe): tSafe, string(protocol.NoteLate): tLate,
 	trace.EvAck: tAck, trace.EvRetx: tRetx, trace.EvRREQ: tRREQ, trace.EvRREP: tRREP, trace.EvRERR: tRERR,
-	trace.EvNbrUp: tNbrUp, trace.EvNbrDown: tNbrDown,
+	trace.EvNbrUp: tNbrUp, trace.EvNbrDown: tNbrDown, trace.EvStats: tStats,
 }
 
 // event is one trace event in compact form: the fields the analysis uses,
@@ -493,7 +496,7 @@ func (r *run) compact(e *trace.Event) event {
 	if c.typ == tDrop && e.Reason != "" && e.Origin != 0 {
 		c.text = r.str(e.Reason) // a multi-hop message's drop (routing.go)
 	}
-	if e.Text != "" && (c.typ == tCommand || c.typ >= tSync && c.typ < tNbrUp || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go); sync notes: rounds.go
+	if e.Text != "" && (c.typ == tCommand || c.typ >= tSync && c.typ < tNbrUp || c.typ == tStats || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go); sync notes: rounds.go
 		c.text = r.str(e.Text)
 	}
 	return c
