@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"manetlab/protocol"
+	"manetlab/trace"
 )
 
 // Reasons are the labels of rejected datagrams: the wire decoder's
@@ -102,7 +103,7 @@ func (s Stats) String() string {
 
 // RefusedFromPrefix names a count of Stats.RefusedFrom in the stats
 // line: "refused-from-3=12" (docs/trace.md).
-const RefusedFromPrefix = "refused-from-"
+const RefusedFromPrefix = trace.StatsRefusedFrom
 
 // counters are updated by the reader goroutines and the loop alike.
 type counters struct {
