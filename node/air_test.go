@@ -142,7 +142,7 @@ func TestAirJudgedByStamps(t *testing.T) {
 // TestAirLagQuantiles: the lag's median and 90th percentile, rounded up
 // to a power of two microseconds.
 func TestAirLagQuantiles(t *testing.T) {
-	c := newCounters()
+	c := newCounters(nil)
 	for range 5 {
 		c.lag(30 * time.Microsecond) // bucket [16, 32)
 	}

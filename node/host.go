@@ -202,7 +202,6 @@ func newHost(opt Options) (*Host, error) {
 		frames: make(chan []rxFrame, 16),
 		quit:   make(chan struct{}),
 		timer:  time.NewTimer(time.Hour),
-		cnt:    newCounters(),
 		log:    newRateLog(opt.Log, LogPeriod),
 		done:   make(chan struct{}),
 	}
@@ -212,6 +211,11 @@ func newHost(opt Options) (*Host, error) {
 	for _, m := range h.members {
 		h.index[m.ID] = m.Index
 	}
+	byIndex := make([]protocol.NodeID, len(h.members))
+	for _, m := range h.members {
+		byIndex[m.Index] = m.ID
+	}
+	h.cnt = newCounters(byIndex)
 	h.codec = h.codec.WithBounds(h.bodyBounds())
 	h.ext = h.extent()
 	h.senders = make([]netstack.Window, len(h.members))
@@ -493,7 +497,14 @@ func (h *Host) read(c *link.Conn) {
 // false (counted and logged) if not.
 func (h *Host) decode(d []byte, f *wire.Frame) bool {
 	if err := wire.Decode(d, h.opt.Key, f); err != nil {
-		h.reject(wire.Reason(err), "%d bytes: %v", len(d), err)
+		reason := wire.Reason(err)
+		h.reject(reason, "%d bytes: %v", len(d), err)
+		if reason == "hmac" || reason == "no-hmac" {
+			// Counted by the sender it claims, when of this run.
+			if t, run, from, ok := wire.Claimed(d); ok && run == h.runID && t != wire.TypeLocation {
+				h.refuse(from)
+			}
+		}
 		return false
 	}
 	if f.Run != h.runID {
@@ -501,6 +512,15 @@ func (h *Host) decode(d []byte, f *wire.Frame) bool {
 		return false
 	}
 	return true
+}
+
+// refuse counts a frame of member from refused for one of
+// RefusedReasons (Stats.RefusedFrom); a sender that is no member is not
+// counted.
+func (h *Host) refuse(from protocol.NodeID) {
+	if i, ok := h.index[from]; ok {
+		h.cnt.refused[i].Add(1)
+	}
 }
 
 // reject counts a dropped datagram and logs it at a limited rate.

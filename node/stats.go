@@ -3,11 +3,16 @@ package node
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
 )
 
 // Reasons are the labels of rejected datagrams: the wire decoder's
@@ -59,7 +64,22 @@ type Stats struct {
 	// Dilation is the run clock's (Options.Dilation; 1: none). AirLag is
 	// in the run clock's time: the host's lag divided by it.
 	Dilation int
+	// RefusedFrom counts, per member that sent them, the frames refused
+	// for a reason that says they do not get through from that member
+	// although the radio model may carry them (RefusedReasons): a key
+	// that is not the run's, a clock too far ahead, a body or air
+	// section this node cannot accept. For the HMAC reasons the sender is
+	// the one the frame claims. Members with none are left out.
+	RefusedFrom map[protocol.NodeID]uint64
 }
+
+// RefusedReasons are the reasons counted by sender in Stats.RefusedFrom.
+// Left out: the radio model's (own, range, loss, collision, half-duplex),
+// which the ground truth models; duplicate, a copy of what got through;
+// stale, a replay (a sender's current frames pass); run, sender and
+// location, no member of this run sent them; and the reasons of a
+// header that does not decode.
+var RefusedReasons = []string{"hmac", "no-hmac", "clock", "code", "body", "length", "field", "value", "member", "air"}
 
 // String formats the counters on one line, as the trace's stats event and
 // the log carry them: "received=N delivered=N sent=N short=N ...", zero
@@ -72,6 +92,11 @@ func (s Stats) String() string {
 			fmt.Fprintf(&b, " %s=%d", r, n)
 		}
 	}
+	for _, id := range slices.Sorted(maps.Keys(s.RefusedFrom)) {
+		if n := s.RefusedFrom[id]; n > 0 {
+			fmt.Fprintf(&b, " %s%d=%d", RefusedFromPrefix, id, n)
+		}
+	}
 	if s.Air > 0 {
 		fmt.Fprintf(&b, " air-frames=%d air-skewed=%d air-lag-p50-us=%d air-lag-p90-us=%d",
 			s.Air, s.AirSkewed, s.AirLag[0].Microseconds(), s.AirLag[1].Microseconds())
@@ -82,11 +107,19 @@ func (s Stats) String() string {
 	return b.String()
 }
 
+// RefusedFromPrefix names a count of Stats.RefusedFrom in the stats
+// line: "refused-from-3=12" (docs/trace.md).
+const RefusedFromPrefix = trace.StatsRefusedFrom
+
 // counters are updated by the reader goroutines and the loop alike.
 type counters struct {
 	received, delivered, sent atomic.Uint64
 	rejected                  map[string]*atomic.Uint64 // fixed keys: read-only map
-	airSkewed                 atomic.Uint64
+	// refused[i] counts the frames of member ids[i] refused for one of
+	// RefusedReasons.
+	ids       []protocol.NodeID
+	refused   []atomic.Uint64
+	airSkewed atomic.Uint64
 	// airLag[i] counts DCF frames that arrived less than 2^i µs after
 	// their stamped start (and at least 2^(i-1)); the last, later ones.
 	airLag [24]atomic.Uint64
@@ -101,8 +134,10 @@ func (c *counters) lag(d time.Duration) {
 	c.airLag[i].Add(1)
 }
 
-func newCounters() *counters {
-	c := &counters{rejected: map[string]*atomic.Uint64{}}
+// newCounters makes the counters of a process of a run of members ids,
+// indexed as the mobility model indexes them.
+func newCounters(ids []protocol.NodeID) *counters {
+	c := &counters{rejected: map[string]*atomic.Uint64{}, ids: ids, refused: make([]atomic.Uint64, len(ids))}
 	for _, r := range Reasons {
 		c.rejected[r] = new(atomic.Uint64)
 	}
@@ -120,6 +155,14 @@ func (c *counters) snapshot() Stats {
 		s.Air += lag[i]
 	}
 	s.AirSkewed = c.airSkewed.Load()
+	for i := range c.refused {
+		if n := c.refused[i].Load(); n > 0 {
+			if s.RefusedFrom == nil {
+				s.RefusedFrom = map[protocol.NodeID]uint64{}
+			}
+			s.RefusedFrom[c.ids[i]] += n
+		}
+	}
 	for q, frac := range []float64{0.5, 0.9} {
 		var seen uint64
 		for i, n := range lag {

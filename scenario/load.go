@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,27 +97,6 @@ func defaultName(name string) string {
 		return "scenario"
 	}
 	return strings.TrimSuffix(base, filepath.Ext(base))
-}
-
-// YAML writes the resolved scenario, every default filled in; Parse reads
-// it back to an equal Scenario (Path aside), so a run can be repeated from
-// what it recorded.
-func (s *Scenario) YAML() ([]byte, error) {
-	var n yaml.Node
-	if err := n.Encode(s); err != nil {
-		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
-	}
-	flowScalarLists(&n)
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&n); err != nil {
-		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("scenario %s: encode: %w", s.Name, err)
-	}
-	return buf.Bytes(), nil
 }
 
 // flowScalarLists writes lists of scalars on one line ([1000, 1000]), as

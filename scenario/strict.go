@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -41,8 +42,27 @@ var (
 )
 
 // yamlFields lists the keys of struct type t in declaration order and maps
-// each to its field, reading the yaml tags as yaml.v3 does.
+// each to its field, reading the yaml tags as yaml.v3 does. Callers must
+// not change what it returns: it is computed once per type (a scenario of
+// 50,000 faults asked 50,000 times, 56 MB).
 func yamlFields(t reflect.Type) ([]string, map[string]reflect.StructField) {
+	if f, ok := fieldCache.Load(t); ok {
+		f := f.(*structFields)
+		return f.keys, f.by
+	}
+	keys, by := readFields(t)
+	fieldCache.Store(t, &structFields{keys, by})
+	return keys, by
+}
+
+type structFields struct {
+	keys []string
+	by   map[string]reflect.StructField
+}
+
+var fieldCache sync.Map // reflect.Type: *structFields
+
+func readFields(t reflect.Type) ([]string, map[string]reflect.StructField) {
 	var keys []string
 	by := map[string]reflect.StructField{}
 	for i := range t.NumField() {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"manetlab/mobility"
@@ -20,11 +21,14 @@ func (s *Scenario) dropBeyondRun() []string {
 		if f.At > s.Duration {
 			if n == 0 {
 				first = fmt.Sprintf("faults[%d] at %v", i, f.At)
+				faults = slices.Clip(s.Faults[:i:i]) // copied from here on, only when one is dropped
 			}
 			n++
 			continue
 		}
-		faults = append(faults, f)
+		if n > 0 {
+			faults = append(faults, f)
+		}
 	}
 	if n > 0 {
 		s.Faults = faults
@@ -36,11 +40,14 @@ func (s *Scenario) dropBeyondRun() []string {
 		if c.At > s.Duration {
 			if n == 0 {
 				first = fmt.Sprintf("workload.commands[%d] at %v", i, c.At)
+				cmds = slices.Clip(s.Workload.Commands[:i:i])
 			}
 			n++
 			continue
 		}
-		cmds = append(cmds, c)
+		if n > 0 {
+			cmds = append(cmds, c)
+		}
 	}
 	if n > 0 {
 		s.Workload.Commands = cmds

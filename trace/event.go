@@ -95,6 +95,9 @@ const (
 	EvPosition = "position" // the node was at Pos
 	EvEnd      = "end"      // the run ended cleanly
 	EvStats    = "stats"    // a real node's counters at the end (Text: "name=count ...")
+	// StatsRefusedFrom begins a stats count of the frames refused from
+	// one member: "refused-from-3=12" (docs/trace.md).
+	StatsRefusedFrom = "refused-from-"
 	// Protocol notes use the protocol.NoteKind names: "leader",
 	// "election-start", "election-end", "cs-request", "cs-enter",
 	// "cs-exit", "info", "parent".

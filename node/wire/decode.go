@@ -152,3 +152,14 @@ func Decode(b []byte, key []byte, f *Frame) error {
 	}
 	return f.check()
 }
+
+// Claimed reads what a datagram's header claims, without the HMAC check
+// Decode makes first: its type, run and sender. For counting refused
+// frames by the sender they name (docs/node.md, "Counters"); nothing
+// vouches for them. ok is false when b is no frame of this version.
+func Claimed(b []byte) (t Type, run uint64, from protocol.NodeID, ok bool) {
+	if len(b) < HeaderSize || string(b[0:4]) != Magic || b[4] != Version {
+		return 0, 0, 0, false
+	}
+	return Type(b[6]), binary.BigEndian.Uint64(b[8:]), protocol.NodeID(binary.BigEndian.Uint32(b[16:])), true
+}

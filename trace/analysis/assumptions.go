@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"manetlab/protocol"
-	"manetlab/scenario"
 )
 
 // OutsideAssumptions says why a run lies outside the failure model its
@@ -30,7 +29,7 @@ func (r *run) outsideAssumptions() string {
 			return OutsideAssumptions(r.header.Protocol, e.node, e.t)
 		}
 	}
-	if sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil); err == nil {
+	if sc, err := r.scenario(); err == nil {
 		return sc.OutsideAssumptions()
 	}
 	return ""

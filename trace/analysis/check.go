@@ -112,7 +112,7 @@ func Stabilisation(sc *scenario.Scenario) time.Duration {
 // or DefaultStabilisation when it cannot be read (the checks then say
 // why they have no ground truth).
 func (r *run) stabilisation() time.Duration {
-	sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil)
+	sc, err := r.scenario()
 	if err != nil {
 		return DefaultStabilisation
 	}

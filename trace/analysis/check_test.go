@@ -392,3 +392,56 @@ func TestCheckPartitionSeenByNeighbourDiscovery(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCrashWithinAStep: node 3, the best of a line 1-2-3, crashes at
+// 20.01 s and recovers at 20.05 s, between two instants of the 100 ms
+// step, and leads again from 20.6 s. Its component changed: it must settle
+// again, not be judged settled since 1 s with node 3 following no one
+// (a false invalid under fault schedules denser than the step).
+func TestCheckCrashWithinAStep(t *testing.T) {
+	scen := lineScenario(t, 3, 60*time.Second)
+	dir := t.TempDir()
+	runEvs := []trace.Event{{T: sec(20.01), Node: 3, Ev: trace.EvCrash}, {T: sec(20.05), Node: 3, Ev: trace.EvRecover}}
+	synthRun(t, dir, scen, 60*time.Second, runEvs, map[protocol.NodeID][]trace.Event{
+		1: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")},
+		2: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")},
+		3: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3"), ev(20.01, trace.EvCrash), ev(20.05, trace.EvStart), leaderAt(20.6, 3, "2.3")},
+	})
+	p := property(t, mustCheck(t, dir), PropStableLeader)
+	if p.Verdict != Valid || p.Checked == 0 {
+		t.Errorf("stable-leader %s over %d (%s), want valid", p.Verdict, p.Checked, p.Reason)
+	}
+}
+
+// TestCheckRefusedFrames: three real nodes on a line, 1-2-3, node 3 the
+// best; node 2 refuses every frame of node 3 (a key not the run's), so
+// nodes 1 and 2 follow 2 and node 3 itself. Its stats event counts the
+// refusals by sender ("refused-from-3=57"), which makes the link 2-3
+// uncertain from the process's start: each side is judged by itself,
+// valid, where the counters without senders leave it invalid.
+func TestCheckRefusedFrames(t *testing.T) {
+	scen := lineScenario(t, 3, 60*time.Second)
+	stats := func(text string) trace.Event {
+		e := ev(59.9, trace.EvStats)
+		e.Text = text
+		return e
+	}
+	for _, c := range []struct {
+		name, stats, verdict string
+	}{
+		{"by sender", "received=300 delivered=180 sent=120 no-hmac=57 refused-from-3=57 refused-from-9=4", Valid},
+		{"without senders", "received=300 delivered=180 sent=120 no-hmac=57", Invalid},
+		{"none from 3", "received=300 delivered=180 sent=120 refused-from-3=0 refused-from-x=5 refused-from-=1", Invalid},
+	} {
+		dir := t.TempDir()
+		synthRun(t, dir, scen, 60*time.Second, nil, map[protocol.NodeID][]trace.Event{
+			1: {ev(0, trace.EvStart), leaderAt(1, 2, "1.2")},
+			2: {ev(0, trace.EvStart), leaderAt(1, 2, "1.2"), stats(c.stats)},
+			3: {ev(0, trace.EvStart), leaderAt(1, 3, "1.3")},
+		})
+		p := property(t, mustCheck(t, dir), PropStableLeader)
+		if p.Verdict != c.verdict || p.Checked == 0 {
+			t.Errorf("%s: stable-leader %s over %d (%s), want %s", c.name, p.Verdict, p.Checked, p.Reason, c.verdict)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"manetlab/internal/intern"
 	"manetlab/protocol"
+	"manetlab/scenario"
 	"manetlab/trace"
 )
 
@@ -47,6 +48,9 @@ const (
 	// is uncertain in the ground truth (truth.go, observedDown).
 	tNbrUp
 	tNbrDown
+	// A real node's counters (text kept): frames it refused by sender
+	// make those links uncertain (truth.go, noteObservedDown).
+	tStats
 )
 
 var evTypes = map[string]evType{
@@ -59,7 +63,7 @@ var evTypes = map[string]evType{
 	string(protocol.NoteSync): tSync, string(protocol.NoteRound): tRound,
 	string(protocol.NoteSafe): tSafe, string(protocol.NoteLate): tLate,
 	trace.EvAck: tAck, trace.EvRetx: tRetx, trace.EvRREQ: tRREQ, trace.EvRREP: tRREP, trace.EvRERR: tRERR,
-	trace.EvNbrUp: tNbrUp, trace.EvNbrDown: tNbrDown,
+	trace.EvNbrUp: tNbrUp, trace.EvNbrDown: tNbrDown, trace.EvStats: tStats,
 }
 
 // event is one trace event in compact form: the fields the analysis uses,
@@ -106,6 +110,14 @@ type run struct {
 	header     trace.Event
 	headerFile string
 	hasRunFile bool
+	// parsed is the scenario of header, parsed once (scenario): a
+	// fault-dense header costs about 30 times its size to parse, and
+	// half a dozen checks read it.
+	parsed struct {
+		text string
+		sc   *scenario.Scenario
+		err  error
+	}
 	hosts      map[protocol.NodeID]string
 	procs      []*proc // the run file's first (id 0), then nodes by ID
 	byID       map[protocol.NodeID]*proc
@@ -484,7 +496,7 @@ func (r *run) compact(e *trace.Event) event {
 	if c.typ == tDrop && e.Reason != "" && e.Origin != 0 {
 		c.text = r.str(e.Reason) // a multi-hop message's drop (routing.go)
 	}
-	if e.Text != "" && (c.typ == tCommand || c.typ >= tSync && c.typ < tNbrUp || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go); sync notes: rounds.go
+	if e.Text != "" && (c.typ == tCommand || c.typ >= tSync && c.typ < tNbrUp || c.typ == tStats || e.Ev == string(protocol.NoteParent)) { // parent: a depth (bfsdepth.go); sync notes: rounds.go
 		c.text = r.str(e.Text)
 	}
 	return c
@@ -535,4 +547,14 @@ func problemStrings(ps []trace.Problem) []string {
 		out[i] = p.String()
 	}
 	return out
+}
+
+// scenario parses the scenario recorded in the run header, once for the
+// same header text. Callers must not change it.
+func (r *run) scenario() (*scenario.Scenario, error) {
+	if r.parsed.sc == nil && r.parsed.err == nil || r.parsed.text != r.header.Scenario {
+		r.parsed.text = r.header.Scenario
+		r.parsed.sc, r.parsed.err = scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil)
+	}
+	return r.parsed.sc, r.parsed.err
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"manetlab/protocol"
-	"manetlab/scenario"
 )
 
 // ElectionParam is the protocol parameter by which a mutual exclusion
@@ -31,7 +30,7 @@ func LeaderProtocol(name string, params protocol.Params) string {
 func (r *run) leaderGoal() protocol.Goal {
 	var params protocol.Params
 	if r.hasRunFile {
-		if sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil); err == nil {
+		if sc, err := r.scenario(); err == nil {
 			params = sc.Protocol.Params
 		}
 	}

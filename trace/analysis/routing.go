@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"manetlab/protocol"
-	"manetlab/scenario"
 	"manetlab/trace"
 )
 
@@ -66,7 +65,7 @@ func ComputeRouting(dir string, src trace.Source) (*RoutingMetrics, error) {
 		return nil, err
 	}
 	m := &RoutingMetrics{Drops: map[string]uint64{}}
-	if sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil); err == nil {
+	if sc, err := r.scenario(); err == nil {
 		m.Routing = sc.Routing.Protocol
 	}
 	sent := map[msgKey]int64{} // message -> when sent

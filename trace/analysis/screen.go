@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"manetlab/scenario"
 	"manetlab/trace"
 )
 
@@ -16,7 +15,7 @@ func newScreen(r *run) *trace.Screen {
 	if !r.hasRunFile {
 		return trace.NewScreen(0, nil)
 	}
-	sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil)
+	sc, err := r.scenario()
 	if err != nil {
 		return trace.NewScreen(0, nil)
 	}

@@ -33,7 +33,7 @@ func judgeTreeGoal(l *loader, props []Property, why string, opt CheckOptions) []
 // note there), leader notes, and what resets them.
 func treeEvents(ev string) bool {
 	switch ev {
-	case string(protocol.NoteParent), string(protocol.NoteLeader), trace.EvStart, trace.EvCrash, trace.EvNbrUp, trace.EvNbrDown:
+	case string(protocol.NoteParent), string(protocol.NoteLeader), trace.EvStart, trace.EvCrash, trace.EvNbrUp, trace.EvNbrDown, trace.EvStats:
 		return true
 	}
 	return false

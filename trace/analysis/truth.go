@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"manetlab/protocol"
@@ -73,6 +75,7 @@ func (tr *truth) noteObservedDown(r *run) {
 			continue
 		}
 		open := map[int32]int64{} // peer: since when lost
+		var started int64         // the process's latest start
 		closeSpan := func(b int32, to int64) {
 			from := open[b]
 			delete(open, b)
@@ -96,6 +99,20 @@ func (tr *truth) noteObservedDown(r *run) {
 				for b := range open {
 					closeSpan(b, e.t)
 				}
+				started = e.t
+			case tStats:
+				// Frames the process refused from a peer (per process,
+				// counted from its start): the link is uncertain from
+				// then until its next start.
+				for _, id := range refusedFrom(r.strs.Strs[e.text]) {
+					b, ok := tr.index[id]
+					if !ok || b == a {
+						continue
+					}
+					if since, lost := open[int32(b)]; !lost || started < since {
+						open[int32(b)] = started
+					}
+				}
 			case tNbrDown, tNbrUp:
 				b, ok := tr.index[e.from]
 				if !ok || b == a {
@@ -116,6 +133,25 @@ func (tr *truth) noteObservedDown(r *run) {
 	slices.Sort(tr.downTimes)
 }
 
+// refusedFrom lists the peers a stats line counts refused frames from
+// ("refused-from-3=12"; docs/trace.md), those with a count above zero.
+func refusedFrom(stats string) []protocol.NodeID {
+	var ids []protocol.NodeID
+	for _, f := range strings.Fields(stats) {
+		rest, ok := strings.CutPrefix(f, trace.StatsRefusedFrom)
+		if !ok {
+			continue
+		}
+		id, n, ok := strings.Cut(rest, "=")
+		v, err := strconv.ParseUint(id, 10, 32)
+		if !ok || err != nil || n == "0" || n == "" {
+			continue
+		}
+		ids = append(ids, protocol.NodeID(v))
+	}
+	return ids
+}
+
 // fault is a change of one member's state at time t.
 type fault struct {
 	t     int64
@@ -129,7 +165,7 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 	if !r.hasRunFile {
 		return nil, fmt.Errorf("no %s: the scenario is unknown", trace.RunFileName)
 	}
-	sc, err := scenario.Parse([]byte(r.header.Scenario), r.headerFile, nil)
+	sc, err := r.scenario()
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: the scenario recorded in the header: %w", r.headerFile, err)
 	}
@@ -404,6 +440,11 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 			f := tr.faults[fi]
 			if s.alive[f.i] != f.up {
 				s.alive[f.i], dirty = f.up, true
+				// A change even when undone within the step (a crash
+				// and its recovery between two instants): the node's
+				// process started again, and its component must settle
+				// again (no longer judged settled since before).
+				sig[f.i] = 0
 			}
 			fi++
 		}
