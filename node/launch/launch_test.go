@@ -578,9 +578,9 @@ func startedAfter(dir string, t time.Time, slack time.Duration) []string {
 }
 
 // TestDenseFaultScheduleEndsWithTheRun: 2,000 faults in a 3 s run, far
-// more than restarts can keep up with. The run ends on time (within twice
-// its duration plus the start delay, where the launcher used to apply the
-// whole schedule, a restart at a time, long after the end), records no
+// more than restarts can keep up with. The run ends near its end (within
+// 30 s, whatever the machine's load: the launcher used to apply the whole
+// schedule, a restart at a time, for 4 minutes after the end), records no
 // crash or recovery at or after its end, starts no process after it, and
 // says once how many faults it did not apply.
 func TestDenseFaultScheduleEndsWithTheRun(t *testing.T) {
@@ -590,7 +590,7 @@ func TestDenseFaultScheduleEndsWithTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 6500*time.Millisecond {
+	if el := time.Since(start); el > 30*time.Second {
 		t.Errorf("a 3 s run took %s", el)
 	}
 	if res.Interrupted || res.Elapsed != 3*time.Second {
