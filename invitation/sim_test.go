@@ -110,8 +110,10 @@ func TestSimOneMergeCounts(t *testing.T) {
 				cols++
 			}
 			rows := (n + cols - 1) / cols
+			// ideal: the exact count of one merge, and the 12 s run
+			// measured from the ideal medium's merge time.
 			y := fmt.Sprintf("name: one-merge-%d\nduration: 12s\nnodes: {count: %d, values: id, placement: grid}\n"+
-				"radio: {range: 250}\nmobility: {model: static, area: [%d, %d]}\nrouting: {protocol: %s}\nprotocol: {name: invitation/garcia-molina}\n",
+				"radio: {mac: ideal, range: 250}\nmobility: {model: static, area: [%d, %d]}\nrouting: {protocol: %s}\nprotocol: {name: invitation/garcia-molina}\n",
 				n, n, 200*cols, 200*rows, routing)
 			dir, sum := simYAML(t, y)
 			if sum.Verdict != "valid" || len(sum.Components) != 1 || sum.Components[0].Leaders[fmt.Sprint(n)] != n {
@@ -201,7 +203,14 @@ func randomScenario(seed uint64) (y string, faultsEnd time.Duration) {
 		b.WriteString("}\n")
 	}
 	loss := []float64{0, 0.05, 0.1, 0.2}[rng.IntN(4)]
-	fmt.Fprintf(&b, "radio: {propagation: unit-disk, range: 250, loss: {model: bernoulli, p: %g}}\n", loss)
+	// ideal: propParams and settle (the stable-leader bound) were
+	// measured on the ideal medium. On the DCF medium these scenarios'
+	// floods (rto 50 ms, a check and a probe a second) keep a third of
+	// the airtime busy and hidden relays collide: groups split on false
+	// suspicions for longer than settle (seed 172: 6322 collisions, groups
+	// 6 and 7 apart at the end). TestSimProperty checks safety on the DCF
+	// medium too.
+	fmt.Fprintf(&b, "radio: {mac: ideal, propagation: unit-disk, range: 250, loss: {model: bernoulli, p: %g}}\n", loss)
 	if len(moving) > 0 {
 		b.WriteString("mobility: {model: waypoints, area: [3500, 500]}\n")
 	} else {
@@ -288,6 +297,21 @@ func TestSimProperty(t *testing.T) {
 			// after the last fault to the end, the end included: the
 			// summary's verdict is read only to explain a failure.
 			chk := check(t, dir, settle)
+			if seed%5 == 0 {
+				// Safety holds on any medium: the same scenario on the
+				// DCF medium keeps one leader per epoch.
+				d, err := scenario.Parse([]byte(y), "prop.yaml", []string{"radio.mac=dcf"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ddir := t.TempDir()
+				if _, err := sim.Run(d, sim.Options{Out: ddir}); err != nil {
+					t.Fatal(err)
+				}
+				if dchk := check(t, ddir, settle); property(dchk, analysis.PropEpochLeader).Verdict == analysis.Invalid {
+					t.Fatalf("seed %d on the DCF medium: one-leader-per-epoch\n%s\nscenario:\n%s", seed, checkText(dchk), y)
+				}
+			}
 			if why, ok := flapping[seed]; ok {
 				// Safety still holds; the stable leader cannot.
 				if property(chk, analysis.PropEpochLeader).Verdict != analysis.Valid {

@@ -190,7 +190,14 @@ func TestCentralizedOverEveryElection(t *testing.T) {
 			if strings.HasPrefix(name, "ring/") || strings.HasPrefix(name, "bully/") {
 				params += ", election_params: {rto: 100ms, retries: 3}"
 			}
-			r := coordRun(t, "central-over", coordCentralScenario("central-over", 6, "17s", params, coordWorkload(w...)))
+			y := coordCentralScenario("central-over", 6, "17s", params, coordWorkload(w...))
+			if strings.HasPrefix(name, "invitation/") {
+				// ideal: on the DCF medium invitation's groups split on
+				// false suspicions (as configs/invitation.yaml's do) and
+				// the scripted entries miss their times.
+				y = strings.Replace(y, "radio: {range: 250}", "radio: {mac: ideal, range: 250}", 1)
+			}
+			r := coordRun(t, "central-over", y)
 			got := r.entered()
 			for id := protocol.NodeID(1); id <= 6; id++ {
 				if len(got[id]) != 1 {

@@ -3,6 +3,7 @@ package netstack
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -37,7 +38,16 @@ func (s *Stack) helloTick() {
 			s.linkBroken(j)
 		}
 	}
-	s.d.SetTimer(s.cfg.Hello, Timer{Kind: TimerHello})
+	next := s.cfg.Hello
+	if s.cfg.MAC != nil {
+		// On the DCF medium every period is shortened by a jitter of up
+		// to a quarter period (RFC 5148, periodic messages): with the
+		// period fixed, two hidden terminals whose hellos (or a hello and
+		// a protocol's periodic frame) once overlap at a common
+		// neighbour overlap there at every period for ever.
+		next -= time.Duration(s.rng.Int64N(int64(s.cfg.Hello)/4 + 1))
+	}
+	s.d.SetTimer(next, Timer{Kind: TimerHello})
 }
 
 func (s *Stack) heardHello(from int32) {

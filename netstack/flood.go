@@ -31,8 +31,25 @@ func (s *Stack) originate(dest protocol.NodeID, m protocol.Message) {
 	s.oseq++
 	f.OSeq = s.oseq
 	windowOf(&s.floods, s.self).Accept(s.oseq)
-	s.transmitNew(f, trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes,
-		Origin: s.id, OSeq: f.OSeq, Hops: 1, To: dest})
+	if s.cfg.MAC != nil {
+		// On the DCF medium the flood waits a jitter before it leaves its
+		// originator, as relays and route requests do (RFC 5148): nodes
+		// that send together (an election every node starts at the same
+		// instant) would otherwise collide, and their reliable channels'
+		// retransmissions, after the same timeouts, collide again at every
+		// try.
+		own := *f
+		jitter := time.Duration(s.rng.Int64N(int64(s.cfg.RelayJitter)))
+		s.d.SetTimer(jitter, Timer{Kind: TimerRelay, Frame: &own})
+		return
+	}
+	s.sendOwn(f)
+}
+
+// sendOwn transmits f, a flood frame of this node's.
+func (s *Stack) sendOwn(f *Frame) {
+	s.transmitNew(f, trace.Event{Ev: trace.EvSend, Kind: f.Msg.Kind(), Bytes: f.Bytes,
+		Origin: s.id, OSeq: f.OSeq, Hops: 1, To: f.Final})
 }
 
 // windowOf is the duplicate window of k in *m (floods: by origin;
@@ -75,8 +92,13 @@ func (s *Stack) floodArrive(f *Frame) Verdict {
 	return Handled
 }
 
-// relay forwards a flood frame or a route request, its jitter over.
+// relay forwards a flood frame or a route request, its jitter over, or
+// sends this node's own flood frame (Hops 0) after its jitter.
 func (s *Stack) relay(f *Frame) {
+	if f.Type == Flood && f.Hops == 0 && f.Origin == s.self {
+		s.sendOwn(f)
+		return
+	}
 	if f.Type == RREQ {
 		s.transmitNew(f, trace.Event{Ev: trace.EvRREQ, Bytes: f.Bytes, Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq,
 			To: f.Final, Hops: int(f.Hops) + 1})

@@ -34,7 +34,7 @@ const (
 	DefaultBadToGood     = 0.3
 	DefaultLossBad       = 0.8
 	DefaultHelloPeriod   = time.Second
-	DefaultMAC           = MACIdeal
+	DefaultMAC           = MACDCF
 	// DefaultHelloTimeoutPeriods is the hello timeout in periods.
 	DefaultHelloTimeoutPeriods = 3.5
 )

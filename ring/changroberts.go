@@ -35,12 +35,12 @@ type changRoberts struct {
 // NewChangRoberts builds a Chang-Roberts process.
 func NewChangRoberts(cfg protocol.Config) (protocol.Process, error) {
 	n, err := newNode(ChangRoberts, cfg)
-	if err != nil {
+	if _, ok := protocol.Warned(err); !ok {
 		return nil, err
 	}
 	p := &changRoberts{node: n}
 	n.rules = p
-	return p, nil
+	return p, err // nil, or a warning
 }
 
 func (p *changRoberts) boot() {

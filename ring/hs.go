@@ -44,12 +44,12 @@ type hirschbergSinclair struct {
 // NewHirschbergSinclair builds a Hirschberg-Sinclair process.
 func NewHirschbergSinclair(cfg protocol.Config) (protocol.Process, error) {
 	n, err := newNode(HirschbergSinclair, cfg)
-	if err != nil {
+	if _, ok := protocol.Warned(err); !ok {
 		return nil, err
 	}
 	p := &hirschbergSinclair{node: n}
 	n.rules = p
-	return p, nil
+	return p, err // nil, or a warning
 }
 
 func (p *hirschbergSinclair) boot() {

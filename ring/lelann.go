@@ -37,12 +37,12 @@ type leLann struct {
 // NewLeLann builds a LeLann process.
 func NewLeLann(cfg protocol.Config) (protocol.Process, error) {
 	n, err := newNode(LeLann, cfg)
-	if err != nil {
+	if _, ok := protocol.Warned(err); !ok {
 		return nil, err
 	}
 	p := &leLann{node: n}
 	n.rules = p
-	return p, nil
+	return p, err // nil, or a warning
 }
 
 func (p *leLann) boot() {

@@ -73,7 +73,7 @@ func newNode(alg string, cfg protocol.Config) (*node, error) {
 	if _, ok := s.ring.Index(cfg.ID); !ok {
 		return nil, fmt.Errorf("%s: node %d is not a member (members: %s)", alg, cfg.ID, logicalring.Describe(cfg.Members))
 	}
-	return &node{
+	n := &node{
 		env:         cfg.Env,
 		id:          cfg.ID,
 		set:         s,
@@ -81,7 +81,11 @@ func newNode(alg string, cfg protocol.Config) (*node, error) {
 		ch:          reliable.New[Msg](cfg.Env, cfg.ID, s.rel),
 		successor:   s.ring.Successor(cfg.ID),
 		predecessor: s.ring.Predecessor(cfg.ID),
-	}, nil
+	}
+	if w := reliable.HopWarning(alg, s.rel, cfg.HopDelay); w != nil {
+		return n, w
+	}
+	return n, nil
 }
 
 // Step implements protocol.Process: the channel sees every event first.

@@ -79,12 +79,12 @@ type tanenbaum struct {
 // successors.
 func NewTanenbaum(cfg protocol.Config) (protocol.Process, error) {
 	n, err := newNode(Tanenbaum, cfg)
-	if err != nil {
+	if _, ok := protocol.Warned(err); !ok {
 		return nil, err
 	}
 	p := &tanenbaum{node: n, skip: map[protocol.NodeID]uint64{}, probes: map[protocol.NodeID]uint64{}}
 	n.rules = p
-	return p, nil
+	return p, err // nil, or a warning
 }
 
 func (p *tanenbaum) boot() {

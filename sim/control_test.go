@@ -15,9 +15,12 @@ import (
 	"manetlab/scenario"
 )
 
+// loadCR loads configs/ring-chang-roberts.yaml on the ideal medium.
+// ideal: these tests take deliveries out of order, which the DCF medium
+// never offers (its MAC orders the frames on the air).
 func loadCR(t *testing.T, sets ...string) *scenario.Scenario {
 	t.Helper()
-	s, err := scenario.Load("../configs/ring-chang-roberts.yaml", sets)
+	s, err := scenario.Load("../configs/ring-chang-roberts.yaml", append([]string{"radio.mac=ideal"}, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -237,7 +237,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	// run before any trace is written. Its store is a scratch one, so that
 	// nothing it puts reaches node 0's.
 	_, err = spec.New(protocol.Config{ID: w.nodes[0].id, Value: w.nodes[0].value, Members: w.members, Params: s.Protocol.Params, Seed: s.Seed,
-		HopDelay: s.Radio.Delay.D(), RouteDelay: w.net.RouteDelay(), Env: &env{w: w, n: w.nodes[0]}, Store: &protocol.MemStore{}})
+		HopDelay: w.net.HopDelay(s.Radio.Delay.D()), RouteDelay: w.net.RouteDelay(), Env: &env{w: w, n: w.nodes[0]}, Store: &protocol.MemStore{}})
 	if warn, ok := protocol.Warned(err); !ok {
 		return nil, fmt.Errorf("%s: %w", s.Source(err.Error()), err)
 	} else if warn != nil {

@@ -44,8 +44,12 @@ func simulate(t *testing.T, fam rounds.Family[Msg], sync string, n int, placemen
 	for k, v := range algParams {
 		params += fmt.Sprintf(", %s: %v", k, v)
 	}
+	// ideal: the lockstep comparison (T_S, M_S equal to the lockstep's,
+	// the rounds bounds of d: 20ms) is defined on the ideal medium; on the
+	// DCF medium every node's pulse leaves at the same instant and collides,
+	// and the reliable channel's retransmissions collide again in step.
 	y := fmt.Sprintf("name: sync\nseed: 1\nduration: 60s\nnodes: {count: %d, values: id, placement: %s}\n"+
-		"radio: {range: 250%s}\nmobility: {model: static, area: [%d, %d]}\n"+
+		"radio: {mac: ideal, range: 250%s}\nmobility: {model: static, area: [%d, %d]}\n"+
 		"protocol: {name: %s, params: {synchronizer: %s, d: 20ms%s}}\n",
 		n, placement, extra, 200*cols, 200*rows, fam.Name, sync, params)
 	sc, err := scenario.Parse([]byte(y), "sync.yaml", nil)

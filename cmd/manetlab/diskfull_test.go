@@ -53,7 +53,7 @@ func TestRunOnAFullDisk(t *testing.T) {
 	// Node 1 cannot start again on the full disk: the error says so, with
 	// what it said (its log is on the full disk too).
 	for _, w := range []string{"could not be written", "no space left on device", "is the provisional run file, without the faults applied; the summary above is of the run as it went",
-		"the recovery of node 1 at 3.", "failed, it stayed down", "its standard error ends:\n  manetlab: node 1: trace "} {
+		"the recovery of node 1 at 3", "failed, it stayed down", "its standard error ends:\n  manetlab: node 1: trace "} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error does not say %q", w)
 		}

@@ -1,6 +1,7 @@
 package reliable
 
 import (
+	"fmt"
 	"time"
 
 	"manetlab/protocol"
@@ -94,4 +95,26 @@ func ParamsConfig(r *protocol.ParamReader) Config {
 		cfg.Retries = NoRetries
 	}
 	return cfg
+}
+
+// WarnHops is how many hop times the first retransmission timeout should
+// reach at least: a round trip over one hop takes two, and the DCF
+// medium's backoff and retries stretch them.
+const WarnHops = 4
+
+// HopWarning warns, with the figures, when c's first retransmission
+// timeout is shorter than WarnHops hop times (hop is
+// protocol.Config.HopDelay: radio.delay on the ideal medium, the DCF
+// medium's hop time, 1.95 ms at 1 Mbps): the channel would retransmit
+// messages whose acknowledgement is still on its way. name prefixes the
+// text (the protocol). Nil when hop is unknown (zero) or the timeout is
+// long enough, as the default 200 ms always is.
+func HopWarning(name string, c Config, hop time.Duration) *protocol.Warning {
+	rto := c.RTO()
+	if hop <= 0 || rto >= WarnHops*hop {
+		return nil
+	}
+	return &protocol.Warning{Text: fmt.Sprintf("%s: protocol.params.rto %v, but a round trip over one hop takes %v at a hop time of %v "+
+		"(radio.delay, or the DCF medium's exchange), and rto should be at least %d hop times (%v): "+
+		"the channel will retransmit messages whose acknowledgements are still on their way", name, rto, 2*hop, hop, WarnHops, WarnHops*hop)}
 }

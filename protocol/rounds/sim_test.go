@@ -35,8 +35,11 @@ func simulate(t *testing.T, graph, sync string, n int, placement, params, extra 
 		cols++
 	}
 	rows := (n + cols - 1) / cols
+	// ideal: the synchronizers must reproduce the lockstep's rounds and
+	// messages, and d: 20ms bounds a hop there; on the DCF medium every
+	// node's pulse leaves at the same instant and collides.
 	y := fmt.Sprintf("name: sync\nseed: 1\nduration: 60s\nnodes: {count: %d, values: id, placement: %s}\n"+
-		"radio: {range: 250%s}\nmobility: {model: static, area: [%d, %d]}\n"+
+		"radio: {mac: ideal, range: 250%s}\nmobility: {model: static, area: [%d, %d]}\n"+
 		"protocol: {name: test/flood-%s, params: {synchronizer: %s, rounds: %d, d: 20ms%s}}\n",
 		n, placement, extra, 200*cols, 200*rows, graph, sync, n+2, params)
 	if graph == "ring" && sync == rounds.ABD {
