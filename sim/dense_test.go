@@ -46,10 +46,11 @@ func TestFaultDenseRunFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
-	// 24 MB measured, the simulation included; writing the header with
-	// the library's emitter alone took 720 MB.
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64*uint64(len(src)) {
-		t.Errorf("sim allocated %d MB for a %d KB scenario, want at most 64 times its size", alloc>>20, len(src)>>10)
+	// 24-49 MB measured, the simulation included (and whatever tests
+	// running beside it allocate: TotalAlloc is the process's); writing
+	// the header with the library's emitter alone took 720 MB.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256*uint64(len(src)) {
+		t.Errorf("sim allocated %d MB for a %d KB scenario, want at most 256 times its size", alloc>>20, len(src)>>10)
 	}
 
 	evs, probs, err := trace.ReadFile(filepath.Join(dir, trace.RunFileName))
