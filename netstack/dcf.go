@@ -72,9 +72,6 @@ func (s *Stack) macSend(f *Frame) {
 
 // draw picks a new backoff in [0, cw].
 func (m *mac) draw(s *Stack) {
-	if m.cw == 0 {
-		m.cw = s.cfg.MAC.CWMin
-	}
 	m.backoff = s.rng.IntN(m.cw + 1)
 }
 

@@ -288,3 +288,26 @@ func TestDCFLateAck(t *testing.T) {
 		t.Errorf("%d transmissions, want 2 to 4 a frame", n)
 	}
 }
+
+// The first frame of a life, sent at once on an idle medium, doubles the
+// contention window from cw_min when it is not acknowledged: its first
+// retransmission waits DIFS and 0 to 63 slots, not 0 or 1.
+func TestDCFFirstRetryDoublesCWMin(t *testing.T) {
+	waits := map[time.Duration]bool{}
+	for seed := uint64(1); seed <= 40; seed++ {
+		b := newBench(t, 2, func(c *radio.DCFConfig) { r := 1; c.RetryLimit = &r })
+		b.stacks[0].rng = Source(seed, StackStream, 1, 1)
+		b.power[0][1] = 0
+		b.at(time.Second, func() { b.stacks[0].Send(2, testMsg{1}) })
+		b.run(2 * time.Second)
+		if len(b.txs[0]) != 2 {
+			t.Fatalf("seed %d: %d transmissions, want 2", seed, len(b.txs[0]))
+		}
+		cfg := b.stacks[0].cfg.MAC
+		first := b.txs[0][0] + cfg.Airtime(&Frame{Type: Unicast, Bytes: 52}) + cfg.ackWait + cfg.difs
+		waits[(b.txs[0][1]-first)/cfg.Slot.D()] = true
+	}
+	if len(waits) < 10 {
+		t.Errorf("the first retransmission waited %d distinct slot counts over 40 seeds, want a window of 64", len(waits))
+	}
+}

@@ -187,6 +187,9 @@ type Stack struct {
 func (s *Stack) Init(cfg *Config, self int32, d Driver, rng *rand.Rand, seq uint64) {
 	*s = Stack{cfg: cfg, d: d, rng: rng, self: self, id: cfg.IDs[self], seq: seq, oseq: seq}
 	s.nbrs = s.nbrBuf[:0]
+	if cfg.MAC != nil {
+		s.mac.cw = cfg.MAC.CWMin
+	}
 }
 
 // Start begins neighbour discovery: the first hello at a random phase of
