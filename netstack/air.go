@@ -124,8 +124,7 @@ type air struct {
 	txStart time.Duration // this node's last transmission: its start
 	txEnd   time.Duration // and its end
 	busy    bool
-	idleAt  time.Duration // when the medium last became idle
-	eifs    bool          // the last reception failed: defer EIFS
+	eifs    bool // the last reception failed: defer EIFS
 }
 
 // ifs is the wait after the medium became idle before backoff counts.
@@ -299,7 +298,6 @@ func (s *Stack) carrier(now time.Duration) {
 		s.mac.busy(s, now)
 		return
 	}
-	a.idleAt = now
 	s.mac.idle(s, now)
 }
 

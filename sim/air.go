@@ -25,14 +25,8 @@ type airRcv struct {
 func (w *world) airStart(it item) {
 	f := it.f
 	w.airID++
-	slot := len(w.airFree)
-	var a *onAir
-	if slot > 0 {
-		a = w.airFree[slot-1]
-		w.airFree = w.airFree[:slot-1]
-	} else {
-		a = new(onAir)
-	}
+	slot := w.airSlot()
+	a := &w.airs[slot] // stable: nothing below starts another frame
 	a.id, a.f, a.rcv = w.airID, f, a.rcv[:0]
 	end := w.now + f.Airtime
 	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
@@ -46,27 +40,24 @@ func (w *world) airStart(it item) {
 		a.rcv = append(a.rcv, airRcv{node: int32(rc.Node), gen: r.gen})
 		r.stack.SignalStart(sig)
 	}
-	w.q.push(item{at: end, kind: itemAirEnd, node: it.node, f: f, ref: uint64(w.airSlot(a))})
+	w.q.push(item{at: end, kind: itemAirEnd, node: it.node, f: f, ref: uint64(slot)})
 }
 
-// airSlot files a under a number for its end item.
-func (w *world) airSlot(a *onAir) int {
-	if n := len(w.airSlots); n > 0 {
-		i := w.airSlots[n-1]
-		w.airSlots = w.airSlots[:n-1]
-		w.airs[i] = a
+// airSlot is a free slot of w.airs, for a frame starting on the air.
+func (w *world) airSlot() int {
+	if n := len(w.airFree); n > 0 {
+		i := w.airFree[n-1]
+		w.airFree = w.airFree[:n-1]
 		return i
 	}
-	w.airs = append(w.airs, a)
+	w.airs = append(w.airs, onAir{})
 	return len(w.airs) - 1
 }
 
 // airEnd ends a frame at the receivers it started at, those still in the
 // same life.
 func (w *world) airEnd(it item) {
-	a := w.airs[it.ref]
-	w.airs[it.ref] = nil
-	w.airSlots = append(w.airSlots, int(it.ref))
+	a := &w.airs[it.ref] // stable: nothing below starts another frame
 	for _, rc := range a.rcv {
 		r := w.nodes[rc.node]
 		if r.alive && r.gen == rc.gen {
@@ -75,5 +66,5 @@ func (w *world) airEnd(it item) {
 	}
 	w.freeFrame(a.f)
 	a.f = nil
-	w.airFree = append(w.airFree, a)
+	w.airFree = append(w.airFree, int(it.ref))
 }

@@ -168,11 +168,10 @@ type world struct {
 	timerID  uint64
 	delay    time.Duration
 	// The DCF medium's frames on the air (air.go).
-	airID    uint64
-	airs     []*onAir
-	airFree  []*onAir
-	airSlots []int // free indices of airs
-	air      *netstack.Radio
+	airID   uint64
+	airs    []onAir // by slot; a frame's end item names its slot
+	airFree []int   // free slots of airs
+	air     *netstack.Radio
 	// cut are the links a Controller cut by hand (control.go); nil
 	// without.
 	cut map[[2]int32]bool
