@@ -168,7 +168,7 @@ func (s *Stack) ackWait(gen uint64) {
 	if gen != m.gen || m.state != macWaitAck {
 		return
 	}
-	if m.retries >= *s.cfg.MAC.RetryLimit {
+	if m.retries+1 >= *s.cfg.MAC.RetryLimit { // retry_limit counts attempts
 		s.macNext(m.q[0], false)
 		return
 	}

@@ -215,7 +215,8 @@ func TestDCFCarrierSense(t *testing.T) {
 }
 
 // A unicast frame is acknowledged SIFS after it; one whose receiver is
-// out of range is sent 1 + retry_limit times, then dropped "no-ack".
+// out of range is sent retry_limit times (802.11 counts attempts), then
+// dropped "no-ack".
 func TestDCFUnicast(t *testing.T) {
 	b := newBench(t, 2, nil)
 	b.at(time.Second, func() { b.stacks[0].Send(2, testMsg{1}) })
@@ -235,8 +236,8 @@ func TestDCFUnicast(t *testing.T) {
 	b.at(time.Second, func() { b.stacks[0].Send(2, testMsg{1}) })
 	b.at(time.Second, func() { b.stacks[0].Send(2, testMsg{2}) })
 	b.run(3 * time.Second)
-	if len(b.txs[0]) != 8 {
-		t.Errorf("two frames to a node out of range: %d transmissions, want 2 x (1 + 3 retries)", len(b.txs[0]))
+	if len(b.txs[0]) != 6 {
+		t.Errorf("two frames to a node out of range: %d transmissions, want 2 x 3 attempts", len(b.txs[0]))
 	}
 	if d := b.drops(0); !slices.Equal(d, []string{"no-ack", "no-ack"}) {
 		t.Errorf("drops %v, want two no-ack", d)
@@ -247,8 +248,8 @@ func TestDCFUnicast(t *testing.T) {
 			retx++
 		}
 	}
-	if retx != 6 {
-		t.Errorf("%d retx events, want 6", retx)
+	if retx != 4 {
+		t.Errorf("%d retx events, want 4", retx)
 	}
 }
 
@@ -283,7 +284,7 @@ func TestDCFLateAck(t *testing.T) {
 		t.Errorf("received %d messages, want 2", len(b.got[1]))
 	}
 	// The acknowledgement comes 2 ms late: one to three retransmissions
-	// a frame before it counts, far below the retry limit's 16 in all.
+	// a frame before it counts, far below the retry limit's 14 in all.
 	if n := len(b.txs[0]); n < 4 || n > 8 {
 		t.Errorf("%d transmissions, want 2 to 4 a frame", n)
 	}
@@ -295,7 +296,7 @@ func TestDCFLateAck(t *testing.T) {
 func TestDCFFirstRetryDoublesCWMin(t *testing.T) {
 	waits := map[time.Duration]bool{}
 	for seed := uint64(1); seed <= 40; seed++ {
-		b := newBench(t, 2, func(c *radio.DCFConfig) { r := 1; c.RetryLimit = &r })
+		b := newBench(t, 2, func(c *radio.DCFConfig) { r := 2; c.RetryLimit = &r })
 		b.stacks[0].rng = Source(seed, StackStream, 1, 1)
 		b.power[0][1] = 0
 		b.at(time.Second, func() { b.stacks[0].Send(2, testMsg{1}) })

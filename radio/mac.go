@@ -36,8 +36,10 @@ type DCFConfig struct {
 	// CWMin, CWMax bound the contention window in slots (31, 1023).
 	CWMin int `yaml:"cw_min"`
 	CWMax int `yaml:"cw_max"`
-	// RetryLimit is how many times a unicast frame is retransmitted when
-	// its acknowledgement does not come (default 7), before "no-ack".
+	// RetryLimit is how many times a unicast frame is transmitted, the
+	// first included, when its acknowledgement does not come, before
+	// "no-ack" (default 7: 802.11's dot11ShortRetryLimit, which counts
+	// attempts, as ns-3's MaxSsrc does).
 	RetryLimit *int `yaml:"retry_limit"`
 	// Overhead is what 802.11 adds to every frame's encoded bytes: MAC
 	// header, FCS and LLC/SNAP (default 36 = 24 + 4 + 8).
@@ -179,8 +181,8 @@ func (d *DCFConfig) validate(propagation string) []error {
 	if d.CWMax < d.CWMin || d.CWMax > 1<<15 {
 		bad("cw_max", "must be at least cw_min %d and at most 32768 (got %d)", d.CWMin, d.CWMax)
 	}
-	if *d.RetryLimit < 0 || *d.RetryLimit > 64 {
-		bad("retry_limit", "must be 0 to 64 (got %d)", *d.RetryLimit)
+	if *d.RetryLimit < 1 || *d.RetryLimit > 64 {
+		bad("retry_limit", "must be 1 to 64 transmissions (got %d)", *d.RetryLimit)
 	}
 	if *d.Overhead < 0 || *d.Overhead > 4096 {
 		bad("overhead", "must be 0 to 4096 bytes (got %d)", *d.Overhead)

@@ -41,9 +41,10 @@ type Beacons struct {
 	size   int
 	sent   int
 	offset time.Duration
-	at     time.Duration // the next broadcast's time
-	sends  bool          // this node is one of the senders
-	flood  bool          // Env.Flood rather than Broadcast
+	at     time.Duration   // the next broadcast's time
+	sends  bool            // this node is one of the senders
+	flood  bool            // Env.Flood rather than Broadcast
+	to     protocol.NodeID // Env.Send to this node rather than Broadcast (None: broadcast)
 }
 
 // NewBeacon builds a node's generator. Parameters:
@@ -56,7 +57,10 @@ type Beacons struct {
 //     frame on the wire, docs/wire.md; 20 for a 100-byte flood frame);
 //   - from: the member IDs that send (default every node);
 //   - flood: flood every beacon across the network (Env.Flood) rather
-//     than broadcast it one hop (default false).
+//     than broadcast it one hop (default false);
+//   - to: a member ID: every beacon is an acknowledged one-hop unicast to
+//     it (Env.Send) rather than a broadcast, and that node sends none
+//     (default: none, broadcasts).
 func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 	r := cfg.Params.Reader()
 	b := &Beacons{env: cfg.Env, sends: true}
@@ -64,6 +68,15 @@ func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 		b.sends = slices.Contains(r.MemberSet("from", cfg.Members), cfg.ID)
 	}
 	b.flood = r.Bool("flood", false)
+	if v, ok := r.Any("to"); ok {
+		b.to = protocol.NodeID(r.Int("to", 0))
+		if !slices.Contains(cfg.Members, b.to) {
+			r.Reject("to", v, "a member's ID")
+		}
+		if b.to == cfg.ID {
+			b.sends = false
+		}
+	}
 	b.start = r.Duration("start", time.Second)
 	b.spread = r.Duration("spread", 0)
 	b.period = r.Duration("period", time.Second)
@@ -83,6 +96,8 @@ func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 		return nil, fmt.Errorf("protocol.params.count: must be 0 or above (got %d)", b.count)
 	case b.size < 0 || b.size > 1024:
 		return nil, fmt.Errorf("protocol.params.size: must be 0 to 1024 bytes (got %d)", b.size)
+	case b.flood && b.to != protocol.None:
+		return nil, fmt.Errorf("protocol.params: flood and to exclude each other (a flood goes to every node)")
 	}
 	return b, nil
 }
@@ -109,9 +124,12 @@ func (b *Beacons) Step(ev protocol.Event) {
 	case protocol.Timeout:
 		b.sent++
 		m := Beacon{N: uint32(b.sent), Pad: make([]byte, b.size)}
-		if b.flood {
+		switch {
+		case b.to != protocol.None:
+			b.env.Send(b.to, m)
+		case b.flood:
 			b.env.Flood(m)
-		} else {
+		default:
 			b.env.Broadcast(m)
 		}
 		if b.sent < b.count {

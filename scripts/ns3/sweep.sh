@@ -110,3 +110,14 @@ for src in 0 44; do
     stat "$tmp/f" t_last_reached_ms wall_ms
   done
 done
+echo
+echo "### 802.11b acknowledged unicasts (unicast), 100-byte frames queued 1 us apart from 1 s + U[0, 10 ms)"
+echo
+echo "| case | fraction received | transmissions a frame | latency p50 (us) | last received (us) | last given up (us) | wall ms |"
+echo "|---|---|---|---|---|---|---|"
+for c in "sink --n=10 --count=10" "sink --n=20 --count=5" "hidden --count=20" "far --count=5"; do
+  # shellcheck disable=SC2086
+  runall "$tmp/u" unicast --mode=$c --period_us=1
+  printf "| %s |" "$c"
+  stat "$tmp/u" frac tx_per_frame p50 last_rx_after_first_tx_us last_fail_after_first_tx_us wall_ms
+done
