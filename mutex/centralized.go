@@ -274,6 +274,12 @@ func (p *centralized) receive(from protocol.NodeID, m centralMsg) {
 		p.checked(from, m)
 	case centralRequest, centralRelease, centralReport, centralOutdated:
 		p.see(m.Term)
+		if p.co == nil && p.elected == p.id && m.Type == centralRequest {
+			// The election names this node, which stepped down for a
+			// newer term (supersede) that has ended since: coordinate
+			// again; the inquiry collects this request.
+			p.becomeCoordinator()
+		}
 		if p.co == nil {
 			p.env.Logf("%s from %d while not coordinating: ignored", m.Kind(), from)
 			return
