@@ -274,10 +274,13 @@ func (p *centralized) receive(from protocol.NodeID, m centralMsg) {
 		p.checked(from, m)
 	case centralRequest, centralRelease, centralReport, centralOutdated:
 		p.see(m.Term)
-		if p.co == nil && p.elected == p.id && m.Type == centralRequest {
-			// The election names this node, which stepped down for a
-			// newer term (supersede) that has ended since: coordinate
-			// again; the inquiry collects this request.
+		if p.co == nil && p.elected == p.id && m.Type == centralRequest && m.Coord != p.id {
+			// The election names this node, which stepped down for
+			// another's term (supersede), and a client that followed
+			// that term asks here: that coordinator is gone for it.
+			// Coordinate again; the inquiry collects this request. (A
+			// request in this node's own old term is not news: the
+			// newer coordinator's inquiry reaches that client.)
 			p.becomeCoordinator()
 		}
 		if p.co == nil {
