@@ -150,10 +150,7 @@ func NewCentralized(cfg protocol.Config) (protocol.Process, error) {
 	}
 	p.elec = elec
 	p.ch = reliable.New[centralMsg](cfg.Env, cfg.ID, set.rel)
-	if warn != nil {
-		return p, warn
-	}
-	return p, nil
+	return p, warnErr(protocol.JoinWarnings(reliable.HopWarning(Centralized, set.rel, cfg.HopDelay), warn))
 }
 
 // tap hears the election's notes: a leader note is news for the

@@ -146,7 +146,8 @@ func NewTokenRing(cfg protocol.Config) (protocol.Process, error) {
 		store = &protocol.MemStore{}
 	}
 	return &tokenRing{env: cfg.Env, id: cfg.ID, set: s, store: store, c: client{env: cfg.Env},
-		ch: reliable.New[tokenMsg](cfg.Env, cfg.ID, s.rel), dead: map[protocol.NodeID]bool{}, passed: map[protocol.NodeID]bool{}}, nil
+			ch: reliable.New[tokenMsg](cfg.Env, cfg.ID, s.rel), dead: map[protocol.NodeID]bool{}, passed: map[protocol.NodeID]bool{}},
+		warnErr(reliable.HopWarning(TokenRing, s.rel, cfg.HopDelay))
 }
 
 // Step implements protocol.Process: the channel sees every event first.

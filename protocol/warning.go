@@ -1,6 +1,9 @@
 package protocol
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // Warning is what New returns, together with a working Process, for
 // parameters that are legal but likely wrong for the network (a timeout
@@ -22,4 +25,19 @@ func Warned(err error) (*Warning, bool) {
 		return w, true
 	}
 	return nil, false
+}
+
+// JoinWarnings joins the non-nil warnings into one (their texts, in
+// order, separated by "; "), or returns nil when there are none.
+func JoinWarnings(ws ...*Warning) *Warning {
+	var texts []string
+	for _, w := range ws {
+		if w != nil {
+			texts = append(texts, w.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	return &Warning{Text: strings.Join(texts, "; ")}
 }
