@@ -207,5 +207,16 @@ func New(cfg protocol.Config) (protocol.Process, error) {
 	if cfg.Env == nil {
 		return nil, fmt.Errorf("adhoc: node %d has no Env", cfg.ID)
 	}
-	return newNode(cfg, c), nil
+	n := newNode(cfg, c)
+	if w := protocol.HopWaitsWarning(Name, cfg.HopDelay, hopWaits,
+		"live children's answers and probe replies will come after the wait, and live children are dropped",
+		protocol.HopWait{Field: "probe_period", Wait: c.probePeriod}, protocol.HopWait{Field: "child_timeout", Wait: c.childTimeout}); w != nil {
+		return n, w
+	}
+	return n, nil
 }
+
+// hopWaits is how many hop times (protocol.Config.HopDelay) a wait for an
+// answer should reach at least: a round trip over one hop takes two, and
+// the DCF medium's backoff and retries stretch them.
+const hopWaits = 4

@@ -126,6 +126,13 @@ func New(cfg protocol.Config) (protocol.Process, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
+	// The long wait must outlast the short one by the short waiter's
+	// request: two one-hop delays and their retries (the package comment).
+	if w := protocol.HopWaitsWarning(Name, cfg.HopDelay, 4,
+		"the short waiter's request can reach the long waiter after its wait, and differing coins still cross (rounds of contention, not correctness)",
+		protocol.HopWait{Field: "long - short", Wait: t.long - t.short}); w != nil {
+		return t, w
+	}
 	return t, nil
 }
 

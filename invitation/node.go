@@ -160,8 +160,8 @@ func newNode(cfg protocol.Config) (*Node, error) {
 		chEnv = oneHopEnv{Env: cfg.Env, n: n}
 	}
 	n.ch = reliable.New[Msg](chEnv, cfg.ID, s.rel)
-	if warn != nil {
-		return n, warn
+	if w := protocol.JoinWarnings(warn, hopWarning(s, cfg.HopDelay)); w != nil {
+		return n, w
 	}
 	return n, nil
 }

@@ -104,6 +104,23 @@ func parseWith(p protocol.Params, route time.Duration) (*settings, error) {
 	return s, nil
 }
 
+// hopWarning warns, with the figures, when s's waits are shorter than a
+// few hop times (hop is protocol.Config.HopDelay: radio.delay on the ideal
+// medium, the DCF medium's exchange): the channel's rto
+// (reliable.HopWarning), and answer and window, each of which waits for a
+// round trip to every member that answers, below reliable.WarnHops hop
+// times. Nil when hop is unknown (zero) or every wait is long enough, as
+// the defaults always are.
+func hopWarning(s *settings, hop time.Duration) *protocol.Warning {
+	var waits *protocol.Warning
+	if least := reliable.WarnHops * hop; hop > 0 && (s.answer < least || s.window < least) {
+		waits = &protocol.Warning{Text: fmt.Sprintf("%s: protocol.params.answer %v and window %v, but a round trip over one hop takes %v at a hop time of %v "+
+			"(radio.delay, or the DCF medium's exchange), and both should be at least %d hop times (%v): answers and accepts from live nodes "+
+			"will come after Check and Merge stopped waiting, and groups split", Name, s.answer, s.window, 2*hop, hop, reliable.WarnHops, least)}
+	}
+	return protocol.JoinWarnings(reliable.HopWarning(Name, s.rel, hop), waits)
+}
+
 func positive(r *protocol.ParamReader, key string, def time.Duration) time.Duration {
 	d := r.Duration(key, def)
 	if d == 0 {

@@ -150,10 +150,7 @@ func NewCentralized(cfg protocol.Config) (protocol.Process, error) {
 	}
 	p.elec = elec
 	p.ch = reliable.New[centralMsg](cfg.Env, cfg.ID, set.rel)
-	if warn != nil {
-		return p, warn
-	}
-	return p, nil
+	return p, warnErr(protocol.JoinWarnings(reliable.HopWarning(Centralized, set.rel, cfg.HopDelay), warn))
 }
 
 // tap hears the election's notes: a leader note is news for the
@@ -274,6 +271,15 @@ func (p *centralized) receive(from protocol.NodeID, m centralMsg) {
 		p.checked(from, m)
 	case centralRequest, centralRelease, centralReport, centralOutdated:
 		p.see(m.Term)
+		if p.co == nil && p.elected == p.id && m.Type == centralRequest && m.Coord != p.id {
+			// The election names this node, which stepped down for
+			// another's term (supersede), and a client that followed
+			// that term asks here: that coordinator is gone for it.
+			// Coordinate again; the inquiry collects this request. (A
+			// request in this node's own old term is not news: the
+			// newer coordinator's inquiry reaches that client.)
+			p.becomeCoordinator()
+		}
 		if p.co == nil {
 			p.env.Logf("%s from %d while not coordinating: ignored", m.Kind(), from)
 			return

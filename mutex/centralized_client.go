@@ -88,12 +88,16 @@ func (p *centralized) inquired(from protocol.NodeID, m centralMsg) {
 		p.send(from, centralMsg{Type: centralOutdated, Term: p.term.Num, Coord: p.term.Coord})
 		return
 	}
+	again := p.co != nil && t.after(p.co.term) && p.supersede(t)
 	if t != p.term {
 		p.term = t
 	}
 	r := p.msg(centralReport)
 	r.State = p.state()
 	p.send(from, r)
+	if again {
+		p.becomeCoordinator()
+	}
 }
 
 // granted enters the section on the grant of the current request by the

@@ -64,6 +64,20 @@ func (p *centralized) stepDown(why string) {
 	p.info("no longer coordinator in term %s: %s; %d request(s) left for the next coordinator", co.term, why, len(co.queue))
 }
 
+// supersede ends this node's term on news of a newer coordinator's term
+// t (its inquiry, or a request that follows it): two leaders for a while,
+// the elections disagreeing. Granting on in the older term could overlap
+// a section the newer coordinator grants to a member this one cannot
+// reach, so the term ends here. It reports whether this node should
+// collect again in a term above t: it still leads by its election and
+// has the higher ID (the tie-break of the elections that choose the
+// highest); otherwise it follows t, and coordinates again when the
+// election names it anew or a request comes to it while it leads.
+func (p *centralized) supersede(t centralTerm) bool {
+	p.stepDown(fmt.Sprintf("coordinator %d works in term %s, newer", t.Coord, t))
+	return p.elected == p.id && p.id > t.Coord
+}
+
 // receive handles a client's message to the coordinator.
 func (co *centralCoord) receive(from protocol.NodeID, m centralMsg) {
 	e := centralEntry{from: from, inc: m.Inc, seq: m.Seq}
@@ -77,6 +91,13 @@ func (co *centralCoord) receive(from protocol.NodeID, m centralMsg) {
 			// during the collection, or recovered since): ask it for
 			// its state; its report carries the request.
 			co.p.send(from, centralMsg{Type: centralInquire, Term: co.term.Num, Coord: co.p.id})
+		case t.after(co.term) && t.Coord != co.p.id:
+			// The client follows a newer coordinator: this one
+			// must not grant on in its term.
+			p := co.p
+			if p.supersede(t) {
+				p.becomeCoordinator()
+			}
 		default:
 			co.p.env.Logf("request from %d in term %d.%d, not %s: its report covers it", from, m.Coord, m.Term, co.term)
 		}

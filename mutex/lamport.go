@@ -58,7 +58,7 @@ func NewLamport(cfg protocol.Config) (protocol.Process, error) {
 	}
 	p := &lamport{peerNode: n, seen: map[protocol.NodeID]uint64{}}
 	n.rules = p
-	return p, nil
+	return p, warnErr(n.warn)
 }
 
 func (p *lamport) boot() {}

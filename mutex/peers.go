@@ -74,6 +74,9 @@ type peerNode[T peerMsg[T]] struct {
 	// unreachable lists the peers the channel gave up on and that have not
 	// been heard from since, so that each loss is noted once.
 	unreachable map[protocol.NodeID]bool
+	// warn is New's warning about the parameters (an rto shorter than a
+	// few hop times), nil for none.
+	warn *protocol.Warning
 }
 
 func newPeerNode[T peerMsg[T]](alg string, cfg protocol.Config) (*peerNode[T], error) {
@@ -98,7 +101,17 @@ func newPeerNode[T peerMsg[T]](alg string, cfg protocol.Config) (*peerNode[T], e
 		others:      others(members, cfg.ID),
 		ch:          reliable.New[T](cfg.Env, cfg.ID, rel),
 		unreachable: map[protocol.NodeID]bool{},
+		warn:        reliable.HopWarning(alg, rel, cfg.HopDelay),
 	}, nil
+}
+
+// warnErr returns w as an error, or a nil error for a nil w (a nil
+// *Warning in an error interface is not nil).
+func warnErr(w *protocol.Warning) error {
+	if w == nil {
+		return nil
+	}
+	return w
 }
 
 // Step implements protocol.Process.

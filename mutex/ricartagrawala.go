@@ -54,7 +54,7 @@ func NewRicartAgrawala(cfg protocol.Config) (protocol.Process, error) {
 	}
 	p := &ricartAgrawala{peerNode: n, seen: map[protocol.NodeID]uint64{}}
 	n.rules = p
-	return p, nil
+	return p, warnErr(n.warn)
 }
 
 func (p *ricartAgrawala) boot() {}

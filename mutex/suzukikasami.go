@@ -84,7 +84,7 @@ func NewSuzukiKasami(cfg protocol.Config) (protocol.Process, error) {
 			p.ln = make([]uint64, len(n.members))
 		}
 	}
-	return p, nil
+	return p, warnErr(n.warn)
 }
 
 func (p *suzukiKasami) boot() {

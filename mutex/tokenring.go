@@ -115,6 +115,7 @@ type tokenRing struct {
 
 	started   bool
 	gen       uint64 // the highest generation seen
+	passes    uint64 // the highest pass of generation gen seen (tokenMsg.Pass)
 	has       bool   // this node holds the token
 	pass      protocol.TimerID
 	watch     protocol.TimerID
@@ -145,7 +146,8 @@ func NewTokenRing(cfg protocol.Config) (protocol.Process, error) {
 		store = &protocol.MemStore{}
 	}
 	return &tokenRing{env: cfg.Env, id: cfg.ID, set: s, store: store, c: client{env: cfg.Env},
-		ch: reliable.New[tokenMsg](cfg.Env, cfg.ID, s.rel), dead: map[protocol.NodeID]bool{}, passed: map[protocol.NodeID]bool{}}, nil
+			ch: reliable.New[tokenMsg](cfg.Env, cfg.ID, s.rel), dead: map[protocol.NodeID]bool{}, passed: map[protocol.NodeID]bool{}},
+		warnErr(reliable.HopWarning(TokenRing, s.rel, cfg.HopDelay))
 }
 
 // Step implements protocol.Process: the channel sees every event first.
@@ -205,7 +207,7 @@ func (n *tokenRing) timer(e protocol.Timeout) {
 	switch e.Name {
 	case tokenTimerStart:
 		if n.gen == 0 {
-			n.gen = 1
+			n.gen, n.passes = 1, 0
 			n.info("token created (generation 1)")
 			n.acquire()
 		}
@@ -271,7 +273,7 @@ func (n *tokenRing) passOn() {
 	}
 	n.cancelPass()
 	n.has = false
-	n.sendToken(next, tokenMsg{Type: tokenToken, Gen: n.gen})
+	n.sendToken(next, tokenMsg{Type: tokenToken, Gen: n.gen, Pass: n.passes + 1})
 }
 
 // receive handles one delivered message.
@@ -304,8 +306,8 @@ func (n *tokenRing) receive(from protocol.NodeID, m tokenMsg) {
 }
 
 // token takes a token of the current or a later generation; an older one
-// (regenerated meanwhile) is discarded, and so is a second token of the
-// generation held here.
+// (regenerated meanwhile) is discarded, and so are a second token of the
+// generation held here and a copy of a pass seen here already.
 func (n *tokenRing) token(from protocol.NodeID, m tokenMsg) {
 	switch {
 	case m.Gen < n.gen:
@@ -316,11 +318,21 @@ func (n *tokenRing) token(from protocol.NodeID, m tokenMsg) {
 		return
 	case n.has:
 		n.info("token of generation %d from %d replaces the one of generation %d held here", m.Gen, from, n.gen)
-		n.gen = m.Gen
+		n.gen, n.passes = m.Gen, m.Pass
+		return
+	case m.Gen == n.gen && m.Pass <= n.passes:
+		n.info("token of generation %d, pass %d, from %d discarded: pass %d came here already", m.Gen, m.Pass, from, n.passes)
 		return
 	}
-	n.gen = m.Gen
+	n.gen, n.passes = m.Gen, m.Pass
 	n.acquire()
+}
+
+// overtaken reports whether m, a token this node sent, has been followed
+// here by a later pass of it (or a later generation): the node it went
+// to passed it on.
+func (n *tokenRing) overtaken(m tokenMsg) bool {
+	return m.Gen < n.gen || m.Gen == n.gen && m.Pass <= n.passes
 }
 
 // unreachable skips a successor (or predecessor) the channel gave up on:
@@ -338,6 +350,15 @@ func (n *tokenRing) unreachable(f reliable.Failure[tokenMsg]) {
 		case tokenPassedOver:
 			n.passed[f.Peer] = true // told when it is back
 			continue
+		case tokenToken:
+			if n.overtaken(m) {
+				// The peer passed it on and crashed before its
+				// acknowledgement came: sent on, it would be a
+				// second token (the property scenario with
+				// flooding on the DCF medium, seed 200).
+				n.info("token of generation %d, pass %d, to %d dropped: pass %d came here since", m.Gen, m.Pass, f.Peer, n.passes)
+				continue
+			}
 		}
 		if next := n.downstream(); next != n.id {
 			if m.Type == tokenToken {

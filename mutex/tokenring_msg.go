@@ -37,6 +37,13 @@ type tokenMsg struct {
 	// saw, so that nodes discard an older token that turns up. On an
 	// election, the highest generation seen along its way.
 	Gen uint64 `msgpack:",omitempty"`
+	// Pass counts a token's passes within its generation: the sender
+	// sends one above the highest it has seen. A node discards a token
+	// whose pass it has seen already, and drops, when its channel gives
+	// up on a peer, a token it sent there that a later pass has followed
+	// here since: the peer passed it on before it crashed, its
+	// acknowledgement lost (tokenring_regen.go).
+	Pass uint64 `msgpack:",omitempty"`
 	// ID is an election's candidate.
 	ID protocol.NodeID `msgpack:",omitempty"`
 	// Stamp is an election's candidacy: when its candidate, missing the

@@ -45,13 +45,13 @@ func TestTokenRingElectionOvertakenByToken(t *testing.T) {
 
 	// The token, delayed elsewhere, reaches node 4 (the candidacy ends),
 	// goes on to 1 and 2, and queues behind the election to 3.
-	n4.Step((&coordDeliverer[tokenMsg]{from: 3}).data(tokenMsg{Type: tokenToken, Gen: 1}))
+	n4.Step((&coordDeliverer[tokenMsg]{from: 3}).data(tokenMsg{Type: tokenToken, Gen: 1, Pass: 3}))
 	if !n4.has || n4.candidate {
 		t.Fatalf("node 4 with the token: has %v, candidate %v", n4.has, n4.candidate)
 	}
 	n4.Step(protocol.Timeout{ID: n4.pass, Name: tokenTimerPass})
 	coordAlgorithm[tokenMsg](env4)
-	n2.Step(from1.data(tokenMsg{Type: tokenToken, Gen: 1}))
+	n2.Step(from1.data(tokenMsg{Type: tokenToken, Gen: 1, Pass: 5}))
 	n2.Step(protocol.Timeout{ID: n2.pass, Name: tokenTimerPass})
 	if out := coordAlgorithm[tokenMsg](env2); len(out) != 1 || out[0].to != 3 || out[0].m.(tokenMsg).Type != tokenToken {
 		t.Fatalf("node 2 sent %+v; want the token to 3, behind the election", out)
@@ -70,7 +70,7 @@ func TestTokenRingElectionOvertakenByToken(t *testing.T) {
 	// Node 2 gives up on 3: the election, then the token, go to 4.
 	n2.Step(protocol.Timeout{ID: chanTo3, Name: tokenTimerChan, Arg: 3})
 	out := coordAlgorithm[tokenMsg](env2)
-	if len(out) != 2 || out[0].to != 4 || out[0].m.(tokenMsg) != e1 || out[1].to != 4 || out[1].m.(tokenMsg) != (tokenMsg{Type: tokenToken, Gen: 1}) {
+	if len(out) != 2 || out[0].to != 4 || out[0].m.(tokenMsg) != e1 || out[1].to != 4 || out[1].m.(tokenMsg) != (tokenMsg{Type: tokenToken, Gen: 1, Pass: 6}) {
 		t.Fatalf("node 2 after the give-up sent %+v; want node 4's election, then the token, to 4", out)
 	}
 	from2 := &coordDeliverer[tokenMsg]{from: 2}
@@ -178,7 +178,7 @@ func TestTokenRingPassedOver(t *testing.T) {
 		if out := coordAlgorithm[tokenMsg](env); len(out) != want || want == 1 && (out[0].to != 2 || out[0].m.(tokenMsg).Type != tokenPassedOver) {
 			t.Fatalf("regenerate %v: node 2 back, sent %+v; want %d passed-over notice to 2", regen, out, want)
 		}
-		n.Step(from4.data(tokenMsg{Type: tokenToken, Gen: 1}))
+		n.Step(from4.data(tokenMsg{Type: tokenToken, Gen: 1, Pass: 3})) // round 1, 3, 4, back to 1
 		n.Step(protocol.Timeout{ID: n.pass, Name: tokenTimerPass})
 		out := coordAlgorithm[tokenMsg](env)
 		last := out[len(out)-1]

@@ -36,7 +36,13 @@ package mutex
 // the token that its predecessor sends on to the next, two tokens of one
 // generation that no generation number tells apart; and no election can
 // do without it, a live node that does not answer looking like a crashed
-// one. Under it:
+// one. The token's pass count (tokenMsg.Pass) narrows "never passed on
+// one that it did not acknowledge": a node that crashed after passing on
+// a token whose acknowledgement was lost leaves a copy in its
+// predecessor's channel; the predecessor drops it on the give-up if a
+// later pass has come back to it, and a node that has seen a later pass
+// discards it (the property scenario with flooding on the DCF medium,
+// seed 200: TestTokenRingAckLostBeforeCrash). Under it:
 //
 //  1. One stream per node. A node sends the token and elections into one
 //     FIFO stream: to the node they went to last while it has not
@@ -132,8 +138,8 @@ func (n *tokenRing) election(m tokenMsg) {
 		n.cancelPass()
 		n.has = false
 	}
-	if !n.has {
-		n.gen = max(n.gen, m.Gen)
+	if !n.has && m.Gen > n.gen {
+		n.gen, n.passes = m.Gen, 0
 	}
 	switch {
 	case n.has || n.c.holds():
@@ -146,6 +152,7 @@ func (n *tokenRing) election(m tokenMsg) {
 			return
 		}
 		n.gen++
+		n.passes = 0
 		n.info("token regenerated (generation %d): the election went round without meeting a token", n.gen)
 		n.acquire()
 	case m.ID < n.id && n.candidate:

@@ -88,7 +88,7 @@ func newProc[T protocol.Message](fam *Family[T], cfg protocol.Config) (protocol.
 	if err != nil {
 		return nil, err
 	}
-	var warn error
+	var warn *protocol.Warning
 	if fam.Graph == GraphRing {
 		// Ring neighbours are reached with Deliver, across hops: under
 		// AODV a first message waits for its route (the radio graph's
@@ -129,7 +129,10 @@ func newProc[T protocol.Message](fam *Family[T], cfg protocol.Config) (protocol.
 	}
 	p.alg = alg
 	p.ch = reliable.New[Wire[T]](env, cfg.ID, set.rel)
-	return p, warn
+	if w := protocol.JoinWarnings(reliable.HopWarning(fam.Name, set.rel, cfg.HopDelay), warn); w != nil {
+		return p, w
+	}
+	return p, nil
 }
 
 func ringNeighbors(set *settings, id protocol.NodeID) []protocol.NodeID {
