@@ -166,6 +166,7 @@ type Stack struct {
 	self    int32
 	id      protocol.NodeID
 	stopped bool
+	air     air // the DCF medium at this receiver: near the head, read at every frame in reach
 
 	seq, oseq uint64 // last frame and flood-origin sequence numbers used
 	nbrs      []Neighbor
@@ -176,7 +177,6 @@ type Stack struct {
 	aodv      *aodvState           // AODV's routes and discoveries; nil until used
 	down      []int32              // helloTick's scratch
 	mac       mac                  // the DCF medium's sender
-	air       air                  // the DCF medium at this receiver
 }
 
 // Init makes s the stack of member self in a new life: no neighbours,

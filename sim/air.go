@@ -30,6 +30,7 @@ func (w *world) airStart(it item) {
 	a.id, a.f, a.rcv = w.airID, f, a.rcv[:0]
 	end := w.now + f.Airtime
 	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
+	w.warmNodes(w.rx)
 	for _, rc := range w.rx {
 		r := w.nodes[rc.Node]
 		if !r.alive || w.isCut(f.From, int32(rc.Node)) {
@@ -58,6 +59,11 @@ func (w *world) airSlot() int {
 // same life.
 func (w *world) airEnd(it item) {
 	a := &w.airs[it.ref] // stable: nothing below starts another frame
+	var warm uint64
+	for _, rc := range a.rcv {
+		warm += uint64(w.all[rc.node].gen)
+	}
+	w.warm += warm
 	for _, rc := range a.rcv {
 		r := w.nodes[rc.node]
 		if r.alive && r.gen == rc.gen {
