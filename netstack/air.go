@@ -132,6 +132,9 @@ type air struct {
 	sensed  int32         // sigs with Sensed
 	busy    bool
 	eifs    bool // the last reception failed: defer EIFS
+	// sigBuf holds sigs while they are few, as they mostly are: beside
+	// the rest rather than in a cache line of their own.
+	sigBuf [2]rxSignal
 }
 
 // ifs is the wait after the medium became idle before backoff counts.
