@@ -64,7 +64,7 @@ func (w *world) airSlot() int {
 // same life.
 func (w *world) airEnd(it item) {
 	a := &w.airs[it.ref] // stable: nothing below starts another frame
-	var warm uint64 // see airStart
+	var warm uint64      // see airStart
 	for _, rc := range a.rcv {
 		r := &w.all[rc.node]
 		warm += uint64(r.gen) + r.stack.Warm()
