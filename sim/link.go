@@ -75,14 +75,19 @@ func (l *link) Trace(ev *trace.Event) {
 
 // netTimer hands a stack timer back to its node's stack.
 func (w *world) netTimer(n *node, it item) {
-	t := netstack.Timer{Peer: it.to, Ref: it.ref, Frame: it.f}
+	n.stack.Timer(netstack.Timer{Kind: itemTimers[it.kind], Peer: it.to, Ref: it.ref, Frame: it.f})
+}
+
+// itemTimers are the stack's timer kinds of the queue's item kinds
+// (timerItems reversed; 0 for the items that are not stack timers).
+var itemTimers = func() (t [itemAckSend + 1]netstack.TimerKind) {
 	for k, ik := range timerItems {
-		if ik == it.kind && k > 0 {
-			t.Kind = netstack.TimerKind(k)
+		if k > 0 {
+			t[ik] = netstack.TimerKind(k)
 		}
 	}
-	n.stack.Timer(t)
-}
+	return t
+}()
 
 // msgSize is the size of m encoded as msgpack.Marshal encodes it,
 // counted rather than kept.
