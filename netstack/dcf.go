@@ -19,13 +19,13 @@ const (
 // mac is one node's 802.11 DCF: an interface queue, the contention
 // window and backoff, the retransmission of unacknowledged frames.
 type mac struct {
-	q       []*Frame // frames waiting; q[0] contends or is on the air
-	state   macState
-	backoff int           // slots left to count
+	q       []*Frame      // frames waiting; q[0] contends or is on the air
 	from    time.Duration // the backoff counts from here while idle
-	cw      int
-	retries int
-	gen     uint64 // the live access, end-of-transmission or ack timer
+	gen     uint64        // the live access, end-of-transmission or ack timer
+	backoff int32         // slots left to count
+	cw      int32
+	retries int32
+	state   macState
 }
 
 // macSend hands f to the medium: at once on the ideal medium; under DCF
@@ -72,7 +72,7 @@ func (s *Stack) macSend(f *Frame) {
 
 // draw picks a new backoff in [0, cw].
 func (m *mac) draw(s *Stack) {
-	m.backoff = s.rng.IntN(m.cw + 1)
+	m.backoff = int32(s.rng.IntN(int(m.cw) + 1))
 }
 
 // count takes the whole slots counted since m.from off the backoff; the
@@ -82,7 +82,7 @@ func (m *mac) count(s *Stack, now time.Duration) {
 		return
 	}
 	slot := s.cfg.MAC.Slot.D()
-	n := min(int((now-m.from)/slot), m.backoff)
+	n := int32(min((now-m.from)/slot, time.Duration(m.backoff)))
 	m.backoff -= n
 	m.from += time.Duration(n) * slot
 }
@@ -168,12 +168,12 @@ func (s *Stack) ackWait(gen uint64) {
 	if gen != m.gen || m.state != macWaitAck {
 		return
 	}
-	if m.retries+1 >= *s.cfg.MAC.RetryLimit { // retry_limit counts attempts
+	if int(m.retries)+1 >= *s.cfg.MAC.RetryLimit { // retry_limit counts attempts
 		s.macNext(m.q[0], false)
 		return
 	}
 	m.retries++
-	m.cw = min(2*m.cw+1, s.cfg.MAC.CWMax)
+	m.cw = int32(min(2*int(m.cw)+1, s.cfg.MAC.CWMax))
 	m.draw(s)
 	now := s.now()
 	m.from = max(m.from, now+s.cfg.MAC.difs)
@@ -211,7 +211,7 @@ func (s *Stack) macNext(f *Frame, ok bool) {
 	if len(m.q) == 0 {
 		m.q = nil
 	}
-	m.retries, m.cw = 0, s.cfg.MAC.CWMin
+	m.retries, m.cw = 0, int32(s.cfg.MAC.CWMin)
 	m.draw(s)
 	m.state = macIdle
 	now := s.now()

@@ -166,6 +166,10 @@ type Stack struct {
 	self    int32
 	id      protocol.NodeID
 	stopped bool
+	// The DCF medium at this receiver and its sender: near the head,
+	// read at every frame in reach.
+	air air
+	mac mac
 
 	seq, oseq uint64 // last frame and flood-origin sequence numbers used
 	nbrs      []Neighbor
@@ -175,8 +179,6 @@ type Stack struct {
 	queues    map[int32]*linkQueue // unicast destination -> queue
 	aodv      *aodvState           // AODV's routes and discoveries; nil until used
 	down      []int32              // helloTick's scratch
-	mac       mac                  // the DCF medium's sender
-	air       air                  // the DCF medium at this receiver
 }
 
 // Init makes s the stack of member self in a new life: no neighbours,
@@ -187,8 +189,9 @@ type Stack struct {
 func (s *Stack) Init(cfg *Config, self int32, d Driver, rng *rand.Rand, seq uint64) {
 	*s = Stack{cfg: cfg, d: d, rng: rng, self: self, id: cfg.IDs[self], seq: seq, oseq: seq}
 	s.nbrs = s.nbrBuf[:0]
+	s.air.sigs = s.air.sigBuf[:0]
 	if cfg.MAC != nil {
-		s.mac.cw = cfg.MAC.CWMin
+		s.mac.cw = int32(cfg.MAC.CWMin)
 	}
 }
 

@@ -30,6 +30,12 @@ func (w *world) airStart(it item) {
 	a.id, a.f, a.rcv = w.airID, f, a.rcv[:0]
 	end := w.now + f.Airtime
 	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
+	var warm uint64
+	for _, rc := range w.rx {
+		r := &w.all[rc.Node]
+		warm += uint64(r.gen) + r.stack.Warm()
+	}
+	w.warm += warm
 	for _, rc := range w.rx {
 		r := w.nodes[rc.Node]
 		if !r.alive || w.isCut(f.From, int32(rc.Node)) {
@@ -58,6 +64,12 @@ func (w *world) airSlot() int {
 // same life.
 func (w *world) airEnd(it item) {
 	a := &w.airs[it.ref] // stable: nothing below starts another frame
+	var warm uint64      // see airStart
+	for _, rc := range a.rcv {
+		r := &w.all[rc.node]
+		warm += uint64(r.gen) + r.stack.Warm()
+	}
+	w.warm += warm
 	for _, rc := range a.rcv {
 		r := w.nodes[rc.node]
 		if r.alive && r.gen == rc.gen {

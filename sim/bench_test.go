@@ -2,14 +2,17 @@ package sim
 
 import (
 	"fmt"
+	"syscall"
 	"testing"
+	"time"
 
 	"manetlab/scenario"
 )
 
 // BenchmarkFloodMaxStaticGrid runs floodmax on a static connected grid,
 // 100 m between neighbours and a 150 m range, on the ideal and the DCF
-// medium, and reports events per second.
+// medium, and reports events per second and the process's CPU time
+// (user and system) per run.
 func BenchmarkFloodMaxStaticGrid(b *testing.B) {
 	for _, c := range []struct {
 		n   int
@@ -18,20 +21,54 @@ func BenchmarkFloodMaxStaticGrid(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d/mac=%s", c.n, c.mac), func(b *testing.B) {
 			n := c.n
 			y := fmt.Sprintf("duration: 10s\nnodes: {count: %d, placement: grid}\nmobility: {area: [%d, %d]}\nradio: {range: 150, mac: %s}\n", n, 100*isqrt(n), 100*isqrt(n), c.mac)
-			var events uint64
-			var wall float64
-			for i := 0; i < b.N; i++ {
-				s := parseB(b, y)
-				res, err := Run(s, Options{Out: b.TempDir()})
+			benchRun(b, func() *scenario.Scenario { return parseB(b, y) })
+		})
+	}
+}
+
+// BenchmarkStatic10k runs configs/static-10k.yaml (floodmax, 10,000 nodes
+// on a grid, 30 s) on each medium: the simulation alone, without the
+// loading and the summary of `manetlab sim`. On a shared machine run the
+// two alternately and compare their CPU times (docs/performance.md):
+//
+//	go test ./sim -run X -bench 'Static10k/mac=ideal' -benchtime 1x
+//	go test ./sim -run X -bench 'Static10k/mac=dcf' -benchtime 1x
+func BenchmarkStatic10k(b *testing.B) {
+	for _, mac := range []string{"ideal", "dcf"} {
+		b.Run("mac="+mac, func(b *testing.B) {
+			benchRun(b, func() *scenario.Scenario {
+				s, err := scenario.Load("../configs/static-10k.yaml", []string{"radio.mac=" + mac})
 				if err != nil {
 					b.Fatal(err)
 				}
-				events += res.Events
-				wall += res.Wall.Seconds()
-			}
-			b.ReportMetric(float64(events)/wall, "events/s")
+				return s
+			})
 		})
 	}
+}
+
+// benchRun runs the scenario scen gives b.N times and reports events per
+// second and the process's CPU time (user and system) per run: on a
+// shared machine the CPU time of two runs taken one after the other
+// compares better than their wall times.
+func benchRun(b *testing.B, scen func() *scenario.Scenario) {
+	var events uint64
+	var wall float64
+	var cpu time.Duration
+	for i := 0; i < b.N; i++ {
+		s := scen()
+		out := b.TempDir()
+		c0 := cpuTime(b)
+		res, err := Run(s, Options{Out: out})
+		cpu += cpuTime(b) - c0
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Events
+		wall += res.Wall.Seconds()
+	}
+	b.ReportMetric(float64(events)/wall, "events/s")
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkFloodMaxMobile runs floodmax with random waypoint mobility.
@@ -48,6 +85,15 @@ func BenchmarkFloodMaxMobile(b *testing.B) {
 		wall += res.Wall.Seconds()
 	}
 	b.ReportMetric(float64(events)/wall, "events/s")
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 func isqrt(n int) int {

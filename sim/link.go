@@ -75,14 +75,19 @@ func (l *link) Trace(ev *trace.Event) {
 
 // netTimer hands a stack timer back to its node's stack.
 func (w *world) netTimer(n *node, it item) {
-	t := netstack.Timer{Peer: it.to, Ref: it.ref, Frame: it.f}
+	n.stack.Timer(netstack.Timer{Kind: itemTimers[it.kind], Peer: it.to, Ref: it.ref, Frame: it.f})
+}
+
+// itemTimers are the stack's timer kinds of the queue's item kinds
+// (timerItems reversed; 0 for the items that are not stack timers).
+var itemTimers = func() (t [itemAckSend + 1]netstack.TimerKind) {
 	for k, ik := range timerItems {
-		if ik == it.kind && k > 0 {
-			t.Kind = netstack.TimerKind(k)
+		if k > 0 {
+			t[ik] = netstack.TimerKind(k)
 		}
 	}
-	n.stack.Timer(t)
-}
+	return t
+}()
 
 // msgSize is the size of m encoded as msgpack.Marshal encodes it,
 // counted rather than kept.
@@ -152,20 +157,23 @@ func (w *world) arrive(it item) {
 		return
 	}
 	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
-	// Touch every receiver's state first: these loads do not depend on
-	// each other, so the CPU overlaps their cache misses, which in the
-	// loop below it would take one by one (on a large run, most of the
-	// time of a frame).
-	var warm uint64
-	for _, rc := range w.rx {
-		r := &w.all[rc.Node]
-		warm += uint64(r.gen)
-	}
-	w.warm += warm
+	w.warmNodes(w.rx)
 	for _, rc := range w.rx {
 		r := w.nodes[rc.Node]
 		if r.alive && !w.isCut(f.From, int32(rc.Node)) {
 			r.stack.Heard(f, radio.Hear(w.prop, w.loss, int(f.From), rc.Node, rc.Dist, r.radioRng))
 		}
 	}
+}
+
+// warmNodes touches the state of every receiver in rx before they are
+// visited: these loads do not depend on each other, so the CPU overlaps
+// their cache misses, which the loop that visits them would take one by
+// one (on a large run, most of the time of a frame).
+func (w *world) warmNodes(rx []radio.Reception) {
+	var warm uint64
+	for _, rc := range rx {
+		warm += uint64(w.all[rc.Node].gen)
+	}
+	w.warm += warm
 }

@@ -64,6 +64,10 @@ func (q *Queue[T]) Pop() (time.Duration, T) {
 	if last == 0 {
 		return top.at, top.v
 	}
+	// The hole at the root goes down to a leaf, always to the earliest
+	// child, and the last entry, e, rises from there to its place: it
+	// belongs near the bottom, so this takes fewer comparisons than
+	// sinking e from the root (Floyd's bottom-up variant).
 	items := q.items
 	i := 0
 	for {
@@ -77,11 +81,16 @@ func (q *Queue[T]) Pop() (time.Duration, T) {
 				m = k
 			}
 		}
-		if !items[m].before(&e) {
-			break
-		}
 		items[i] = items[m]
 		i = m
+	}
+	for i > 0 {
+		p := (i - 1) / arity
+		if !e.before(&items[p]) {
+			break
+		}
+		items[i] = items[p]
+		i = p
 	}
 	items[i] = e
 	return top.at, top.v
