@@ -27,7 +27,7 @@ type Schedule struct {
 
 // Choice is one decision, made after Step steps: take a pending event
 // next (Take, its Pending.Seq), drop a frame in flight (Drop), crash or
-// recover a node, cut or heal a radio link. What is the event as the studio listed it; a replay
+// recover a node, cut or heal a radio link, move a node. What is the event as the studio listed it; a replay
 // checks it, so that a schedule applied to another scenario fails
 // plainly instead of choosing something else.
 type Choice struct {
@@ -39,6 +39,8 @@ type Choice struct {
 	// Cut and Heal name a radio link by its two nodes.
 	Cut  []protocol.NodeID `json:"cut,omitempty"`
 	Heal []protocol.NodeID `json:"heal,omitempty"`
+	// Move puts a node at a place (move.go).
+	Move *MoveTo `json:"move,omitempty"`
 	What string            `json:"what,omitempty"`
 }
 
@@ -60,14 +62,14 @@ func ReadSchedule(path string) (*Schedule, error) {
 		if len(ch.Cut) != 0 && len(ch.Cut) != 2 || len(ch.Heal) != 0 && len(ch.Heal) != 2 {
 			return nil, fmt.Errorf("schedule %s: choice %d: a link is two nodes, [a, b]", path, i+1)
 		}
-		for _, set := range []bool{ch.Take != 0, ch.Drop != 0, ch.Crash != 0, ch.Recover != 0, len(ch.Cut) == 2, len(ch.Heal) == 2} {
+		for _, set := range []bool{ch.Take != 0, ch.Drop != 0, ch.Crash != 0, ch.Recover != 0, len(ch.Cut) == 2, len(ch.Heal) == 2, ch.Move != nil} {
 			if set {
 				n++
 			}
 		}
 		switch {
 		case n != 1:
-			return nil, fmt.Errorf("schedule %s: choice %d: exactly one of take, drop, crash, recover, cut, heal", path, i+1)
+			return nil, fmt.Errorf("schedule %s: choice %d: exactly one of take, drop, crash, recover, cut, heal, move", path, i+1)
 		case ch.Step < last:
 			return nil, fmt.Errorf("schedule %s: choice %d: step %d comes before the previous choice's %d", path, i+1, ch.Step, last)
 		}
