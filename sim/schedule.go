@@ -41,7 +41,7 @@ type Choice struct {
 	Heal []protocol.NodeID `json:"heal,omitempty"`
 	// Move puts a node at a place (move.go).
 	Move *MoveTo `json:"move,omitempty"`
-	What string            `json:"what,omitempty"`
+	What string  `json:"what,omitempty"`
 }
 
 // ReadSchedule reads a schedule file.
