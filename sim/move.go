@@ -64,6 +64,11 @@ func (c *Controller) Move(id protocol.NodeID, x, y float64) error {
 	if h := c.peek(); h != nil {
 		c.w.now = max(c.w.now, h.at)
 	}
+	// The run file records the old place and the new one at the same
+	// instant, so that a reader interpolating between positions (the
+	// report's map) shows a jump, not a glide from the last record.
+	old := d.Position(i, c.w.now)
+	c.w.out.run(&trace.Event{T: int64(c.w.now), Node: id, Ev: trace.EvPosition, Pos: &[3]float64{old.X, old.Y, old.Z}})
 	if d.moves == nil {
 		d.moves = make([]move, d.Len())
 	}

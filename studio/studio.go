@@ -154,6 +154,7 @@ func (st *Studio) Handler() http.Handler {
 	mux.HandleFunc("POST /api/recover", st.api(func(req *request) error { return st.c.Recover(req.Node) }))
 	mux.HandleFunc("POST /api/cut", st.api(func(req *request) error { return st.c.Cut(req.Node, req.Peer) }))
 	mux.HandleFunc("POST /api/heal", st.api(func(req *request) error { return st.c.Heal(req.Node, req.Peer) }))
+	mux.HandleFunc("POST /api/move", st.api(func(req *request) error { return st.c.Move(req.Node, req.X, req.Y) }))
 	mux.HandleFunc("POST /api/rewind", st.api(st.rewind))
 	mux.HandleFunc("POST /api/branch", st.api(st.branch))
 	mux.HandleFunc("POST /api/save", st.api(st.save))
@@ -178,6 +179,8 @@ type request struct {
 	Seq     uint64          `json:"seq"`
 	Node    protocol.NodeID `json:"node"`
 	Peer    protocol.NodeID `json:"peer"` // cut, heal: the link's other end
+	X       float64         `json:"x"`    // move: the node's new place, metres
+	Y       float64         `json:"y"`
 	Step    int             `json:"step"`
 	Branch  int             `json:"branch"`
 	// All, on GET /api/state?all=1, lists the network events too.
