@@ -11,6 +11,7 @@ import (
 
 	"manetlab/trace/analysis"
 	"manetlab/trace/htmlreport"
+	"manetlab/trace/report"
 )
 
 // errInvalid makes `trace check` exit with status 1 after printing its
@@ -156,8 +157,9 @@ with the protocol's theory beside them.
 docs/analysis.md defines each figure. --html also writes a self-contained
 page: a map of positions, radio links and tree edges over time, a timeline of
 every node's leader, who held the critical section when (runs with sections),
-a message sequence diagram of a window, the metrics and the check verdicts
-(docs/analysis.md, "HTML report").`,
+a message sequence diagram of a window, the metrics, the run's verdict as run
+and sim state it and the check verdicts (docs/analysis.md, "HTML report";
+the verdicts' words: "Verdicts").`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML page to `FILE`"},
@@ -182,10 +184,27 @@ a message sequence diagram of a window, the metrics and the check verdicts
 					}
 					opt.WindowSet = true
 				}
+				// The page states the run's verdict as the summary of
+				// run and sim does: a second read, on another core.
+				type summary struct {
+					s   *report.Summary
+					err error
+				}
+				sum := make(chan summary, 1)
+				go func() {
+					s, err := report.Summarize(c.Args().First())
+					sum <- summary{s, err}
+				}()
 				var d *htmlreport.Data
-				if d, rep, err = htmlreport.Report(c.Args().First(), opt); err != nil {
+				d, rep, err = htmlreport.Report(c.Args().First(), opt)
+				got := <-sum
+				if err != nil {
 					return err
 				}
+				if got.err != nil {
+					return fmt.Errorf("trace report: the run's verdict: %w", got.err)
+				}
+				d.Verdict = &htmlreport.Verdict{Word: got.s.Verdict, Reason: got.s.Reason}
 				if err := htmlreport.Save(p, d); err != nil {
 					return fmt.Errorf("trace report: --html: %w", err)
 				}

@@ -149,7 +149,11 @@ type Data struct {
 	Seq      Sequence                `json:"seq"`
 	Metrics  *analysis.MetricsReport `json:"metrics,omitempty"`
 	Check    *analysis.CheckReport   `json:"check,omitempty"`
-	Problems []string                `json:"problems,omitempty"`
+	// Verdict is the run's verdict as the summary of `run` and `sim`
+	// states it (one of analysis.Verdicts), and its reason; the caller
+	// sets them (`trace report --html` from trace/report), nil without.
+	Verdict  *Verdict `json:"verdict,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 	// Elections name the run's elections readably: the epoch, its
 	// initiator (the first election-start of the epoch) and its start,
 	// with its end from the metrics; in start order.
@@ -377,6 +381,12 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	check.Problems = nil
 	d.Check = check
 	return d, metrics, nil
+}
+
+// Verdict is a run's verdict and its reason.
+type Verdict struct {
+	Word   string `json:"word"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // ElectionName is one election as the page names it: "election 3 by

@@ -122,6 +122,11 @@
       }
     }
     var c = D.check, vb = document.getElementById("verdicts");
+    if (D.verdict) { // the run's verdict, in the words of run and sim (docs/analysis.md, Verdicts)
+      var rv = h("div", { id: "run-verdict" }, vb, "verdict: ");
+      h("span", { "class": "verdict " + D.verdict.word }, rv, D.verdict.word);
+      if (D.verdict.reason) h("span", { "class": "reason" }, rv, " (" + D.verdict.reason + ")");
+    }
     if (c) {
       var vt = h("table", { "class": "figs", id: "verdict-table" }, vb);
       var vh = h("tr", {}, vt);

@@ -116,7 +116,7 @@ type Component struct {
 const (
 	Valid     = analysis.Valid
 	Invalid   = analysis.Invalid
-	Unsettled = "unsettled"
+	Unsettled = analysis.Unsettled // also a component's state
 	Settled   = "settled"
 	CutShort  = "cut short"
 	Unknown   = analysis.Unknown
