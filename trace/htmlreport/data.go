@@ -409,5 +409,8 @@ func (d *Data) nameElections(c *collector, m *analysis.MetricsReport) {
 		f := c.elections[ep]
 		d.Elections = append(d.Elections, ElectionName{Epoch: ep, Initiator: uint32(f.node), Start: secs(f.t), End: ends[ep]})
 	}
+	if len(c.epochs) == 0 {
+		d.Elections = c.loose.elections() // no numbered election: bully's
+	}
 	slices.SortStableFunc(d.Elections, func(a, b ElectionName) int { return cmp.Compare(a.Start, b.Start) })
 }

@@ -403,7 +403,7 @@
 
   // ---- sequence diagram ----
   function electionName(e) {
-    return "election " + e.epoch + " by node " + e.initiator + " at " + e.start.toFixed(3) + " s" + (e.end != null ? " (over at " + e.end.toFixed(3) + " s)" : " (no leader adopted)");
+    return "election " + (e.epoch ? e.epoch + " " : "") + "by node " + e.initiator + " at " + e.start.toFixed(3) + " s" + (e.end != null ? " (over at " + e.end.toFixed(3) + " s)" : " (no leader adopted)");
   }
   function electionColour(i) { return "hsl(" + ((i * 97 + 210) % 360) + ",70%,38%)"; }
   // electionAt is the index of the election under way at t: the latest
