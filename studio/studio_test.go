@@ -249,6 +249,9 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	if len(after) == 0 || slices.Equal(before, after) {
 		t.Fatalf("node 1's links on the map: %v before the drag, %v after", before, after)
 	}
+	var top any
+	p.Eval(`window.scrollTo(0, 0)`, &top)
+	shots(p, "cr-drag.png")
 	// The keyboard does it too: select node 1 (a drag does not select),
 	// press shift+right.
 	p.Click(`#map .node[data-id="1"] circle`)
@@ -272,14 +275,25 @@ func TestStudioBully(t *testing.T) {
 	if os.Getenv("MANETLAB_STUDIO_SHOTS") == "" {
 		t.Skip("the screenshots of docs/studio.md's bully lesson (MANETLAB_STUDIO_SHOTS=docs/studio)")
 	}
-	_, url := serve(t, "../configs/bully.yaml")
+	// ideal, as the lesson says: on the DCF medium the MAC orders the
+	// frames on the air, and the lesson delivers and drops them by hand.
+	_, url := serve(t, "../configs/bully.yaml", "radio.mac=ideal")
 	p := chromiumtest.Open(t, url+"/", 1400, 1000)
 	p.WaitFor(`document.body.dataset.ready === "1"`, 30*time.Second)
-	for i := 0; i < 30; i++ {
+	// Step until 4's election messages are in flight (after the route
+	// discovery, the network's, not listed).
+	inFlight := false
+	for i := 0; i < 60 && !inFlight; i++ {
 		press(t, p, " ")
-		if strings.Contains(text(p, `document.querySelector('#nodes tr[data-id="4"] .describe').textContent`), "waiting for an OK") {
-			break
+		for _, r := range pendingRows(p) {
+			inFlight = inFlight || strings.HasPrefix(r.Text, "election 4→")
 		}
+	}
+	if d := text(p, `document.querySelector('#nodes tr[data-id="4"] .describe').textContent`); !inFlight || !strings.Contains(d, "waiting for an OK") {
+		t.Fatalf("4's election messages in flight: %v; 4 describes itself as %q", inFlight, d)
+	}
+	if n := text(p, `document.querySelector("#notes li").textContent`); !strings.HasSuffix(n, "(election by node 1 at 1.000 s)") {
+		t.Fatalf("the first note is %q, want the election named by node 1 at 1 s", n)
 	}
 	shots(p, "bully-election.png")
 	var leaders []string
