@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"manetlab/protocol"
+	"manetlab/scenario"
 )
 
 // linksOf is node id's radio links now, as the studio draws them (both
@@ -103,6 +104,56 @@ func TestMoveChangesLinks(t *testing.T) {
 		t.Fatalf("the schedule read back: %+v", read.Choices)
 	}
 	if _, err := RunSchedule(s, Options{Out: b}, read); err != nil {
+		t.Fatal(err)
+	}
+	sameTraces(t, a, b)
+}
+
+// TestMoveUnderMobility moves a node of a random waypoint run (the
+// medium's index is rebuilt per time window, not once, so a move must
+// rebuild it): node 3 far from everyone has no links; node 5 put beside it
+// there has a link to it, at once and two seconds on as both go on along
+// their shifted paths (at most 2 m/s); the moved run replays byte for
+// byte.
+func TestMoveUnderMobility(t *testing.T) {
+	s, err := scenario.Load("../configs/ring-chang-roberts.yaml", []string{"radio.mac=ideal", "mobility.model=random-waypoint",
+		"mobility.area=[600,600]", "mobility.speed=[1,2]", "duration=6s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := t.TempDir(), t.TempDir()
+	c, err := NewController(s, Options{Out: a}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c.Now() < 500*time.Millisecond {
+		c.Step()
+	}
+	if err := c.Move(3, -5000, -5000); err != nil {
+		t.Fatal(err)
+	}
+	if l := linksOf(c, 3); len(l) != 0 {
+		t.Fatalf("node 3, moved 5 km away, has links %v", l)
+	}
+	for c.Now() < time.Second {
+		c.Step()
+	}
+	if err := c.Move(5, -4995, -4995); err != nil { // node 5 joins it
+		t.Fatal(err)
+	}
+	for _, at := range []time.Duration{0, 3 * time.Second} {
+		for c.Now() < at {
+			c.Step()
+		}
+		if l := linksOf(c, 3); !slices.Contains(l, 5) {
+			t.Fatalf("at %v node 3, with node 5 put beside it, has links %v", c.Now(), l)
+		}
+	}
+	sched := &Schedule{Choices: c.Choices()}
+	if _, err := c.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunSchedule(s, Options{Out: b}, sched); err != nil {
 		t.Fatal(err)
 	}
 	sameTraces(t, a, b)
