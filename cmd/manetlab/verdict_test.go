@@ -9,6 +9,7 @@ import (
 
 	"manetlab/trace/analysis"
 	"manetlab/trace/htmlreport"
+	"manetlab/trace/htmlreport/chromiumtest"
 )
 
 // TestVerdictWordsAreDocumented runs sim, trace check and trace report
@@ -81,4 +82,29 @@ func TestVerdictWordsAreDocumented(t *testing.T) {
 		t.Errorf("the runs reached only %v: the test would not see a wrong word of another kind", seen)
 	}
 	t.Logf("verdicts seen: %v", seen)
+}
+
+// TestReportPageStatesTheVerdict opens the page of `trace report --html`
+// in Chromium: it states the run's verdict in the summary's word, styled
+// as the check's verdicts are, above the property table.
+func TestReportPageStatesTheVerdict(t *testing.T) {
+	chromiumtest.ForTest(t)
+	dir := t.TempDir()
+	out, err := runCLI(t, "sim", "../../configs/ring-chang-roberts.yaml", "--out", dir, "--quiet", "--set", "duration=1.05s")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	word := regexp.MustCompile(`(?m)^verdict: ([a-z]+)`).FindStringSubmatch(out)
+	if word == nil || word[1] == analysis.Valid {
+		t.Fatalf("want a run that is not valid yet (unsettled), got\n%s", out)
+	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	if out, err := runCLI(t, "trace", "report", dir, "--html", page); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	dom := chromiumtest.ReadyDOM(t, page)
+	want := `<div id="run-verdict">verdict: <span class="verdict ` + word[1] + `">` + word[1] + `</span><span class="reason"> (`
+	if !strings.Contains(dom, want) || strings.Index(dom, `id="run-verdict"`) > strings.Index(dom, `id="verdict-table"`) {
+		t.Fatalf("the page does not state %q above the check's verdicts", want)
+	}
 }
