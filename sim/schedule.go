@@ -27,9 +27,10 @@ type Schedule struct {
 
 // Choice is one decision, made after Step steps: take a pending event
 // next (Take, its Pending.Seq), drop a frame in flight (Drop), crash or
-// recover a node, cut or heal a radio link, move a node. What is the event as the studio listed it; a replay
-// checks it, so that a schedule applied to another scenario fails
-// plainly instead of choosing something else.
+// recover a node, cut or heal a radio link, move a node (Move). What is
+// the event as the studio listed it; a replay checks it, so that a
+// schedule applied to another scenario fails plainly instead of choosing
+// something else.
 type Choice struct {
 	Step    int             `json:"step"`
 	Take    uint64          `json:"take,omitempty"`
