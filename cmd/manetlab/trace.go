@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"manetlab/trace"
 	"manetlab/trace/analysis"
 	"manetlab/trace/htmlreport"
 	"manetlab/trace/report"
@@ -184,27 +185,18 @@ the verdicts' words: "Verdicts").`,
 					}
 					opt.WindowSet = true
 				}
-				// The page states the run's verdict as the summary of
-				// run and sim does: a second read, on another core.
-				type summary struct {
-					s   *report.Summary
-					err error
-				}
-				sum := make(chan summary, 1)
-				go func() {
-					s, err := report.Summarize(c.Args().First())
-					sum <- summary{s, err}
-				}()
 				var d *htmlreport.Data
-				d, rep, err = htmlreport.Report(c.Args().First(), opt)
-				got := <-sum
-				if err != nil {
+				if d, rep, err = htmlreport.Report(c.Args().First(), opt); err != nil {
 					return err
 				}
-				if got.err != nil {
-					return fmt.Errorf("trace report: the run's verdict: %w", got.err)
+				// The page states the run's verdict as the summary of
+				// run and sim does: a second read, for the nodes' last
+				// states (the metrics are the page's).
+				sum, err := report.SummarizeWith(trace.Disk, c.Args().First(), rep)
+				if err != nil {
+					return fmt.Errorf("trace report: the run's verdict: %w", err)
 				}
-				d.Verdict = &htmlreport.Verdict{Word: got.s.Verdict, Reason: got.s.Reason}
+				d.Verdict = &htmlreport.Verdict{Word: sum.Verdict, Reason: sum.Reason}
 				if err := htmlreport.Save(p, d); err != nil {
 					return fmt.Errorf("trace report: --html: %w", err)
 				}
