@@ -158,3 +158,22 @@ func TestMoveUnderMobility(t *testing.T) {
 	}
 	sameTraces(t, a, b)
 }
+
+// TestScheduleMoveErrors: a move without its node, or beside another
+// choice, is refused when the file is read, naming the file and choice.
+func TestScheduleMoveErrors(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"steps": 1, "choices": [{"step": 0, "move": {"x": 1, "y": 2}}]}`:                "choice 1: move: no node",
+		`{"steps": 1, "choices": [{"step": 0, "crash": 2, "move": {"node": 1, "x": 1}}]}`: "choice 1: exactly one of take, drop, crash, recover, cut, heal, move",
+		`{"steps": 1, "choices": [{"step": 0, "move": {"node": 1, "z": 1}}]}`:             `unknown field "z"`,
+	} {
+		path := filepath.Join(t.TempDir(), "s.json")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadSchedule(path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}

@@ -69,6 +69,8 @@ func ReadSchedule(path string) (*Schedule, error) {
 			}
 		}
 		switch {
+		case ch.Move != nil && ch.Move.Node == 0:
+			return nil, fmt.Errorf("schedule %s: choice %d: move: no node (\"move\": {\"node\": 1, \"x\": 120, \"y\": 80})", path, i+1)
 		case n != 1:
 			return nil, fmt.Errorf("schedule %s: choice %d: exactly one of take, drop, crash, recover, cut, heal, move", path, i+1)
 		case ch.Step < last:
