@@ -296,6 +296,14 @@ func (m *Medium) Reach(from int, t time.Duration, out []Reception) []Reception {
 	return out
 }
 
+// Moved forgets what the medium derived from positions (the transmit
+// index, the receptions a static medium remembers): the mobility model
+// changed under it (a node moved by hand, sim.Controller.Move). The next
+// query rebuilds them from the model.
+func (m *Medium) Moved() {
+	m.built, m.near, m.nearLeft, m.arena = false, nil, 0, nil
+}
+
 // Dist is the distance between nodes a and b at time t.
 func (m *Medium) Dist(a, b int, t time.Duration) float64 {
 	return geo.Dist(m.position(a, t), m.position(b, t))

@@ -17,7 +17,8 @@ import (
 // a person in the studio, or a schedule replayed. A step takes the event
 // the simulator would take next (Step), takes a chosen pending event
 // before the others (Take), drops a pending frame (Drop), or crashes or
-// recovers a node (Crash, Recover). Every choice is recorded (Choices),
+// recovers a node (Crash, Recover), cuts or heals a link (Cut, Heal) or
+// moves a node (Move). Every choice is recorded (Choices),
 // and because the simulator is deterministic, replaying the choices on a
 // fresh Controller (Replay) reaches the same state: that is how a
 // session rewinds, and how `sim --schedule` writes the same traces.
@@ -64,6 +65,7 @@ type Taken struct {
 // done: the nodes' boots are the first pending events. observe, when not
 // nil, sees every trace event as it is written (headers included).
 func NewController(s *scenario.Scenario, opt Options, observe func(*trace.Event)) (*Controller, error) {
+	opt.movable = true // Move (move.go)
 	w, err := newWorld(s, opt)
 	if err != nil {
 		return nil, err
@@ -414,6 +416,8 @@ func (c *Controller) Apply(ch Choice) error {
 		return c.Cut(ch.Cut[0], ch.Cut[1])
 	case len(ch.Heal) == 2:
 		return c.Heal(ch.Heal[0], ch.Heal[1])
+	case ch.Move != nil:
+		return c.Move(ch.Move.Node, ch.Move.X, ch.Move.Y)
 	}
 	return fmt.Errorf("step %d: a choice with nothing to do", ch.Step)
 }

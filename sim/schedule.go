@@ -27,9 +27,10 @@ type Schedule struct {
 
 // Choice is one decision, made after Step steps: take a pending event
 // next (Take, its Pending.Seq), drop a frame in flight (Drop), crash or
-// recover a node, cut or heal a radio link. What is the event as the studio listed it; a replay
-// checks it, so that a schedule applied to another scenario fails
-// plainly instead of choosing something else.
+// recover a node, cut or heal a radio link, move a node (Move). What is
+// the event as the studio listed it; a replay checks it, so that a
+// schedule applied to another scenario fails plainly instead of choosing
+// something else.
 type Choice struct {
 	Step    int             `json:"step"`
 	Take    uint64          `json:"take,omitempty"`
@@ -39,7 +40,9 @@ type Choice struct {
 	// Cut and Heal name a radio link by its two nodes.
 	Cut  []protocol.NodeID `json:"cut,omitempty"`
 	Heal []protocol.NodeID `json:"heal,omitempty"`
-	What string            `json:"what,omitempty"`
+	// Move puts a node at a place (move.go).
+	Move *MoveTo `json:"move,omitempty"`
+	What string  `json:"what,omitempty"`
 }
 
 // ReadSchedule reads a schedule file.
@@ -60,14 +63,16 @@ func ReadSchedule(path string) (*Schedule, error) {
 		if len(ch.Cut) != 0 && len(ch.Cut) != 2 || len(ch.Heal) != 0 && len(ch.Heal) != 2 {
 			return nil, fmt.Errorf("schedule %s: choice %d: a link is two nodes, [a, b]", path, i+1)
 		}
-		for _, set := range []bool{ch.Take != 0, ch.Drop != 0, ch.Crash != 0, ch.Recover != 0, len(ch.Cut) == 2, len(ch.Heal) == 2} {
+		for _, set := range []bool{ch.Take != 0, ch.Drop != 0, ch.Crash != 0, ch.Recover != 0, len(ch.Cut) == 2, len(ch.Heal) == 2, ch.Move != nil} {
 			if set {
 				n++
 			}
 		}
 		switch {
+		case ch.Move != nil && ch.Move.Node == 0:
+			return nil, fmt.Errorf("schedule %s: choice %d: move: no node (\"move\": {\"node\": 1, \"x\": 120, \"y\": 80})", path, i+1)
 		case n != 1:
-			return nil, fmt.Errorf("schedule %s: choice %d: exactly one of take, drop, crash, recover, cut, heal", path, i+1)
+			return nil, fmt.Errorf("schedule %s: choice %d: exactly one of take, drop, crash, recover, cut, heal, move", path, i+1)
 		case ch.Step < last:
 			return nil, fmt.Errorf("schedule %s: choice %d: step %d comes before the previous choice's %d", path, i+1, ch.Step, last)
 		}

@@ -48,6 +48,9 @@ type Options struct {
 	// and the whole run file, so that the run can be summarised without
 	// reading its traces back (report.SummarizeFrom with report.Keep).
 	Record func(ev string) bool
+	// movable: a Controller's run, whose nodes may be moved by hand
+	// (control.go, dragged).
+	movable bool
 }
 
 // Result describes a finished run.
@@ -195,6 +198,9 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	mob, err := s.MobilityModel()
 	if err != nil {
 		return nil, err
+	}
+	if opt.movable {
+		mob = &dragged{Model: mob}
 	}
 	medium, err := radio.NewMedium(s.Radio, mob, s.Seed^0x5eed0f4ad10)
 	if err != nil {

@@ -166,3 +166,28 @@ func TestAPIOnlyForThePage(t *testing.T) {
 		t.Fatalf("a request for another host: %s", r.Status)
 	}
 }
+
+// TestBullyElectionsNamedInNotes: bully's election-start notes carry no
+// epoch; the studio's notes name its elections by initiator and start,
+// as the report page does: seed 002's first election is node 1's at 1 s,
+// and the one node 4 holds after 7's crash is another, named by node 4.
+func TestBullyElectionsNamedInNotes(t *testing.T) {
+	_, url := serve(t, "../configs/bully.yaml", "radio.mac=ideal")
+	s := post(t, url, "/api/step", map[string]any{"n": 100000, "classes": []string{"protocol", "transport", "network", "stale"}})
+	var starts []string
+	for _, n := range s.Notes {
+		if strings.Contains(n.Text, "election start") {
+			starts = append(starts, n.Text)
+		}
+	}
+	if len(starts) == 0 || !strings.HasSuffix(starts[0], "(election by node 1 at 1.000 s)") {
+		t.Fatalf("the first election-start notes: %q", starts)
+	}
+	later := false
+	for _, x := range starts {
+		later = later || strings.HasPrefix(x, "node 4: election start (election by node 4 at 15.")
+	}
+	if !later {
+		t.Fatalf("no election by node 4 after 7's crash among %q", starts)
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 //go:embed page.html
@@ -154,6 +155,7 @@ func (st *Studio) Handler() http.Handler {
 	mux.HandleFunc("POST /api/recover", st.api(func(req *request) error { return st.c.Recover(req.Node) }))
 	mux.HandleFunc("POST /api/cut", st.api(func(req *request) error { return st.c.Cut(req.Node, req.Peer) }))
 	mux.HandleFunc("POST /api/heal", st.api(func(req *request) error { return st.c.Heal(req.Node, req.Peer) }))
+	mux.HandleFunc("POST /api/move", st.api(func(req *request) error { return st.c.Move(req.Node, req.X, req.Y) }))
 	mux.HandleFunc("POST /api/rewind", st.api(st.rewind))
 	mux.HandleFunc("POST /api/branch", st.api(st.branch))
 	mux.HandleFunc("POST /api/save", st.api(st.save))
@@ -178,6 +180,8 @@ type request struct {
 	Seq     uint64          `json:"seq"`
 	Node    protocol.NodeID `json:"node"`
 	Peer    protocol.NodeID `json:"peer"` // cut, heal: the link's other end
+	X       float64         `json:"x"`    // move: the node's new place, metres
+	Y       float64         `json:"y"`
 	Step    int             `json:"step"`
 	Branch  int             `json:"branch"`
 	// All, on GET /api/state?all=1, lists the network events too.
@@ -488,6 +492,9 @@ type observer struct {
 	counts   Counts
 	maxRound int
 	mutex    Mutex
+	// unnumbered tells apart the elections whose starts carry no epoch
+	// (bully's), to name them by initiator and start.
+	unnumbered analysis.Unnumbered
 }
 
 func newObserver(spec protocol.Spec) *observer {
@@ -526,9 +533,23 @@ func (o *observer) observe(e *trace.Event) {
 		if e.Node != 0 {
 			delete(o.inCS, e.Node)
 			delete(o.leader, e.Node)
+			o.unnumbered.Stop(e.T, e.Node, "")
 		}
 	}
 	kind := protocol.NoteKind(e.Ev)
+	named := "" // an unnumbered election's name, for its notes
+	switch {
+	case kind == protocol.NoteElectionStart && e.Epoch == "":
+		o.unnumbered.Start(e.T, e.Node)
+		named = o.electionName()
+	case kind == protocol.NoteElectionEnd:
+		if o.unnumbered.Under() {
+			named = o.electionName()
+		}
+		o.unnumbered.Stop(e.T, e.Node, "")
+	case kind == protocol.NoteLeader && e.Leader != protocol.None:
+		o.unnumbered.Stop(e.T, e.Node, e.Epoch)
+	}
 	switch kind {
 	case protocol.NoteLeader:
 		o.leader[e.Node], o.epoch[e.Node] = e.Leader, e.Epoch
@@ -558,11 +579,25 @@ func (o *observer) observe(e *trace.Event) {
 		return // one note per round, not one per node
 	}
 	text := noteText(kind, e)
+	if named != "" {
+		text += " (" + named + ")"
+	}
 	step := 0
 	if o.c != nil {
 		step = o.c.Steps()
 	}
 	o.notes = append(o.notes, Note{Step: step, At: time.Duration(e.T).Seconds(), Node: e.Node, Kind: string(kind), Text: text})
+}
+
+// electionName names the unnumbered election under way (or last): "election
+// by node 1 at 1.000 s", as the report page does.
+func (o *observer) electionName() string {
+	sp := o.unnumbered.Spans
+	if len(sp) == 0 {
+		return ""
+	}
+	s := sp[len(sp)-1]
+	return fmt.Sprintf("election by node %d at %.3f s", s.Initiator, time.Duration(s.Start).Seconds())
 }
 
 func noteText(kind protocol.NoteKind, e *trace.Event) string {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -220,6 +221,51 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	if c := text(p, `document.querySelector('#map .linkg[data-a="1"][data-b="7"]').getAttribute("class")`); !strings.Contains(c, "cut") {
 		t.Fatalf("the link 1–7 is drawn as %q after the cut", c)
 	}
+
+	// Drag node 1 with the mouse next to the node farthest from it: its
+	// links on the map change to that node's neighbourhood.
+	links := func() []string {
+		var l []string
+		p.Eval(`[...document.querySelectorAll("#map .linkg")].filter(g => g.dataset.a === "1" || g.dataset.b === "1").map(g => g.dataset.a + "-" + g.dataset.b).sort()`, &l)
+		return l
+	}
+	before := links()
+	var d []float64 // the pixels from node 1 to 25 px short of the farthest node
+	p.Eval(`(() => { const c = (id) => { const r = document.querySelector('#map .node[data-id="' + id + '"] circle').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; };
+		const a = c(1); let far = null, best = -1;
+		for (const g of document.querySelectorAll("#map .node")) { const b = c(g.dataset.id); const x = Math.hypot(b[0] - a[0], b[1] - a[1]); if (x > best) { best = x; far = b; } }
+		const k = (best - 25) / best; return [(far[0] - a[0]) * k, (far[1] - a[1]) * k]; })()`, &d)
+	var stepBefore int
+	p.Eval(`+document.body.dataset.step`, &stepBefore)
+	p.Drag(`#map .node[data-id="1"] circle`, d[0], d[1])
+	p.WaitFor(fmt.Sprintf(`+document.body.dataset.step !== %d || document.getElementById("error").textContent`, stepBefore), 20*time.Second)
+	if e := text(p, `document.getElementById("error").textContent`); e != "" {
+		t.Fatalf("the drag: %s", e)
+	}
+	after := links()
+	if last := text(p, `document.querySelector("#history li:last-child").textContent`); !strings.Contains(last, "move node 1 to") || !strings.Contains(last, "(chosen)") {
+		t.Fatalf("the last step after the drag is %q", last)
+	}
+	if len(after) == 0 || slices.Equal(before, after) {
+		t.Fatalf("node 1's links on the map: %v before the drag, %v after", before, after)
+	}
+	var top any
+	p.Eval(`window.scrollTo(0, 0)`, &top)
+	shots(p, "cr-drag.png")
+	// The keyboard does it too: select node 1 (a drag does not select),
+	// press shift+right.
+	p.Click(`#map .node[data-id="1"] circle`)
+	p.WaitFor(`document.querySelector('#map .node[data-id="1"]').classList.contains("sel")`, 5*time.Second)
+	var x0, x1 float64
+	p.Eval(`S.nodes.find(n => n.id === 1).x`, &x0)
+	if _, err := p.Call("Input.dispatchKeyEvent", map[string]any{"type": "keyDown", "key": "ArrowRight", "modifiers": 8}); err != nil {
+		t.Fatal(err)
+	}
+	p.WaitFor(fmt.Sprintf(`S.nodes.find(n => n.id === 1).x !== %v || document.getElementById("error").textContent`, x0), 20*time.Second)
+	p.Eval(`S.nodes.find(n => n.id === 1).x`, &x1)
+	if !(x1 > x0) {
+		t.Fatalf("shift+right moved node 1 from x = %g to %g", x0, x1)
+	}
 }
 
 // TestStudioBully takes the screenshots of the bully lesson (with
@@ -229,14 +275,25 @@ func TestStudioBully(t *testing.T) {
 	if os.Getenv("MANETLAB_STUDIO_SHOTS") == "" {
 		t.Skip("the screenshots of docs/studio.md's bully lesson (MANETLAB_STUDIO_SHOTS=docs/studio)")
 	}
-	_, url := serve(t, "../configs/bully.yaml")
+	// ideal, as the lesson says: on the DCF medium the MAC orders the
+	// frames on the air, and the lesson delivers and drops them by hand.
+	_, url := serve(t, "../configs/bully.yaml", "radio.mac=ideal")
 	p := chromiumtest.Open(t, url+"/", 1400, 1000)
 	p.WaitFor(`document.body.dataset.ready === "1"`, 30*time.Second)
-	for i := 0; i < 30; i++ {
+	// Step until 4's election messages are in flight (after the route
+	// discovery, the network's, not listed).
+	inFlight := false
+	for i := 0; i < 60 && !inFlight; i++ {
 		press(t, p, " ")
-		if strings.Contains(text(p, `document.querySelector('#nodes tr[data-id="4"] .describe').textContent`), "waiting for an OK") {
-			break
+		for _, r := range pendingRows(p) {
+			inFlight = inFlight || strings.HasPrefix(r.Text, "election 4→")
 		}
+	}
+	if d := text(p, `document.querySelector('#nodes tr[data-id="4"] .describe').textContent`); !inFlight || !strings.Contains(d, "waiting for an OK") {
+		t.Fatalf("4's election messages in flight: %v; 4 describes itself as %q", inFlight, d)
+	}
+	if n := text(p, `document.querySelector("#notes li").textContent`); !strings.HasSuffix(n, "(election by node 1 at 1.000 s)") {
+		t.Fatalf("the first note is %q, want the election named by node 1 at 1 s", n)
 	}
 	shots(p, "bully-election.png")
 	var leaders []string

@@ -32,7 +32,8 @@ flight, every node's belief and state, the pending events in the order the
 simulator would take them, the counts beside theory. Step (space), step to
 the next note (n), run and pause (r), deliver a chosen message or fire a
 timer now (click an event, d), drop a frame (x), crash or recover a node
-(click it, c, v), cut or heal a radio link (click it, u), step a round (o),
+(click it, c, v), cut or heal a radio link (click it, u), move a node (drag
+it, or shift+arrows), step a round (o),
 rewind (b, the slider, the history) and branch; save (s)
 writes the session's schedule, which 'manetlab sim --schedule FILE' replays
 to the same traces and 'studio --schedule FILE' opens at its last step.

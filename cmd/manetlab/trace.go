@@ -9,8 +9,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"manetlab/trace"
 	"manetlab/trace/analysis"
 	"manetlab/trace/htmlreport"
+	"manetlab/trace/report"
 )
 
 // errInvalid makes `trace check` exit with status 1 after printing its
@@ -156,8 +158,9 @@ with the protocol's theory beside them.
 docs/analysis.md defines each figure. --html also writes a self-contained
 page: a map of positions, radio links and tree edges over time, a timeline of
 every node's leader, who held the critical section when (runs with sections),
-a message sequence diagram of a window, the metrics and the check verdicts
-(docs/analysis.md, "HTML report").`,
+a message sequence diagram of a window, the metrics, the run's verdict as run
+and sim state it and the check verdicts (docs/analysis.md, "HTML report";
+the verdicts' words: "Verdicts").`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML page to `FILE`"},
@@ -186,6 +189,14 @@ a message sequence diagram of a window, the metrics and the check verdicts
 				if d, rep, err = htmlreport.Report(c.Args().First(), opt); err != nil {
 					return err
 				}
+				// The page states the run's verdict as the summary of
+				// run and sim does: a second read, for the nodes' last
+				// states (the metrics are the page's).
+				sum, err := report.SummarizeWith(trace.Disk, c.Args().First(), rep)
+				if err != nil {
+					return fmt.Errorf("trace report: the run's verdict: %w", err)
+				}
+				d.Verdict = &htmlreport.Verdict{Word: sum.Verdict, Reason: sum.Reason}
 				if err := htmlreport.Save(p, d); err != nil {
 					return fmt.Errorf("trace report: --html: %w", err)
 				}

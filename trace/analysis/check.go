@@ -10,13 +10,6 @@ import (
 	"manetlab/scenario"
 )
 
-// Verdicts of a property.
-const (
-	Valid   = "valid"   // checked, and it holds
-	Invalid = "invalid" // a violation was found; see the witnesses
-	Unknown = "unknown" // the trace cannot decide; see the reason
-)
-
 // Property names, as reports print them.
 const (
 	PropEpochLeader  = "one-leader-per-epoch"

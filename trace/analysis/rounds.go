@@ -14,12 +14,6 @@ import (
 // the synchronizer kept its rounds and the algorithm halted everywhere.
 const PropSync = "synchronizer"
 
-// Stalled is the synchronizer property's verdict when the run ended with
-// live nodes mid-round and their algorithm not halted: a crash or a broken
-// link stopped the rounds (Property.Reason says at which round and which
-// nodes).
-const Stalled = "stalled"
-
 // roundsEvents are the events the round analysis reads.
 func roundsEvents(ev string) bool {
 	switch evTypes[ev] {

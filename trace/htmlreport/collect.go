@@ -38,6 +38,9 @@ type collector struct {
 	// maxElections epochs), in the order first seen.
 	elections map[string]*electionFirst
 	epochs    []string
+	// loose: the notes that tell apart elections whose starts carry no
+	// epoch (unnumbered.go).
+	loose looseNotes
 
 	// sample: leader segments and tree edges are kept for nodes whose
 	// ID is a multiple of it (a power of 2; 1: every node).
@@ -130,6 +133,7 @@ func (c *collector) visit(id protocol.NodeID, e *trace.Event) {
 		}
 		return
 	}
+	c.loose.see(id, e)
 	if !pageEvents(e.Ev) {
 		return
 	}
@@ -342,8 +346,7 @@ type electionFirst struct {
 
 // electionStart records id's election-start e: the first of its epoch
 // names the election (ties to the lower ID, whatever the read order).
-// Starts without an epoch (bully's) name nothing: their elections cannot
-// be told apart.
+// Starts without an epoch (bully's) are named by looseNotes instead.
 func (c *collector) electionStart(id protocol.NodeID, e *trace.Event) {
 	if e.Epoch == "" {
 		return // a protocol that does not number its elections

@@ -149,7 +149,11 @@ type Data struct {
 	Seq      Sequence                `json:"seq"`
 	Metrics  *analysis.MetricsReport `json:"metrics,omitempty"`
 	Check    *analysis.CheckReport   `json:"check,omitempty"`
-	Problems []string                `json:"problems,omitempty"`
+	// Verdict is the run's verdict as the summary of `run` and `sim`
+	// states it (one of analysis.Verdicts), and its reason; the caller
+	// sets them (`trace report --html` from trace/report), nil without.
+	Verdict  *Verdict `json:"verdict,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 	// Elections name the run's elections readably: the epoch, its
 	// initiator (the first election-start of the epoch) and its start,
 	// with its end from the metrics; in start order.
@@ -379,6 +383,12 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	return d, metrics, nil
 }
 
+// Verdict is a run's verdict and its reason.
+type Verdict struct {
+	Word   string `json:"word"`
+	Reason string `json:"reason,omitempty"`
+}
+
 // ElectionName is one election as the page names it: "election 3 by
 // node 5 at 1.000 s".
 type ElectionName struct {
@@ -398,6 +408,9 @@ func (d *Data) nameElections(c *collector, m *analysis.MetricsReport) {
 	for _, ep := range c.epochs {
 		f := c.elections[ep]
 		d.Elections = append(d.Elections, ElectionName{Epoch: ep, Initiator: uint32(f.node), Start: secs(f.t), End: ends[ep]})
+	}
+	if len(c.epochs) == 0 {
+		d.Elections = c.loose.elections() // no numbered election: bully's
 	}
 	slices.SortStableFunc(d.Elections, func(a, b ElectionName) int { return cmp.Compare(a.Start, b.Start) })
 }

@@ -122,6 +122,11 @@
       }
     }
     var c = D.check, vb = document.getElementById("verdicts");
+    if (D.verdict) { // the run's verdict, in the words of run and sim (docs/analysis.md, Verdicts)
+      var rv = h("div", { id: "run-verdict" }, vb, "verdict: ");
+      h("span", { "class": "verdict " + D.verdict.word }, rv, D.verdict.word);
+      if (D.verdict.reason) h("span", { "class": "reason" }, rv, " (" + D.verdict.reason + ")");
+    }
     if (c) {
       var vt = h("table", { "class": "figs", id: "verdict-table" }, vb);
       var vh = h("tr", {}, vt);
@@ -398,7 +403,7 @@
 
   // ---- sequence diagram ----
   function electionName(e) {
-    return "election " + e.epoch + " by node " + e.initiator + " at " + e.start.toFixed(3) + " s" + (e.end != null ? " (over at " + e.end.toFixed(3) + " s)" : " (no leader adopted)");
+    return "election " + (e.epoch ? e.epoch + " " : "") + "by node " + e.initiator + " at " + e.start.toFixed(3) + " s" + (e.end != null ? " (over at " + e.end.toFixed(3) + " s)" : " (no leader adopted)");
   }
   function electionColour(i) { return "hsl(" + ((i * 97 + 210) % 360) + ",70%,38%)"; }
   // electionAt is the index of the election under way at t: the latest

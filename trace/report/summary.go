@@ -116,7 +116,7 @@ type Component struct {
 const (
 	Valid     = analysis.Valid
 	Invalid   = analysis.Invalid
-	Unsettled = "unsettled"
+	Unsettled = analysis.Unsettled // also a component's state
 	Settled   = "settled"
 	CutShort  = "cut short"
 	Unknown   = analysis.Unknown
@@ -272,6 +272,14 @@ func Summarize(dir string) (*Summary, error) { return SummarizeFrom(trace.Disk, 
 // trace.Recording (keeping Keep) when its writer summarises it, which
 // then reads nothing back from disk.
 func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
+	return SummarizeWith(src, dir, nil)
+}
+
+// SummarizeWith is SummarizeFrom with the run's metrics already computed
+// (analysis.ComputeMetrics with default options, or analysis.Analyze's):
+// a caller that has them (`trace report --html`) saves their pass. m is
+// only read; nil: computed here.
+func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) (*Summary, error) {
 	// The metrics are a second pass over the traces (they need every
 	// node's notes and sends in time order, not the summary's state): run
 	// it on another core meanwhile.
@@ -280,10 +288,14 @@ func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
 		err error
 	}
 	metrics := make(chan result, 1)
-	go func() {
-		m, err := analysis.ComputeMetricsFrom(src, dir, analysis.MetricsOptions{})
-		metrics <- result{m, err}
-	}()
+	if given != nil {
+		metrics <- result{given, nil}
+	} else {
+		go func() {
+			m, err := analysis.ComputeMetricsFrom(src, dir, analysis.MetricsOptions{})
+			metrics <- result{m, err}
+		}()
+	}
 	runFile := trace.RunFile(dir)
 	hdr, err := trace.ReadHeaderFrom(src, runFile)
 	if err != nil {

@@ -210,6 +210,34 @@ func (p *Page) Click(selector string) {
 	}
 }
 
+// Drag presses the mouse on the centre of the first element matching a
+// CSS selector, moves it by (dx, dy) pixels in a few steps and releases
+// it, as a user drags.
+func (p *Page) Drag(selector string, dx, dy float64) {
+	p.t.Helper()
+	var box []float64
+	sel, _ := json.Marshal(selector)
+	p.Eval(fmt.Sprintf(`(() => { const e = document.querySelector(%s); if (!e) throw new Error("no element " + %s);
+		const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, sel, sel), &box)
+	ev := func(typ string, x, y float64) {
+		params := map[string]any{"type": typ, "x": x, "y": y, "button": "left"}
+		if typ != "mouseMoved" {
+			params["clickCount"] = 1
+		} else {
+			params["buttons"] = 1
+		}
+		if _, err := p.Call("Input.dispatchMouseEvent", params); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+	ev("mousePressed", box[0], box[1])
+	const steps = 5
+	for i := 1; i <= steps; i++ {
+		ev("mouseMoved", box[0]+dx*float64(i)/steps, box[1]+dy*float64(i)/steps)
+	}
+	ev("mouseReleased", box[0]+dx, box[1]+dy)
+}
+
 // Screenshot writes a PNG of the page's viewport to path.
 func (p *Page) Screenshot(path string) {
 	p.t.Helper()
