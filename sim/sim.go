@@ -155,7 +155,7 @@ type world struct {
 	warnings []string
 	nodes    []*node // &all[i]
 	all      []node
-	warm     uint64 // arrive's pre-loads, kept so that they stay
+	warm     uint64 // the pre-loads of a frame's receivers (warmNodes, airStart, airEnd), kept so that they stay
 	byID     map[protocol.NodeID]int
 	mob      mobility.Model
 	medium   *radio.Medium
