@@ -8,10 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+	"gopkg.in/yaml.v3"
 
+	"manetlab/sim"
 	"manetlab/studio"
 )
 
@@ -37,7 +40,9 @@ it, or shift+arrows), step a round (o),
 rewind (b, the slider, the history) and branch; save (s)
 writes the session's schedule, which 'manetlab sim --schedule FILE' replays
 to the same traces and 'studio --schedule FILE' opens at its last step.
-See docs/studio.md.`,
+A scenario that names no radio.mac runs on the ideal medium here (any
+message can be taken next); --set radio.mac=dcf steps the DCF medium,
+whose MAC orders the frames on the air. See docs/studio.md.`,
 		Flags: append(scenarioFlags(),
 			&cli.IntFlag{Name: "port", Usage: "TCP port on 127.0.0.1 (0: any free one)", Value: 0},
 			scheduleFlag("open the session of a schedule `FILE` at its last step"),
@@ -45,6 +50,10 @@ See docs/studio.md.`,
 			&cli.StringFlag{Name: "save", Usage: "where 'save' writes the schedule (default ./schedule.json)"},
 		),
 		Action: func(c *cli.Context) error {
+			ideal, err := studioMedium(c)
+			if err != nil {
+				return err
+			}
 			s, sched, err := loadScheduled(c)
 			if err != nil {
 				return err
@@ -77,6 +86,9 @@ See docs/studio.md.`,
 				return err
 			}
 			srv := &http.Server{Handler: st.Handler()}
+			if ideal {
+				fmt.Fprintln(c.App.Writer, "studio: on the ideal medium, so that any message can be taken next (the scenario names no radio.mac; --set radio.mac=dcf steps the DCF medium, whose MAC orders the frames on the air)")
+			}
 			fmt.Fprintf(c.App.Writer, "studio: %s on %s, seed %d: http://%s/ (Ctrl-C to stop; save writes %s)\n",
 				s.Protocol.Name, s.Path, s.Seed, ln.Addr(), save)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -91,4 +103,43 @@ See docs/studio.md.`,
 			return nil
 		},
 	}
+}
+
+// studioMedium chooses the ideal medium (adding --set radio.mac=ideal,
+// which a saved session keeps) when neither the scenario file, the
+// schedule nor the command line names radio.mac: on the DCF medium, the
+// default elsewhere, the MAC orders the frames on the air and none can be
+// picked or dropped by hand, which is what a lesson in the studio is for.
+func studioMedium(c *cli.Context) (bool, error) {
+	path := c.Args().First()
+	if path == "" {
+		return false, nil // loadScenario says what is missing
+	}
+	sets := c.StringSlice("set")
+	if f := c.String("schedule"); f != "" {
+		sched, err := sim.ReadSchedule(f)
+		if err != nil {
+			return false, err
+		}
+		sets = append(sets, sched.Set...)
+	}
+	for _, set := range sets {
+		if strings.HasPrefix(strings.TrimSpace(set), "radio.mac=") || strings.HasPrefix(strings.TrimSpace(set), "radio=") {
+			return false, nil
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, nil // loadScenario says why
+	}
+	var doc struct {
+		Radio map[string]any `yaml:"radio"`
+	}
+	if yaml.Unmarshal(data, &doc) != nil {
+		return false, nil // loadScenario names the error
+	}
+	if _, named := doc.Radio["mac"]; named {
+		return false, nil
+	}
+	return true, c.Set("set", "radio.mac=ideal")
 }
