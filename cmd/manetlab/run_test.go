@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -258,5 +259,44 @@ func TestRunRefusesAnOutWithAnotherRun(t *testing.T) {
 	}
 	if _, err := os.Stat(old); err == nil {
 		t.Error("--replace left the old node trace")
+	}
+}
+
+// TestRunREADMEShortenedQuickstart runs the README's own example, `run
+// configs/quickstart.yaml --set duration=20s`, with real processes: its
+// crash at 20 s is at the run's end, so it is dropped with one warning
+// and never applied (it used to be applied 14 ms after the end: 21 "time
+// goes back" problems and an unsettled verdict). The run file records no
+// fault, the summary has no trace problem and the verdict is valid.
+func TestRunREADMEShortenedQuickstart(t *testing.T) {
+	if !realProcesses(t) {
+		return
+	}
+	dir := t.TempDir()
+	app := newApp()
+	var out, errw bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &errw
+	args := []string{"manetlab", "run", "../../configs/quickstart.yaml", "--set", "duration=20s", "--json", "--out", dir, "--quiet"}
+	if err := app.Run(reorderArgs(app, args)); err != nil {
+		t.Fatalf("%v\n%s", err, errw.String())
+	}
+	if w := "warning: dropped 2 faults at or after the run's end 20s, outside the run: never applied (the first: faults[0] at 20s)"; strings.Count(errw.String(), "warning:") != 1 || !strings.Contains(errw.String(), w) {
+		t.Errorf("standard error %q, want the one warning %q", errw.String(), w)
+	}
+	var sum report.Summary
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	if sum.Verdict != "valid" || len(sum.Problems) > 0 || sum.Alive != 20 {
+		t.Errorf("verdict %s (%s), %d alive, problems %q", sum.Verdict, sum.Reason, sum.Alive, sum.Problems)
+	}
+	run, err := trace.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range run.RunEvents {
+		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+			t.Errorf("run.jsonl records a %s of node %d at %dns: no fault was applied", e.Ev, e.Node, e.T)
+		}
 	}
 }
