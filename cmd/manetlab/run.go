@@ -66,11 +66,18 @@ carrier sense) shrink K times in the model's time; the fault schedule is
 applied at the model's times and the run lasts K times the scenario's
 duration on the wall clock (docs/node.md, "Dilated time").
 
+Every crash and recovery applied is also recorded, when it happened, in
+--out/faults.jsonl (docs/trace.md, "The faults record").
+
 With --collected it starts nothing: after a run by hand on several machines
 (README "Running on several machines"), with the node traces gathered in
---out, it writes run.jsonl for run --run (positions from the scenario; the
-fault schedule is not applied by hand, so it is recorded as scheduled) and
-prints the summary.
+--out, it writes run.jsonl for run --run (positions from the scenario) and
+prints the summary. Its faults are those that happened, never the
+schedule: those of --out/faults.jsonl when present (the launchers' records),
+else those the traces show (a crash at the last event of a process whose
+trace ends without an end event, a recovery where a new process starts). It
+warns of a node whose trace goes on after its recorded crash, and of
+restarts or early ends the record lacks.
 
 Each process has its own process group and dies with the launcher, even
 when the launcher is killed by SIGKILL. Ctrl-C, SIGINT or SIGTERM stops every
@@ -168,9 +175,16 @@ func runAction(c *cli.Context) error {
 			return errors.New("--collected needs the --run name the nodes were given and the --out directory holding their traces")
 		}
 		printWarnings(c, s.Warnings)
-		if err := launch.WriteRunFile(out, name, s); err != nil {
+		col, err := launch.WriteCollectedRunFile(out, name, s)
+		if err != nil {
 			return err
 		}
+		w := c.App.ErrWriter
+		if w == nil {
+			w = os.Stderr
+		}
+		fmt.Fprintf(w, "manetlab: run --collected: %s\n", collectedFrom(col, out))
+		printWarnings(c, col.Warnings)
 		return printSummary(c, trace.Disk, out, nil)
 	}
 
@@ -250,6 +264,24 @@ func runAction(c *cli.Context) error {
 		return errors.New(strings.Join(causes, "\n"))
 	}
 	return nil
+}
+
+// collectedFrom says where run --collected took the faults of the run
+// file from, and how many.
+func collectedFrom(col *launch.Collected, out string) string {
+	crashes, recoveries := 0, 0
+	for _, e := range col.Faults {
+		if e.Ev == trace.EvCrash {
+			crashes++
+		} else {
+			recoveries++
+		}
+	}
+	n := fmt.Sprintf("%s and %s", countOf(crashes, "crash", "crashes"), countOf(recoveries, "recovery", "recoveries"))
+	if col.FromRecord {
+		return fmt.Sprintf("faults as recorded in %s: %s", trace.FaultsFile(out), n)
+	}
+	return fmt.Sprintf("no %s: faults as the traces show them (a crash where a process's trace ends without an end event, a recovery where a new one starts): %s", trace.FaultsFile(out), n)
 }
 
 // interruption is the cause of a run's end by a signal.

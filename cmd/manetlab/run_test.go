@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"manetlab/node/launch"
 	"manetlab/node/launch/launchtest"
@@ -298,5 +299,78 @@ func TestRunREADMEShortenedQuickstart(t *testing.T) {
 		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
 			t.Errorf("run.jsonl records a %s of node %d at %dns: no fault was applied", e.Ev, e.Node, e.T)
 		}
+	}
+}
+
+// TestRunCollectedNeverInvents reproduces issue 21's case: a run where
+// nobody killed anything, summarised with --collected against a scenario
+// that schedules a crash of the best node. The summary must not say it
+// crashed, and run.jsonl records no fault; with the launcher's faults
+// record, the faults are those it applied, at their real times.
+func TestRunCollectedNeverInvents(t *testing.T) {
+	useHelper(t, "fake")
+	path := writeRunScenario(t, 4, "2s", "faults: [{at: 500ms, crash: [4]}, {at: 1s, recover: [4]}]\n")
+	collected := func(dir string) (string, string) {
+		t.Helper()
+		if err := os.Remove(trace.RunFile(dir)); err != nil {
+			t.Fatal(err)
+		}
+		app := newApp()
+		var out, errw bytes.Buffer
+		app.Writer, app.ErrWriter = &out, &errw
+		if err := app.Run(reorderArgs(app, []string{"manetlab", "run", path, "--collected", "--out", dir, "--run", "byhand"})); err != nil {
+			t.Fatalf("%v\n%s", err, errw.String())
+		}
+		return out.String(), errw.String()
+	}
+	faults := func(dir string) []trace.Event {
+		t.Helper()
+		run, err := trace.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fs []trace.Event
+		for _, e := range run.RunEvents {
+			if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+				fs = append(fs, e)
+			}
+		}
+		return fs
+	}
+
+	// Nobody killed anything, and no faults record.
+	quiet := t.TempDir()
+	if _, err := runCLI(t, "run", path, "--set", "faults=[]", "--out", quiet, "--quiet", "--run", "byhand", "--start-delay", "300ms"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(trace.FaultsFile(quiet)); err != nil {
+		t.Fatal(err)
+	}
+	out, errs := collected(quiet)
+	if strings.Contains(out, "crashed") || !strings.Contains(out, "verdict: valid") {
+		t.Errorf("the summary of a run without faults:\n%s", out)
+	}
+	if !strings.Contains(errs, "faults as the traces show them") || !strings.Contains(errs, "0 crashes and 0 recoveries") {
+		t.Errorf("standard error %q does not say where the faults came from", errs)
+	}
+	if fs := faults(quiet); len(fs) != 0 {
+		t.Errorf("run.jsonl records %+v; nobody killed anything", fs)
+	}
+
+	// The faults applied, recorded by the launcher at their real times.
+	applied := t.TempDir()
+	if _, err := runCLI(t, "run", path, "--out", applied, "--quiet", "--run", "byhand", "--start-delay", "300ms"); err != nil {
+		t.Fatal(err)
+	}
+	want := faults(applied)
+	if len(want) != 2 || want[0].T < int64(500*time.Millisecond) {
+		t.Fatalf("the launched run's faults %+v", want)
+	}
+	out, errs = collected(applied)
+	if got := faults(applied); fmt.Sprint(got) != fmt.Sprint(want) || !strings.Contains(errs, "faults as recorded in") {
+		t.Errorf("collected faults %+v, want the launcher's %+v; standard error %q", got, want, errs)
+	}
+	if !strings.Contains(out, "node 4 crashed") {
+		t.Errorf("the summary does not show the crash applied:\n%s", out)
 	}
 }

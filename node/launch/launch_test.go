@@ -267,6 +267,26 @@ func TestFaultScheduleKillsAndRestartsWithTheSameStart(t *testing.T) {
 	if got, want := strings.Join(faults, ", "), "crash 2, recover 2"; got != want {
 		t.Errorf("run file faults %q, want %q", got, want)
 	}
+	// The faults record holds the same faults at the same real times,
+	// each with the host that applied it.
+	recs, err := trace.ReadFaults(trace.FaultsFile(res.Dir), func(protocol.NodeID) bool { return true }, 2500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ri int
+	for _, e := range run.RunEvents {
+		if e.Ev != trace.EvCrash && e.Ev != trace.EvRecover {
+			continue
+		}
+		if ri >= len(recs) || recs[ri].Node != e.Node || recs[ri].Ev != e.Ev || recs[ri].T != e.T || recs[ri].Host == "" {
+			t.Errorf("faults record %+v does not match the run file's %s of node %d at %d", recs, e.Ev, e.Node, e.T)
+			break
+		}
+		ri++
+	}
+	if ri != len(recs) {
+		t.Errorf("faults record %+v, run file has %d faults", recs, ri)
+	}
 	// The killed instance wrote no end; the restarted one appended a
 	// second start and an end to the same file.
 	var evs []string
@@ -319,6 +339,26 @@ func TestDilatedFaultSchedule(t *testing.T) {
 	}
 	if got, want := strings.Join(faults, ", "), "crash 2, recover 2"; got != want {
 		t.Errorf("run file faults %q, want %q", got, want)
+	}
+	// The faults record holds the same faults at the same real times,
+	// each with the host that applied it.
+	recs, err := trace.ReadFaults(trace.FaultsFile(res.Dir), func(protocol.NodeID) bool { return true }, 2500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ri int
+	for _, e := range run.RunEvents {
+		if e.Ev != trace.EvCrash && e.Ev != trace.EvRecover {
+			continue
+		}
+		if ri >= len(recs) || recs[ri].Node != e.Node || recs[ri].Ev != e.Ev || recs[ri].T != e.T || recs[ri].Host == "" {
+			t.Errorf("faults record %+v does not match the run file's %s of node %d at %d", recs, e.Ev, e.Node, e.T)
+			break
+		}
+		ri++
+	}
+	if ri != len(recs) {
+		t.Errorf("faults record %+v, run file has %d faults", recs, ri)
 	}
 	t.Logf("took %v", time.Since(began).Round(time.Millisecond))
 }
