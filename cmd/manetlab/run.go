@@ -79,6 +79,11 @@ trace ends without an end event, a recovery where a new process starts). It
 warns of a node whose trace goes on after its recorded crash, and of
 restarts or early ends the record lacks.
 
+Cross-host problems (scenario nodes without a trace, a node whose frames
+others refused with the reason and count, nodes that started more than 1s
+late, nodes that ran another scenario: docs/analysis.md) are printed
+before the verdict, and the command then exits with status 3.
+
 Each process has its own process group and dies with the launcher, even
 when the launcher is killed by SIGKILL. Ctrl-C, SIGINT or SIGTERM stops every
 process, writes what was gathered, prints its summary and exits with status 1
@@ -247,8 +252,13 @@ func runAction(c *cli.Context) error {
 		src = trace.WithRunFile(trace.Disk, out, res.RunFile)
 		causes = append(causes, fmt.Sprintf("%s is the provisional run file, without the faults applied; the summary above is of the run as it went (its crashes and recoveries included)", trace.RunFile(out)))
 	}
+	var cross *exitStatus
 	if serr := printSummary(c, src, out, res); serr != nil {
-		causes = append(causes, fmt.Sprintf("summary: %v", serr))
+		if st := (exitStatus{}); errors.As(serr, &st) {
+			cross = &st
+		} else {
+			causes = append(causes, fmt.Sprintf("summary: %v", serr))
+		}
 	}
 	switch {
 	case res.Interrupted:
@@ -259,6 +269,11 @@ func runAction(c *cli.Context) error {
 		causes = append(causes, fmt.Sprintf("interrupted%s after %s; what was gathered is in %s", by, res.Elapsed.Round(time.Millisecond), out))
 	case len(res.Failures) > 0:
 		causes = append(causes, res.Failures...)
+	}
+	if cross != nil {
+		// Cross-host problems decide the exit status (3), after the
+		// other causes.
+		return exitStatus{cross.code, strings.Join(append(causes, cross.msg), "\n")}
 	}
 	if len(causes) > 0 {
 		return errors.New(strings.Join(causes, "\n"))
@@ -290,7 +305,8 @@ type interruption struct{ sig os.Signal }
 func (i interruption) Error() string { return "interrupted by " + signalName(i.sig) }
 
 // printSummary prints the summary of the run in out (text or --json),
-// and with res the processes' figures.
+// and with res the processes' figures; its error is an exitStatus when
+// the run has cross-host problems (they are printed before the verdict).
 func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Result) error {
 	sum, err := report.SummarizeFrom(src, out)
 	if err != nil {
@@ -311,7 +327,7 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 		sum.WriteText(w)
 	}
 	if res == nil {
-		return nil
+		return crossHostError("run", sum.CrossHost)
 	}
 	// The node processes' use ends every text summary; --stats adds the
 	// player's, and prints both with --json (on standard error).
@@ -326,7 +342,7 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 		fmt.Fprintf(w, "ran %s in %s for %s%s; traces in %s\n",
 			countOf(sum.Nodes, "node", "nodes"), countOf(len(res.Procs)-1, "process", "processes"), res.Elapsed.Round(time.Millisecond), dil, out)
 	}
-	return nil
+	return crossHostError("run", sum.CrossHost)
 }
 
 // writeProcStats writes every process's resource use to

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -372,5 +373,63 @@ func TestRunCollectedNeverInvents(t *testing.T) {
 	}
 	if !strings.Contains(out, "node 4 crashed") {
 		t.Errorf("the summary does not show the crash applied:\n%s", out)
+	}
+}
+
+// TestCrossHostProblemsFirstAndExit3: a host's traces missing (node 4's
+// here). run --collected, trace check and trace report print the problem
+// before the verdict lines and end with exit status 3 (ExitCrossHost),
+// the JSON reports carry it in cross_host.
+func TestCrossHostProblemsFirstAndExit3(t *testing.T) {
+	useHelper(t, "fake")
+	dir := t.TempDir()
+	path := writeRunScenario(t, 4, "1s", "")
+	if _, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--run", "byhand", "--start-delay", "300ms"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{trace.RunFile(dir), trace.NodeFile(dir, 4)} {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "problem: 1 node of the scenario left no usable trace in " + dir + ": 4 ("
+	exit3 := func(what string, err error) {
+		t.Helper()
+		var st exitStatus
+		if !errors.As(err, &st) || st.code != ExitCrossHost || !strings.Contains(err.Error(), "1 cross-host problem") {
+			t.Errorf("%s: error %v, want exit status %d for the cross-host problem", what, err, ExitCrossHost)
+		}
+	}
+	before := func(what, out, verdict string) {
+		t.Helper()
+		if p, v := strings.Index(out, want), strings.Index(out, verdict); p < 0 || v < 0 || p > v {
+			t.Errorf("%s: the problem is not printed before %q:\n%s", what, verdict, out)
+		}
+	}
+	out, err := runCLI(t, "run", path, "--collected", "--out", dir, "--run", "byhand")
+	exit3("run --collected", err)
+	before("run --collected", out, "verdict:")
+	out, err = runCLI(t, "trace", "check", dir)
+	exit3("trace check", err)
+	before("trace check", out, "one-leader-per-epoch")
+	out, err = runCLI(t, "trace", "report", dir)
+	exit3("trace report", err)
+	before("trace report", out, "F (share")
+	for _, args := range [][]string{{"trace", "check", dir, "--json"}, {"trace", "report", dir, "--json"}, {"run", path, "--collected", "--out", dir, "--run", "byhand", "--json"}} {
+		out, err := runCLI(t, args...)
+		exit3(strings.Join(args, " "), err)
+		var rep struct {
+			CrossHost []struct {
+				Kind  string `json:"kind"`
+				Nodes []int  `json:"nodes"`
+			} `json:"cross_host"`
+		}
+		if jerr := json.Unmarshal([]byte(out), &rep); jerr != nil || len(rep.CrossHost) != 1 || rep.CrossHost[0].Kind != "no-trace" || fmt.Sprint(rep.CrossHost[0].Nodes) != "[4]" {
+			t.Errorf("%s: cross_host %+v (%v)", strings.Join(args, " "), rep.CrossHost, jerr)
+		}
+	}
+	// With every trace there, no problem and exit 0.
+	if _, err := runCLI(t, "run", path, "--out", t.TempDir(), "--quiet", "--start-delay", "300ms"); err != nil {
+		t.Errorf("a clean run: %v", err)
 	}
 }

@@ -122,6 +122,11 @@
       }
     }
     var c = D.check, vb = document.getElementById("verdicts");
+    if (c && c.cross_host && c.cross_host.length) {
+      // Cross-host problems come before the verdicts (docs/analysis.md).
+      var cb = h("div", { id: "cross-host", "class": "cross-host" }, vb);
+      c.cross_host.forEach(function (p) { h("div", {}, cb, "problem: " + p.text); });
+    }
     if (c) {
       var vt = h("table", { "class": "figs", id: "verdict-table" }, vb);
       var vh = h("tr", {}, vt);
