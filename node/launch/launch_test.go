@@ -753,7 +753,7 @@ func TestOneRunPerOutDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = launch(t, path, Options{Out: out, Run: "third"})
-	if err == nil || !strings.Contains(err.Error(), `already holds the files of run "first" (node-1.jsonl, node-2.jsonl, node-3.jsonl, run.jsonl, scenario.yaml): a new run would mix its traces with them; choose another --out, or pass --replace to remove them first`) {
+	if err == nil || !strings.Contains(err.Error(), `already holds the files of run "first" (faults.jsonl, node-1.jsonl, node-2.jsonl, node-3.jsonl, run.jsonl and 1 more): a new run would mix its traces with them; choose another --out, or pass --replace to remove them first`) {
 		t.Errorf("a run after another: %v", err)
 	}
 	if _, err := launch(t, path, Options{Out: out, Run: "fourth", Replace: true}); err != nil {
