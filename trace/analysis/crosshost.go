@@ -126,6 +126,10 @@ func (r *run) refusedProblems() []CrossHost {
 		reasons map[string]uint64
 	}
 	refused := map[protocol.NodeID]*refusal{}
+	// The nodes of one process (--ids) share its counters and write the
+	// same stats line: its counts are added once, its nodes all named.
+	counted := map[int32]bool{}
+	var count bool
 	note := func(from, by protocol.NodeID, reason string, n uint64) {
 		f := refused[from]
 		if f == nil {
@@ -133,7 +137,9 @@ func (r *run) refusedProblems() []CrossHost {
 			refused[from] = f
 		}
 		f.by[by] = true
-		f.reasons[reason] += n
+		if count {
+			f.reasons[reason] += n
+		}
 	}
 	for _, p := range r.procs[1:] {
 		for i := range p.evs {
@@ -141,6 +147,8 @@ func (r *run) refusedProblems() []CrossHost {
 			if e.typ != tStats {
 				continue
 			}
+			count = !counted[e.text]
+			counted[e.text] = true
 			byReason := false
 			totals := map[protocol.NodeID]uint64{}
 			for _, f := range strings.Fields(r.strs.Strs[e.text]) {
