@@ -80,7 +80,7 @@ warns of a node whose trace goes on after its recorded crash, and of
 restarts or early ends the record lacks.
 
 Cross-host problems (scenario nodes without a trace, a node whose frames
-others refused with the reason and count, nodes that started more than 1s
+others refused with the reason and count, nodes that started more than 2s
 late, nodes that ran another scenario: docs/analysis.md) are printed
 before the verdict, and the command then exits with status 3.
 

@@ -202,7 +202,7 @@ func TestRunCollected(t *testing.T) {
 	useHelper(t, "fake")
 	dir := t.TempDir()
 	path := writeRunScenario(t, 3, "1s", "")
-	first, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--run", "byhand", "--start-delay", "300ms")
+	first, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--run", "byhand", "--start-delay", "1s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,14 +249,14 @@ func TestRunRefusesAnOutWithAnotherRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := writeRunScenario(t, 2, "500ms", "")
-	_, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--start-delay", "300ms")
+	_, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--start-delay", "1s")
 	if err == nil || !strings.Contains(err.Error(), "already holds the files (node-9.jsonl)") || !strings.Contains(err.Error(), "pass --replace to remove them first") {
 		t.Fatalf("error %v", err)
 	}
 	if _, err := os.Stat(trace.RunFile(dir)); err == nil {
 		t.Error("a refused run wrote a run file")
 	}
-	if _, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--start-delay", "300ms", "--replace"); err != nil {
+	if _, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--start-delay", "1s", "--replace"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(old); err == nil {
@@ -341,7 +341,7 @@ func TestRunCollectedNeverInvents(t *testing.T) {
 
 	// Nobody killed anything, and no faults record.
 	quiet := t.TempDir()
-	if _, err := runCLI(t, "run", path, "--set", "faults=[]", "--out", quiet, "--quiet", "--run", "byhand", "--start-delay", "300ms"); err != nil {
+	if _, err := runCLI(t, "run", path, "--set", "faults=[]", "--out", quiet, "--quiet", "--run", "byhand", "--start-delay", "1s"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(trace.FaultsFile(quiet)); err != nil {
@@ -360,7 +360,7 @@ func TestRunCollectedNeverInvents(t *testing.T) {
 
 	// The faults applied, recorded by the launcher at their real times.
 	applied := t.TempDir()
-	if _, err := runCLI(t, "run", path, "--out", applied, "--quiet", "--run", "byhand", "--start-delay", "300ms"); err != nil {
+	if _, err := runCLI(t, "run", path, "--out", applied, "--quiet", "--run", "byhand", "--start-delay", "1s"); err != nil {
 		t.Fatal(err)
 	}
 	want := faults(applied)
@@ -384,7 +384,7 @@ func TestCrossHostProblemsFirstAndExit3(t *testing.T) {
 	useHelper(t, "fake")
 	dir := t.TempDir()
 	path := writeRunScenario(t, 4, "1s", "")
-	if _, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--run", "byhand", "--start-delay", "300ms"); err != nil {
+	if _, err := runCLI(t, "run", path, "--out", dir, "--quiet", "--run", "byhand", "--start-delay", "1s"); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{trace.RunFile(dir), trace.NodeFile(dir, 4)} {
@@ -428,8 +428,14 @@ func TestCrossHostProblemsFirstAndExit3(t *testing.T) {
 			t.Errorf("%s: cross_host %+v (%v)", strings.Join(args, " "), rep.CrossHost, jerr)
 		}
 	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	_, err = runCLI(t, "trace", "report", dir, "--html", page)
+	exit3("trace report --html", err)
+	if b, rerr := os.ReadFile(page); rerr != nil || !strings.Contains(string(b), `"cross_host":[{"kind":"no-trace","nodes":[4]`) {
+		t.Errorf("the page's data lacks the cross-host problem (%v)", rerr)
+	}
 	// With every trace there, no problem and exit 0.
-	if _, err := runCLI(t, "run", path, "--out", t.TempDir(), "--quiet", "--start-delay", "300ms"); err != nil {
+	if _, err := runCLI(t, "run", path, "--out", t.TempDir(), "--quiet", "--start-delay", "1s"); err != nil {
 		t.Errorf("a clean run: %v", err)
 	}
 }

@@ -16,9 +16,10 @@ import (
 // may come: later, the node started late (its process was started after
 // the common start time, or its clock is behind the others'), and
 // missed the beginning of the run. A node that starts on time writes its
-// first event within milliseconds of the start; a recovered node's
-// first event is its boot's.
-const LateStart = time.Second
+// first event within milliseconds of the start (a second on a machine
+// loaded enough to stall a process that long: hence 2 s); a recovered
+// node's first event is its boot's.
+const LateStart = 2 * time.Second
 
 // Kinds of cross-host problems.
 const (

@@ -126,7 +126,7 @@ func TestCrossHostLateStart(t *testing.T) {
 	})
 	ps := crossOf(t, dir)
 	if len(ps) != 1 || ps[0].Kind != CrossLate || len(ps[0].Nodes) != 1 || ps[0].Nodes[0] != 2 ||
-		!strings.Contains(ps[0].Text, "1 node started more than 1s after the run's start (their first event): node 2 at 4.700s (") {
+		!strings.Contains(ps[0].Text, "1 node started more than 2s after the run's start (their first event): node 2 at 4.700s (") {
 		t.Errorf("problems %+v", ps)
 	}
 }

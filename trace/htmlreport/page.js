@@ -123,8 +123,10 @@
     }
     var c = D.check, vb = document.getElementById("verdicts");
     if (c && c.cross_host && c.cross_host.length) {
-      // Cross-host problems come before the verdicts (docs/analysis.md).
-      var cb = h("div", { id: "cross-host", "class": "cross-host" }, vb);
+      // Cross-host problems come first, before the figures and verdicts
+      // (docs/analysis.md).
+      var cb = document.getElementById("cross-host");
+      cb.setAttribute("class", "cross-host");
       c.cross_host.forEach(function (p) { h("div", {}, cb, "problem: " + p.text); });
     }
     if (c) {
