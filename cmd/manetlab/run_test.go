@@ -269,7 +269,9 @@ func TestRunRefusesAnOutWithAnotherRun(t *testing.T) {
 // crash at 20 s is at the run's end, so it is dropped with one warning
 // and never applied (it used to be applied 14 ms after the end: 21 "time
 // goes back" problems and an unsettled verdict). The run file records no
-// fault, the summary has no trace problem and the verdict is valid.
+// fault, the summary has no trace problem, no cross-host problem and no
+// crash, and the verdict is valid (or, on a loaded machine, unsettled by
+// the mobility's last change, never invalid).
 func TestRunREADMEShortenedQuickstart(t *testing.T) {
 	if !realProcesses(t) {
 		return
@@ -289,9 +291,18 @@ func TestRunREADMEShortenedQuickstart(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
-	if sum.Verdict != "valid" || len(sum.Problems) > 0 || sum.Alive != 20 {
-		t.Errorf("verdict %s (%s), %d alive, problems %q", sum.Verdict, sum.Reason, sum.Alive, sum.Problems)
+	// Valid on an idle machine; on a loaded one the protocol may not yet
+	// follow a change the mobility makes in the last second (unsettled,
+	// never invalid). No crash either way: 20 alive, none in the timeline.
+	if (sum.Verdict != "valid" && sum.Verdict != "unsettled") || len(sum.Problems) > 0 || len(sum.CrossHost) > 0 || sum.Alive != 20 {
+		t.Errorf("verdict %s (%s), %d alive, problems %q, cross-host %+v", sum.Verdict, sum.Reason, sum.Alive, sum.Problems, sum.CrossHost)
 	}
+	for _, m := range sum.Timeline {
+		if m.Event != "" {
+			t.Errorf("the timeline shows %q at %.3fs: no fault was applied", m.Event, m.T)
+		}
+	}
+	t.Logf("verdict %s (%s)", sum.Verdict, sum.Reason)
 	run, err := trace.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
