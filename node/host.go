@@ -22,17 +22,20 @@ import (
 // Host is a running node process: the nodes it hosts, its sockets and its
 // event loop.
 type Host struct {
-	opt     Options
-	s       *scenario.Scenario
-	spec    protocol.Spec
-	codec   *wire.Codec
-	runID   uint64
-	members []scenario.Member
-	ids     []protocol.NodeID       // every member, ascending
-	index   map[protocol.NodeID]int // member ID -> mobility index
-	mob     mobility.Model
-	prop    radio.Propagation
-	loss    radio.Loss
+	opt   Options
+	s     *scenario.Scenario
+	spec  protocol.Spec
+	codec *wire.Codec
+	runID uint64
+	// scenarioHash is the resolved scenario's (scenario.Hash), for the
+	// traces' headers.
+	scenarioHash string
+	members      []scenario.Member
+	ids          []protocol.NodeID       // every member, ascending
+	index        map[protocol.NodeID]int // member ID -> mobility index
+	mob          mobility.Model
+	prop         radio.Propagation
+	loss         radio.Loss
 
 	hello, timeout time.Duration
 
@@ -189,8 +192,12 @@ func newHost(opt Options) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
+	hash, err := s.Hash()
+	if err != nil {
+		return nil, err
+	}
 	h := &Host{
-		opt: opt, s: s, spec: spec, codec: codec, runID: wire.RunIDAt(opt.Run, opt.Start),
+		opt: opt, s: s, spec: spec, codec: codec, runID: wire.RunIDAt(opt.Run, opt.Start), scenarioHash: hash,
 		members: s.Members(), ids: s.MemberIDs(), index: map[protocol.NodeID]int{},
 		mob: mob, prop: prop, loss: loss,
 		hello: s.Radio.Hello.Period.D(), timeout: s.Radio.Hello.Timeout.D(),
@@ -502,25 +509,31 @@ func (h *Host) decode(d []byte, f *wire.Frame) bool {
 		if reason == "hmac" || reason == "no-hmac" {
 			// Counted by the sender it claims, when of this run.
 			if t, run, from, ok := wire.Claimed(d); ok && run == h.runID && t != wire.TypeLocation {
-				h.refuse(from)
+				h.refuse(from, reason)
 			}
 		}
 		return false
 	}
 	if f.Run != h.runID {
+		h.refuse(f.From, "run")
 		h.reject("run", "%s frame from node %d of run %#x, not %#x (%s)", f.Type, f.From, f.Run, h.runID, h.opt.Run)
 		return false
 	}
 	return true
 }
 
-// refuse counts a frame of member from refused for one of
-// RefusedReasons (Stats.RefusedFrom); a sender that is no member is not
-// counted.
-func (h *Host) refuse(from protocol.NodeID) {
-	if i, ok := h.index[from]; ok {
+// refuse counts a frame of member from refused for reason, one of
+// RefusedReasons (Stats.RefusedFrom) or "run" (Stats.RefusedBy only); a
+// sender that is no member is not counted.
+func (h *Host) refuse(from protocol.NodeID, reason string) {
+	i, ok := h.index[from]
+	if !ok {
+		return
+	}
+	if reason != "run" {
 		h.cnt.refused[i].Add(1)
 	}
+	h.cnt.refusedBy(from, reason)
 }
 
 // reject counts a dropped datagram and logs it at a limited rate.

@@ -16,7 +16,7 @@ func (h *Host) admit(f *wire.Frame) bool {
 	if reason, err := h.fresh(f); err != nil {
 		h.reject(reason, "%v", err)
 		if reason == "clock" && f.Type != wire.TypeLocation {
-			h.refuse(f.From)
+			h.refuse(f.From, reason)
 		}
 		return false
 	}
@@ -157,7 +157,7 @@ func (h *Host) message(rf *rxFrame) (protocol.Message, bool) {
 		if err != nil {
 			rf.bad = true
 			h.reject(wire.Reason(err), "%s frame (%d, %d): %v", rf.f.Type, rf.f.From, rf.f.Seq, err)
-			h.refuse(rf.f.From)
+			h.refuse(rf.f.From, wire.Reason(err))
 		}
 		rf.msg = m
 	}
@@ -179,16 +179,16 @@ func (h *Host) airOK(rf *rxFrame) bool {
 	case h.air == nil && f.Air.Airtime == 0:
 		return true
 	case h.air == nil:
-		h.refuse(f.From)
+		h.refuse(f.From, "air")
 		h.reject("air", "%s frame (%d, %d) with an air section: its sender is on the DCF medium, this run on the ideal one", f.Type, f.From, f.Seq)
 		return false
 	case f.Air.Airtime == 0:
-		h.refuse(f.From)
+		h.refuse(f.From, "air")
 		h.reject("air", "%s frame (%d, %d) without an air section: its sender is on the ideal medium, this run on the DCF one", f.Type, f.From, f.Seq)
 		return false
 	}
 	if want := h.net.MAC.Airtime(&rf.nf); f.Air.Airtime != want {
-		h.refuse(f.From)
+		h.refuse(f.From, "air")
 		h.reject("air", "%s frame (%d, %d) says an airtime of %v, the scenario gives it %v", f.Type, f.From, f.Seq, f.Air.Airtime, want)
 		return false
 	}

@@ -11,8 +11,11 @@ import (
 
 // TestRefusedFrom: frames of this run that fail the HMAC check count for
 // the member they claim (Stats.RefusedFrom, "refused-from-ID=N" in the
-// stats line); those of another run, from no member, that do not decode
-// as a frame, or that the radio model's reasons drop, do not.
+// stats line), and by reason (Stats.RefusedBy, "refused-no-hmac-from-ID=N"),
+// which is how the analysis names a host without the key; a member's
+// signed frame of another run (another --start) counts by reason only
+// ("run"); those from no member, that do not decode as a frame, or that
+// the radio model's reasons drop, do not.
 func TestRefusedFrom(t *testing.T) {
 	key := []byte("the run's key")
 	h := &Host{opt: Options{Key: key, Run: "r"}, runID: wire.RunIDAt("r", 1), index: map[protocol.NodeID]int{3: 0, 7: 1, 9: 2},
@@ -32,6 +35,7 @@ func TestRefusedFrom(t *testing.T) {
 		frame(9, h.runID, nil),                   // no-hmac: 9
 		frame(9, h.runID+1, nil),                 // another run's
 		frame(4, h.runID, nil),                   // no member
+		frame(3, h.runID+1, key),                 // run: 3, another --start
 		[]byte("garbage"),
 	} {
 		if h.decode(d, &f) {
@@ -49,5 +53,8 @@ func TestRefusedFrom(t *testing.T) {
 	}
 	if s := st.String(); !strings.Contains(s, " refused-from-7=2 refused-from-9=1") || strings.Contains(s, "refused-from-3") {
 		t.Errorf("stats line %q", s)
+	}
+	if s, want := st.String(), " refused-run-from-3=1 refused-hmac-from-7=1 refused-no-hmac-from-7=1 refused-no-hmac-from-9=1"; !strings.Contains(s, want) {
+		t.Errorf("stats line %q lacks the counts by reason %q", s, want)
 	}
 }

@@ -69,7 +69,7 @@ func RunFileEvents(s *scenario.Scenario, run string, extra []trace.Event, end ti
 		end = s.Duration.D()
 	}
 	evs := []trace.Event{{Ev: trace.EvHeader, Schema: trace.Schema, Run: run, Driver: "node",
-		Protocol: s.Protocol.Name, Seed: s.Seed, Scenario: string(y)}}
+		Protocol: s.Protocol.Name, Seed: s.Seed, Scenario: string(y), ScenarioHash: scenario.HashYAML(y)}}
 	positions := func(t time.Duration) {
 		for _, m := range s.Members() {
 			p := mob.Position(m.Index, t)

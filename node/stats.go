@@ -71,6 +71,12 @@ type Stats struct {
 	// section this node cannot accept. For the HMAC reasons the sender is
 	// the one the frame claims. Members with none are left out.
 	RefusedFrom map[protocol.NodeID]uint64
+	// RefusedBy counts the same frames per member and reason, and the
+	// frames of a member refused as of another run ("run": another --run
+	// name or --start; left out of RefusedFrom, as frames of another run
+	// sharing the group are no sign of a lost link): what the analysis
+	// names a node's refused frames by (docs/analysis.md).
+	RefusedBy map[protocol.NodeID]map[string]uint64
 }
 
 // RefusedReasons are the reasons counted by sender in Stats.RefusedFrom.
@@ -97,6 +103,13 @@ func (s Stats) String() string {
 			fmt.Fprintf(&b, " %s%d=%d", RefusedFromPrefix, id, n)
 		}
 	}
+	for _, id := range slices.Sorted(maps.Keys(s.RefusedBy)) {
+		for _, r := range Reasons {
+			if n := s.RefusedBy[id][r]; n > 0 {
+				fmt.Fprintf(&b, " %s%s-from-%d=%d", trace.StatsRefusedPrefix, r, id, n)
+			}
+		}
+	}
 	if s.Air > 0 {
 		fmt.Fprintf(&b, " air-frames=%d air-skewed=%d air-lag-p50-us=%d air-lag-p90-us=%d",
 			s.Air, s.AirSkewed, s.AirLag[0].Microseconds(), s.AirLag[1].Microseconds())
@@ -119,10 +132,29 @@ type counters struct {
 	// RefusedReasons.
 	ids       []protocol.NodeID
 	refused   []atomic.Uint64
+	refMu     sync.Mutex
+	byReason  map[refusal]uint64 // Stats.RefusedBy
 	airSkewed atomic.Uint64
 	// airLag[i] counts DCF frames that arrived less than 2^i µs after
 	// their stamped start (and at least 2^(i-1)); the last, later ones.
 	airLag [24]atomic.Uint64
+}
+
+// refusal is a member's frames refused for one reason.
+type refusal struct {
+	from   protocol.NodeID
+	reason string
+}
+
+// refusedBy counts a frame of member from refused for reason (a rare
+// path: a map under a lock, holding only the pairs that occur).
+func (c *counters) refusedBy(from protocol.NodeID, reason string) {
+	c.refMu.Lock()
+	if c.byReason == nil {
+		c.byReason = map[refusal]uint64{}
+	}
+	c.byReason[refusal{from, reason}]++
+	c.refMu.Unlock()
 }
 
 // lag counts a DCF frame that arrived d after its stamped start.
@@ -163,6 +195,17 @@ func (c *counters) snapshot() Stats {
 			s.RefusedFrom[c.ids[i]] += n
 		}
 	}
+	c.refMu.Lock()
+	for k, n := range c.byReason {
+		if s.RefusedBy == nil {
+			s.RefusedBy = map[protocol.NodeID]map[string]uint64{}
+		}
+		if s.RefusedBy[k.from] == nil {
+			s.RefusedBy[k.from] = map[string]uint64{}
+		}
+		s.RefusedBy[k.from][k.reason] = n
+	}
+	c.refMu.Unlock()
 	for q, frac := range []float64{0.5, 0.9} {
 		var seen uint64
 		for i, n := range lag {

@@ -9,16 +9,19 @@ import (
 	"manetlab/mobility"
 )
 
-// dropBeyondRun removes the faults and workload commands timed after the
-// end of the run (a shorter --set duration leaves them there) and says
-// how many went, naming the first of each. Negative times stay for
-// Validate to refuse.
+// dropBeyondRun removes the faults timed at or after the end of the run
+// and the workload commands timed after it (a shorter --set duration
+// leaves them there) and says how many went, naming the first of each.
+// A fault at the end itself would be applied after the nodes stop (a
+// real run's crash 14 ms after its end: its trace events time-travel, its
+// verdict unsettled), so neither sim nor run ever applies one. Negative
+// times stay for Validate to refuse.
 func (s *Scenario) dropBeyondRun() []string {
 	var warns []string
 	var faults []Fault
 	first, n := "", 0
 	for i, f := range s.Faults {
-		if f.At > s.Duration {
+		if f.At >= s.Duration {
 			if n == 0 {
 				first = fmt.Sprintf("faults[%d] at %v", i, f.At)
 				faults = slices.Clip(s.Faults[:i:i]) // copied from here on, only when one is dropped
@@ -32,7 +35,7 @@ func (s *Scenario) dropBeyondRun() []string {
 	}
 	if n > 0 {
 		s.Faults = faults
-		warns = append(warns, fmt.Sprintf("dropped %s beyond the run's duration %v (the first: %s)", countOf(n, "fault", "faults"), s.Duration, first))
+		warns = append(warns, fmt.Sprintf("dropped %s at or after the run's end %v, outside the run: never applied (the first: %s)", countOf(n, "fault", "faults"), s.Duration, first))
 	}
 	var cmds []Command
 	first, n = "", 0

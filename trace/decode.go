@@ -77,6 +77,7 @@ const (
 	fScenario
 	fSeed
 	fHost
+	fScenarioHash
 	fSrc
 )
 
@@ -134,6 +135,8 @@ func fieldIndex(key []byte) int {
 		return fSeed
 	case "host":
 		return fHost
+	case "scenario_hash":
+		return fScenarioHash
 	case "src":
 		return fSrc
 	}
@@ -243,6 +246,8 @@ func (d *fastDecoder) field(k int, e *Event) bool {
 			e.Scenario = s
 		case fHost:
 			e.Host = s
+		case fScenarioHash:
+			e.ScenarioHash = s
 		case fSrc:
 			e.Src = s
 		}

@@ -45,7 +45,7 @@ func randomEvent(rng *rand.Rand) Event {
 		From: NodeIDOf(rng), To: NodeIDOf(rng), Seq: uint64(num()), Origin: NodeIDOf(rng), OSeq: rng.Uint64(),
 		Hops: int(num()), Bytes: int(num()), Reason: pick(), Leader: NodeIDOf(rng), Epoch: pick(), Peer: NodeIDOf(rng),
 		Text: pick(), Schema: int(num() % 3), Run: pick(), Driver: pick(), Protocol: pick(), Scenario: pick(),
-		Seed: rng.Uint64(), Host: pick(), Src: pick()}
+		Seed: rng.Uint64(), Host: pick(), ScenarioHash: pick(), Src: pick()}
 	if rng.Intn(2) == 0 {
 		e.HLC = &HLC{Wall: num(), Logical: rng.Uint32()}
 	}

@@ -69,6 +69,7 @@ func AppendJSON(dst []byte, e *Event) []byte {
 	dst = appendStr(dst, `,"scenario":`, e.Scenario)
 	dst = appendUint(dst, `,"seed":`, e.Seed)
 	dst = appendStr(dst, `,"host":`, e.Host)
+	dst = appendStr(dst, `,"scenario_hash":`, e.ScenarioHash)
 	dst = appendStr(dst, `,"src":`, e.Src)
 	return append(dst, '}')
 }

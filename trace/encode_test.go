@@ -76,7 +76,7 @@ func randEvent(r *rand.Rand) *Event {
 		Reason: randString(r), Leader: randID(r), Epoch: randString(r), Peer: randID(r),
 		Text: randString(r), Schema: int(randInt(r)), Run: randString(r), Driver: randString(r),
 		Protocol: randString(r), Scenario: randString(r), Seed: uint64(randInt(r)),
-		Host: randString(r), Src: randString(r),
+		Host: randString(r), ScenarioHash: randString(r), Src: randString(r),
 	}
 	if r.IntN(2) == 0 {
 		e.HLC = &HLC{Wall: randInt(r), Logical: r.Uint32() >> r.IntN(32)}
@@ -95,7 +95,7 @@ func randEvent(r *rand.Rand) *Event {
 // then does a decoded event equal the original (invalid bytes become
 // U+FFFD, as with json.Marshal).
 func validStrings(e *Event) bool {
-	for _, s := range []string{e.Ev, e.Kind, e.Reason, e.Epoch, e.Text, e.Run, e.Driver, e.Protocol, e.Scenario, e.Host, e.Src} {
+	for _, s := range []string{e.Ev, e.Kind, e.Reason, e.Epoch, e.Text, e.Run, e.Driver, e.Protocol, e.Scenario, e.Host, e.ScenarioHash, e.Src} {
 		if !utf8.ValidString(s) {
 			return false
 		}

@@ -60,6 +60,10 @@ type Event struct {
 	// Host names the machine a real node ran on, so that the aggregator
 	// can estimate one clock offset per machine rather than per node.
 	Host string `json:"host,omitempty"`
+	// ScenarioHash identifies the resolved scenario a real node ran (and,
+	// in a run file, the one it records): a node whose hash differs
+	// from the run file's ran another scenario (docs/trace.md).
+	ScenarioHash string `json:"scenario_hash,omitempty"`
 
 	// Src is where a merged event came from ("node-3.jsonl:42"); only
 	// `manetlab trace merge` writes it, so merged output points back to
@@ -98,6 +102,10 @@ const (
 	// StatsRefusedFrom begins a stats count of the frames refused from
 	// one member: "refused-from-3=12" (docs/trace.md).
 	StatsRefusedFrom = "refused-from-"
+	// StatsRefusedPrefix begins a stats count of the frames refused from
+	// one member for one reason: "refused-no-hmac-from-3=12"
+	// (docs/trace.md).
+	StatsRefusedPrefix = "refused-"
 	// Protocol notes use the protocol.NoteKind names: "leader",
 	// "election-start", "election-end", "cs-request", "cs-enter",
 	// "cs-exit", "info", "parent".

@@ -160,6 +160,7 @@ const (
 	maskScenario
 	maskSeed
 	maskHost
+	maskScenarioHash
 	maskSrc
 	maskRaw
 )
@@ -223,6 +224,7 @@ func (f *RecordedFile) Add(e *Event, line []byte) {
 	set(maskScenario, e.Scenario != "")
 	set(maskSeed, e.Seed != 0)
 	set(maskHost, e.Host != "")
+	set(maskScenarioHash, e.ScenarioHash != "")
 	set(maskSrc, e.Src != "")
 	b = binary.AppendUvarint(b, m)
 	b = binary.AppendVarint(b, e.T-f.t)
@@ -278,6 +280,7 @@ func (f *RecordedFile) Add(e *Event, line []byte) {
 	str(maskScenario, e.Scenario)
 	u(maskSeed, e.Seed)
 	str(maskHost, e.Host)
+	str(maskScenarioHash, e.ScenarioHash)
 	str(maskSrc, e.Src)
 	f.put(b)
 	r.scratch = b
@@ -327,7 +330,7 @@ func plain(e *Event, n int) bool {
 			return false
 		}
 	}
-	for _, s := range []string{e.Kind, e.Reason, e.Epoch, e.Text, e.Run, e.Driver, e.Protocol, e.Scenario, e.Host, e.Src} {
+	for _, s := range []string{e.Kind, e.Reason, e.Epoch, e.Text, e.Run, e.Driver, e.Protocol, e.Scenario, e.Host, e.ScenarioHash, e.Src} {
 		if !utf8.ValidString(s) {
 			return false
 		}
@@ -494,6 +497,7 @@ func (d *decoder) next() (e Event, line int, how uint64, ref int) {
 	e.Scenario = str(maskScenario)
 	e.Seed = u(maskSeed)
 	e.Host = str(maskHost)
+	e.ScenarioHash = str(maskScenarioHash)
 	e.Src = str(maskSrc)
 	return e, d.line, 0, 0
 }

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -26,6 +27,10 @@ func main() {
 	app := newApp()
 	if err := app.Run(reorderArgs(app, os.Args)); err != nil {
 		fmt.Fprintln(os.Stderr, "manetlab:", err)
+		var st exitStatus
+		if errors.As(err, &st) {
+			os.Exit(st.code)
+		}
 		os.Exit(1)
 	}
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -220,5 +222,44 @@ func TestNodeCLIRejectsBadInput(t *testing.T) {
 				t.Errorf("%v: error %q does not mention %q", c.args, err, w)
 			}
 		}
+	}
+}
+
+// TestKeylessHostIsNamed: issue 21's host without the key, with real
+// processes on loopback: nodes 1-2 in one process with the run's key,
+// node 3 in another without it. Node 3 accepts their signed frames while
+// they drop its unsigned ones, a silent one-way partition; run
+// --collected names node 3, the reason (no-hmac) and the nodes that
+// refused it, before the verdict, and exits with status 3.
+func TestKeylessHostIsNamed(t *testing.T) {
+	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+		return
+	}
+	bin := buildBinary(t)
+	keyFile := filepath.Join(t.TempDir(), "key")
+	os.WriteFile(keyFile, []byte("00112233445566778899aabbccddeeff\n"), 0o600)
+	sc := writeScenario(t, "3s")
+	out := t.TempDir()
+	start := fmt.Sprint(time.Now().Add(500 * time.Millisecond).UnixNano())
+	play, playErr := startReady(t, bin, "mobility", "play", sc, "--run", "keyless", "--start", start, "--key-file", keyFile, "--period", "50ms")
+	n1, err1 := startReady(t, bin, "node", "--scenario", sc, "--ids", "1-2", "--out", out, "--run", "keyless", "--start", start, "--key-file", keyFile)
+	n2, err2 := startReady(t, bin, "node", "--scenario", sc, "--id", "3", "--out", out, "--run", "keyless", "--start", start)
+	waitExit(t, n1, 10*time.Second, err1)
+	waitExit(t, n2, 10*time.Second, err2)
+	waitExit(t, play, 10*time.Second, playErr)
+
+	got, err := runCLI(t, "run", sc, "--collected", "--out", out, "--run", "keyless")
+	t.Logf("run --collected:\n%s", got)
+	var st exitStatus
+	if !errors.As(err, &st) || st.code != ExitCrossHost {
+		t.Errorf("run --collected: %v, want exit status %d", err, ExitCrossHost)
+	}
+	want := regexp.MustCompile(`problem: node 3's frames were refused by 2 nodes \(\d+ no-hmac: unsigned: it runs without the key the others have\)[^\n]*\(refused by 1, 2\)`)
+	loc := want.FindStringIndex(got)
+	if loc == nil || strings.Contains(got, "node 1's frames") || strings.Contains(got, "node 2's frames") {
+		t.Fatalf("the keyless node is not named as the only refused one:\n%s", got)
+	}
+	if v := strings.Index(got, "verdict:"); v < loc[0] {
+		t.Errorf("the problem is not printed before the verdict:\n%s", got)
 	}
 }

@@ -66,11 +66,23 @@ carrier sense) shrink K times in the model's time; the fault schedule is
 applied at the model's times and the run lasts K times the scenario's
 duration on the wall clock (docs/node.md, "Dilated time").
 
+Every crash and recovery applied is also recorded, when it happened, in
+--out/faults.jsonl (docs/trace.md, "The faults record").
+
 With --collected it starts nothing: after a run by hand on several machines
 (README "Running on several machines"), with the node traces gathered in
---out, it writes run.jsonl for run --run (positions from the scenario; the
-fault schedule is not applied by hand, so it is recorded as scheduled) and
-prints the summary.
+--out, it writes run.jsonl for run --run (positions from the scenario) and
+prints the summary. Its faults are those that happened, never the
+schedule: those of --out/faults.jsonl when present (the launchers' records),
+else those the traces show (a crash at the last event of a process whose
+trace ends without an end event, a recovery where a new process starts). It
+warns of a node whose trace goes on after its recorded crash, and of
+restarts or early ends the record lacks.
+
+Cross-host problems (scenario nodes without a trace, a node whose frames
+others refused with the reason and count, nodes that started more than 2s
+late, nodes that ran another scenario: docs/analysis.md) are printed
+before the verdict, and the command then exits with status 3.
 
 Each process has its own process group and dies with the launcher, even
 when the launcher is killed by SIGKILL. Ctrl-C, SIGINT or SIGTERM stops every
@@ -168,9 +180,16 @@ func runAction(c *cli.Context) error {
 			return errors.New("--collected needs the --run name the nodes were given and the --out directory holding their traces")
 		}
 		printWarnings(c, s.Warnings)
-		if err := launch.WriteRunFile(out, name, s); err != nil {
+		col, err := launch.WriteCollectedRunFile(out, name, s)
+		if err != nil {
 			return err
 		}
+		w := c.App.ErrWriter
+		if w == nil {
+			w = os.Stderr
+		}
+		fmt.Fprintf(w, "manetlab: run --collected: %s\n", collectedFrom(col, out))
+		printWarnings(c, col.Warnings)
 		return printSummary(c, trace.Disk, out, nil)
 	}
 
@@ -233,8 +252,13 @@ func runAction(c *cli.Context) error {
 		src = trace.WithRunFile(trace.Disk, out, res.RunFile)
 		causes = append(causes, fmt.Sprintf("%s is the provisional run file, without the faults applied; the summary above is of the run as it went (its crashes and recoveries included)", trace.RunFile(out)))
 	}
+	var cross *exitStatus
 	if serr := printSummary(c, src, out, res); serr != nil {
-		causes = append(causes, fmt.Sprintf("summary: %v", serr))
+		if st := (exitStatus{}); errors.As(serr, &st) {
+			cross = &st
+		} else {
+			causes = append(causes, fmt.Sprintf("summary: %v", serr))
+		}
 	}
 	switch {
 	case res.Interrupted:
@@ -246,10 +270,33 @@ func runAction(c *cli.Context) error {
 	case len(res.Failures) > 0:
 		causes = append(causes, res.Failures...)
 	}
+	if cross != nil {
+		// Cross-host problems decide the exit status (3), after the
+		// other causes.
+		return exitStatus{cross.code, strings.Join(append(causes, cross.msg), "\n")}
+	}
 	if len(causes) > 0 {
 		return errors.New(strings.Join(causes, "\n"))
 	}
 	return nil
+}
+
+// collectedFrom says where run --collected took the faults of the run
+// file from, and how many.
+func collectedFrom(col *launch.Collected, out string) string {
+	crashes, recoveries := 0, 0
+	for _, e := range col.Faults {
+		if e.Ev == trace.EvCrash {
+			crashes++
+		} else {
+			recoveries++
+		}
+	}
+	n := fmt.Sprintf("%s and %s", countOf(crashes, "crash", "crashes"), countOf(recoveries, "recovery", "recoveries"))
+	if col.FromRecord {
+		return fmt.Sprintf("faults as recorded in %s: %s", trace.FaultsFile(out), n)
+	}
+	return fmt.Sprintf("no %s: faults as the traces show them (a crash where a process's trace ends without an end event, a recovery where a new one starts): %s", trace.FaultsFile(out), n)
 }
 
 // interruption is the cause of a run's end by a signal.
@@ -258,7 +305,8 @@ type interruption struct{ sig os.Signal }
 func (i interruption) Error() string { return "interrupted by " + signalName(i.sig) }
 
 // printSummary prints the summary of the run in out (text or --json),
-// and with res the processes' figures.
+// and with res the processes' figures; its error is an exitStatus when
+// the run has cross-host problems (they are printed before the verdict).
 func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Result) error {
 	sum, err := report.SummarizeFrom(src, out)
 	if err != nil {
@@ -279,7 +327,7 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 		sum.WriteText(w)
 	}
 	if res == nil {
-		return nil
+		return crossHostError("run", sum.CrossHost)
 	}
 	// The node processes' use ends every text summary; --stats adds the
 	// player's, and prints both with --json (on standard error).
@@ -294,7 +342,7 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 		fmt.Fprintf(w, "ran %s in %s for %s%s; traces in %s\n",
 			countOf(sum.Nodes, "node", "nodes"), countOf(len(res.Procs)-1, "process", "processes"), res.Elapsed.Round(time.Millisecond), dil, out)
 	}
-	return nil
+	return crossHostError("run", sum.CrossHost)
 }
 
 // writeProcStats writes every process's resource use to

@@ -70,8 +70,9 @@ func TestSimJSONWithFlagsAfterTheScenario(t *testing.T) {
 	}
 }
 
-// quickstart with a shorter duration has a fault beyond the run: it is
-// dropped with a warning on standard error, and the run goes on.
+// quickstart with a shorter duration has a fault at its end and one beyond
+// it: both are dropped with one warning on standard error, and the run
+// goes on.
 func TestSimDropsFaultsBeyondTheRun(t *testing.T) {
 	app := newApp()
 	var out, errw bytes.Buffer
@@ -80,7 +81,7 @@ func TestSimDropsFaultsBeyondTheRun(t *testing.T) {
 	if err := app.Run(reorderArgs(app, args)); err != nil {
 		t.Fatal(err)
 	}
-	want := "manetlab: warning: dropped 1 fault beyond the run's duration 20s (the first: faults[1] at 40s)\n"
+	want := "manetlab: warning: dropped 2 faults at or after the run's end 20s, outside the run: never applied (the first: faults[0] at 20s)\n"
 	if errw.String() != want {
 		t.Errorf("standard error %q, want %q", errw.String(), want)
 	}

@@ -20,6 +20,34 @@ import (
 // cli.Exit, which would end the process inside app.Run (and the tests).
 var errInvalid = errors.New("trace check: a property is invalid")
 
+// ExitCrossHost is the exit status of run, trace check and trace report
+// when the run has cross-host problems (analysis.CrossHost: traces
+// missing, frames refused, late starts, another scenario), printed before
+// the verdicts: they come before a property's violation (status 1).
+const ExitCrossHost = 3
+
+// exitStatus is an error that makes the command exit with code instead
+// of 1. Like errInvalid, a plain error, returned after the report.
+type exitStatus struct {
+	code int
+	msg  string
+}
+
+func (e exitStatus) Error() string { return e.msg }
+
+// crossHostError is the error of a command whose run has problems ps,
+// or nil.
+func crossHostError(cmd string, ps []analysis.CrossHost) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	n := fmt.Sprintf("%d cross-host problems", len(ps))
+	if len(ps) == 1 {
+		n = "1 cross-host problem"
+	}
+	return exitStatus{ExitCrossHost, fmt.Sprintf("%s: %s (printed before the verdicts; the first: %s); exit status %d", cmd, n, ps[0].Text, ExitCrossHost)}
+}
+
 func traceCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "trace",
@@ -105,8 +133,12 @@ section at once (by happened-before); for mutual exclusion runs, every request
 granted (unknown, never invalid, while some still wait at the end). A mutual
 exclusion protocol's leader notes are judged by the election it composes
 (protocol.params.election); without any, the leader properties do not apply.
-Every violation comes with a witness naming nodes, events and file:line. Exits
-with status 1 when a property is invalid. docs/analysis.md gives the rules.`,
+Every violation comes with a witness naming nodes, events and file:line.
+Cross-host problems of a run of real processes (scenario nodes without a
+trace, a node whose frames others refused, nodes that started late, nodes
+that ran another scenario) are printed first. Exits with status 3 when
+there is any, else with status 1 when a property is invalid.
+docs/analysis.md gives the rules.`,
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "stabilisation", Usage: "how long a component must stay unchanged before its leadership is judged (default: the protocol's own delay, e.g. 14.5s for adhoc/vasudevan's defaults)"},
 			&cli.DurationFlag{Name: "step", Value: analysis.DefaultStep, Usage: "ground-truth sampling step"},
@@ -127,6 +159,9 @@ with status 1 when a property is invalid. docs/analysis.md gives the rules.`,
 				}
 			} else {
 				rep.WriteText(c.App.Writer)
+			}
+			if err := crossHostError("trace check", rep.CrossHost); err != nil {
+				return err
 			}
 			if rep.Invalid() {
 				return errInvalid
@@ -160,7 +195,9 @@ page: a map of positions, radio links and tree edges over time, a timeline of
 every node's leader, who held the critical section when (runs with sections),
 a message sequence diagram of a window, the metrics, the run's verdict as run
 and sim state it and the check verdicts (docs/analysis.md, "HTML report";
-the verdicts' words: "Verdicts").`,
+the verdicts' words: "Verdicts"). Cross-host problems of a run of real
+processes are printed first (and on the page), and make it exit with
+status 3 (docs/analysis.md, "Cross-host problems").`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML page to `FILE`"},
@@ -204,10 +241,13 @@ the verdicts' words: "Verdicts").`,
 				return err
 			}
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, rep)
+				if err := writeJSON(c.App.Writer, rep); err != nil {
+					return err
+				}
+			} else {
+				rep.WriteText(c.App.Writer)
 			}
-			rep.WriteText(c.App.Writer)
-			return nil
+			return crossHostError("trace report", rep.CrossHost)
 		},
 	}
 }

@@ -212,6 +212,9 @@ type launcher struct {
 	// scenario is the copy of the scenario every process reads.
 	scenario string
 
+	// faults is the record of the faults applied (trace.FaultsFileName).
+	faults *faultLog
+
 	mu        sync.Mutex
 	traceErrs []string // "node N: error", in the order reported
 }
@@ -318,11 +321,18 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, nil, 0); err != nil {
 		return res, fmt.Errorf("launch: %w", err)
 	}
+	if l.faults, err = openFaultLog(opt.Out); err != nil {
+		return res, fmt.Errorf("launch: %w", err)
+	}
 	if err := l.startAll(ctx); err != nil {
 		l.killAll() // nothing gathered yet that a graceful stop would save
+		l.faults.close()
 		return res, err
 	}
 	sv := l.supervise(ctx)
+	if err := l.faults.close(); err != nil {
+		l.warn("the faults record %s could not be written (the run file records the faults): %v", trace.FaultsFile(opt.Out), err)
+	}
 	events, end := sv.events, sv.end
 	res.Interrupted, res.Failures, res.Elapsed, res.Unapplied = sv.interrupted, sv.failures, end, sv.unapplied
 	res.Dilation, res.Wall = opt.Dilation, end*time.Duration(opt.Dilation)
@@ -610,6 +620,12 @@ func (l *launcher) supervise(ctx context.Context) (sv supervised) {
 		skipped++
 	}
 	traceWarned := 0
+	// applied records a crash or recovery that happened: in the run
+	// file's events and in the faults record, as it happens.
+	applied := func(e trace.Event) {
+		sv.events = append(sv.events, e)
+		l.faults.record(e)
+	}
 loop:
 	for {
 		// select picks at random among ready cases: the end and the
@@ -648,7 +664,13 @@ loop:
 					}
 					kill(p.inst.cmd.Process)
 					p.reap()
-					sv.events = append(sv.events, trace.Event{T: int64(t), Node: id, Ev: trace.EvCrash})
+					// Recorded once the process is gone: its trace holds
+					// nothing later. (At the very end, the time it was
+					// killed: the run's end is no time for a fault.)
+					if dead := since(); dead < dur {
+						t = dead
+					}
+					applied(trace.Event{T: int64(t), Node: id, Ev: trace.EvCrash})
 				}
 				for _, id := range f.Recover {
 					p := l.byID[id]
@@ -674,7 +696,7 @@ loop:
 						sv.failures = append(sv.failures, msg)
 						continue
 					}
-					sv.events = append(sv.events, trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
+					applied(trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
 				}
 				if !whole {
 					skip(f)
@@ -697,7 +719,7 @@ loop:
 					l.warn("%s", msg)
 					sv.failures = append(sv.failures, msg)
 					for _, id := range p.ids {
-						sv.events = append(sv.events, trace.Event{T: int64(min(since(), dur)), Node: id, Ev: trace.EvCrash})
+						applied(trace.Event{T: int64(min(since(), dur-1)), Node: id, Ev: trace.EvCrash})
 					}
 				}
 			}

@@ -267,6 +267,26 @@ func TestFaultScheduleKillsAndRestartsWithTheSameStart(t *testing.T) {
 	if got, want := strings.Join(faults, ", "), "crash 2, recover 2"; got != want {
 		t.Errorf("run file faults %q, want %q", got, want)
 	}
+	// The faults record holds the same faults at the same real times,
+	// each with the host that applied it.
+	recs, err := trace.ReadFaults(trace.FaultsFile(res.Dir), func(protocol.NodeID) bool { return true }, 2500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ri int
+	for _, e := range run.RunEvents {
+		if e.Ev != trace.EvCrash && e.Ev != trace.EvRecover {
+			continue
+		}
+		if ri >= len(recs) || recs[ri].Node != e.Node || recs[ri].Ev != e.Ev || recs[ri].T != e.T || recs[ri].Host == "" {
+			t.Errorf("faults record %+v does not match the run file's %s of node %d at %d", recs, e.Ev, e.Node, e.T)
+			break
+		}
+		ri++
+	}
+	if ri != len(recs) {
+		t.Errorf("faults record %+v, run file has %d faults", recs, ri)
+	}
 	// The killed instance wrote no end; the restarted one appended a
 	// second start and an end to the same file.
 	var evs []string
@@ -319,6 +339,26 @@ func TestDilatedFaultSchedule(t *testing.T) {
 	}
 	if got, want := strings.Join(faults, ", "), "crash 2, recover 2"; got != want {
 		t.Errorf("run file faults %q, want %q", got, want)
+	}
+	// The faults record holds the same faults at the same real times,
+	// each with the host that applied it.
+	recs, err := trace.ReadFaults(trace.FaultsFile(res.Dir), func(protocol.NodeID) bool { return true }, 2500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ri int
+	for _, e := range run.RunEvents {
+		if e.Ev != trace.EvCrash && e.Ev != trace.EvRecover {
+			continue
+		}
+		if ri >= len(recs) || recs[ri].Node != e.Node || recs[ri].Ev != e.Ev || recs[ri].T != e.T || recs[ri].Host == "" {
+			t.Errorf("faults record %+v does not match the run file's %s of node %d at %d", recs, e.Ev, e.Node, e.T)
+			break
+		}
+		ri++
+	}
+	if ri != len(recs) {
+		t.Errorf("faults record %+v, run file has %d faults", recs, ri)
 	}
 	t.Logf("took %v", time.Since(began).Round(time.Millisecond))
 }
@@ -713,7 +753,7 @@ func TestOneRunPerOutDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = launch(t, path, Options{Out: out, Run: "third"})
-	if err == nil || !strings.Contains(err.Error(), `already holds the files of run "first" (node-1.jsonl, node-2.jsonl, node-3.jsonl, run.jsonl, scenario.yaml): a new run would mix its traces with them; choose another --out, or pass --replace to remove them first`) {
+	if err == nil || !strings.Contains(err.Error(), `already holds the files of run "first" (faults.jsonl, node-1.jsonl, node-2.jsonl, node-3.jsonl, run.jsonl and 1 more): a new run would mix its traces with them; choose another --out, or pass --replace to remove them first`) {
 		t.Errorf("a run after another: %v", err)
 	}
 	if _, err := launch(t, path, Options{Out: out, Run: "fourth", Replace: true}); err != nil {

@@ -55,8 +55,8 @@ func lockOut(dir string) (*os.File, error) {
 
 // previousRun lists what a run leaves in dir that a new run would mix
 // with its own: the run file, node traces (one file each or combined),
-// node stores (which a node restarted after a crash reads back) and the
-// scenario copy. Logs apart: they are appended to, one run after the
+// node stores (which a node restarted after a crash reads back), the
+// scenario copy and the faults record. Logs apart: they are appended to, one run after the
 // other.
 func previousRun(dir string) ([]string, error) {
 	es, err := os.ReadDir(dir)
@@ -67,7 +67,7 @@ func previousRun(dir string) ([]string, error) {
 	for _, e := range es {
 		n := e.Name()
 		switch {
-		case n == trace.RunFileName, n == trace.RunFileName+".tmp", n == trace.NodesFileName, n == ScenarioFileName,
+		case n == trace.RunFileName, n == trace.RunFileName+".tmp", n == trace.NodesFileName, n == ScenarioFileName, n == trace.FaultsFileName,
 			strings.HasPrefix(n, "node-") && (strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".store") || strings.Contains(n, ".store.tmp-")):
 			found = append(found, n)
 		}

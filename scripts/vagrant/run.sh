@@ -14,7 +14,10 @@
 #
 # The scenario path is relative to this checkout (seen as /vagrant in the
 # VMs; the script runs `vagrant rsync` first). The fault schedule is not
-# applied: give a scenario without faults, or --set faults=[] after --.
+# applied (nor recorded: run --collected takes faults from the traces
+# only); give a scenario without faults, or --set faults=[] after --, to
+# judge the run you meant. Problems across the VMs (a VM's traces
+# missing, a node without the key, late starts) make it exit 3.
 # Ctrl-C stops the nodes (SIGTERM by PID) and still collects the traces.
 set -euo pipefail
 

@@ -30,9 +30,12 @@ type CheckOptions struct {
 
 // CheckReport holds a verdict for every property.
 type CheckReport struct {
-	Run        string     `json:"run"`
-	Protocol   string     `json:"protocol"`
-	Properties []Property `json:"properties"`
+	Run      string `json:"run"`
+	Protocol string `json:"protocol"`
+	// CrossHost lists the run's cross-host problems (crosshost.go),
+	// printed before the verdicts.
+	CrossHost  []CrossHost `json:"cross_host,omitempty"`
+	Properties []Property  `json:"properties"`
 	// Problems lists damaged input as file:line: message.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -143,7 +146,7 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 	if opt.Stabilisation <= 0 {
 		opt.Stabilisation = r.stabilisation()
 	}
-	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol}
+	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol, CrossHost: r.crossHost()}
 	why := r.outsideAssumptions()
 	mutex := protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex
 	if protocol.GoalOf(r.header.Protocol) == protocol.GoalNone {

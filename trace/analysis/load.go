@@ -118,7 +118,9 @@ type run struct {
 		sc   *scenario.Scenario
 		err  error
 	}
-	hosts      map[protocol.NodeID]string
+	hosts map[protocol.NodeID]string
+	// hashes are the node headers' scenario hashes (crosshost.go).
+	hashes     map[protocol.NodeID]string
 	procs      []*proc // the run file's first (id 0), then nodes by ID
 	byID       map[protocol.NodeID]*proc
 	files      []string
@@ -250,7 +252,7 @@ func openRun(dirs []string, opt loadOptions) (*run, *layout, error) {
 		return nil, nil, errors.New("no trace directory given")
 	}
 	r := &run{dirs: dirs, byID: map[protocol.NodeID]*proc{}, strs: intern.New(""),
-		hosts: map[protocol.NodeID]string{}, fsrc: opt.src}
+		hosts: map[protocol.NodeID]string{}, hashes: map[protocol.NodeID]string{}, fsrc: opt.src}
 	if r.fsrc == nil {
 		r.fsrc = trace.Disk
 	}
@@ -374,6 +376,9 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 			}
 			if why == "" && e.Host != "" && id != 0 {
 				r.hosts[id] = e.Host
+			}
+			if why == "" && e.ScenarioHash != "" && id != 0 {
+				r.hashes[id] = e.ScenarioHash
 			}
 			return nil
 		}

@@ -36,6 +36,9 @@ type MetricsReport struct {
 	Protocol string  `json:"protocol"`
 	Nodes    int     `json:"nodes"`
 	Duration float64 `json:"duration"`
+	// CrossHost lists the run's cross-host problems (crosshost.go),
+	// printed before the figures.
+	CrossHost []CrossHost `json:"cross_host,omitempty"`
 	Metrics
 	// Messages counts frames by kind: the protocols' messages as sent and
 	// relayed (a flood counts once per transmission).
@@ -204,7 +207,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 		opt.Stabilisation = r.stabilisation()
 	}
 	rep := &MetricsReport{Run: r.header.Run, Protocol: r.header.Protocol, Messages: map[string]KindCount{},
-		Stabilisation: opt.Stabilisation.Seconds()}
+		Stabilisation: opt.Stabilisation.Seconds(), CrossHost: r.crossHost()}
 	end := r.end()
 	rep.Duration = seconds(end)
 	tr, terr := newTruth(r, opt.Step)

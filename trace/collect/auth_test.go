@@ -186,7 +186,10 @@ func TestListenNeeds(t *testing.T) {
 	}
 }
 
-// Without a key, a peer that is not on loopback is refused.
+// Without a key, a peer that is not on loopback is refused, in the
+// greeting: a node streaming to it reports the collector's reason, not
+// that the collector "does not speak manetlab-trace/2", and does not
+// retry.
 func TestKeylessRefusesOtherHosts(t *testing.T) {
 	var ip net.IP
 	addrs, _ := net.InterfaceAddrs()
@@ -211,9 +214,45 @@ func TestKeylessRefusesOtherHosts(t *testing.T) {
 	}
 	defer conn.Close()
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	rep, err := readReply(bufio.NewReader(conn))
-	if err != nil || !strings.Contains(rep.Error, "loopback peers only") {
-		t.Fatalf("answer to %s: %+v, %v", ip, rep, err)
+	line, err := bufio.NewReader(conn).ReadSlice('\n')
+	var g greeting
+	if err != nil || json.Unmarshal(line, &g) != nil || g.Proto != Proto || !strings.Contains(g.Error, "loopback peers only") {
+		t.Fatalf("greeting to %s: %s, %v", ip, line, err)
+	}
+
+	n := newFakeNode(t, t.TempDir(), "r", 1)
+	nlog := &syncBuf{}
+	s := keyedStream(net.JoinHostPort(ip.String(), itoa(port)), n.path, "r", 1, nil, nlog)
+	err = s.Finish(time.Now().Add(3 * time.Second))
+	want := "the collector at " + net.JoinHostPort(ip.String(), itoa(port)) + " refused this node: this collector has no key: it accepts loopback peers only"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error()+nlog.String(), "does not speak") {
+		t.Errorf("the node's error %v, want %q; its log:\n%s", err, want, nlog)
+	}
+	if s.Connections() != 1 {
+		t.Errorf("%d connections, want 1 (a refusal is not retried)", s.Connections())
+	}
+}
+
+// A refusal as an older collector sent it, a bare reply line without
+// proto in place of the greeting, is reported with its reason too.
+func TestOldCollectorRefusalReported(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		writeReply(c, reply{Error: "this collector has no key: it accepts loopback peers only"})
+		c.Close()
+	}()
+	n := newFakeNode(t, t.TempDir(), "r", 1)
+	s := keyedStream(ln.Addr().String(), n.path, "r", 1, nil, nil)
+	if err := s.Finish(time.Now().Add(3 * time.Second)); err == nil || !strings.Contains(err.Error(), "refused this node: this collector has no key") {
+		t.Errorf("Finish = %v", err)
 	}
 }
 

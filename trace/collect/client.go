@@ -355,7 +355,13 @@ func (s *Streamer) handshake(conn net.Conn, br *bufio.Reader, size int64) (reply
 	if err != nil {
 		return reply{}, cn, fmt.Errorf("no greeting from the collector: %w", err)
 	}
-	if err := json.Unmarshal(line, &g); err != nil || g.Proto != Proto {
+	err = json.Unmarshal(line, &g)
+	switch {
+	case err == nil && g.Error != "":
+		// Refused before the hello (an older collector's refusal has no
+		// proto, but the same error field).
+		return reply{}, cn, s.refusedf("the collector at %s refused this node: %s", s.opt.Addr, g.Error)
+	case err != nil || g.Proto != Proto:
 		return reply{}, cn, s.refusedf("%s does not speak %s", s.opt.Addr, Proto)
 	}
 	key := s.opt.Key

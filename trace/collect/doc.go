@@ -9,6 +9,7 @@
 // The protocol (docs/collect.md), one TCP connection per node file:
 //
 //	server: {"proto":"manetlab-trace/2","nonce":"<hex>","auth":"hmac-sha256"}\n   (no auth: no key)
+//	        (or {"proto":"manetlab-trace/2","error":"why"}\n and close: refused before any hello, e.g. a keyless collector and a peer not on loopback)
 //	client: {"proto":"manetlab-trace/2","run":"q1","node":3,"host":"h","size":1234,"nonce":"<hex>","mac":"<hex>"}\n
 //	server: {"offset":1000,"mac":"<hex>"}\n   (or {"error":"why","retry":true|false}\n and close)
 //	client: the bytes of its local file from offset 1000 on, as they are written
@@ -40,11 +41,16 @@ const Proto = "manetlab-trace/2"
 // AuthHMAC is the greeting's auth value when the collector has a key.
 const AuthHMAC = "hmac-sha256"
 
-// greeting is the collector's first line: its challenge.
+// greeting is the collector's first line: its challenge, or (Error) why
+// it refuses the client before any hello: the client reports the reason
+// rather than taking the collector for something else. A greeting of an
+// older collector's refusal, a bare reply without proto, carries the
+// same error field.
 type greeting struct {
 	Proto string `json:"proto"`
 	Nonce string `json:"nonce"`
 	Auth  string `json:"auth,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // hello is the client's answer to the greeting.

@@ -300,7 +300,8 @@ func (c *Collector) Serve() error {
 		}
 		backoff = 0
 		if len(c.opt.Key) == 0 && !isLoopback(conn.RemoteAddr()) {
-			c.refuse(conn, conn.RemoteAddr().String(), "this collector has no key: it accepts loopback peers only", false)
+			// Refused in the greeting, so that the node reports why.
+			c.refuseGreeting(conn, conn.RemoteAddr().String(), "this collector has no key: it accepts loopback peers only (start trace collect with the run's --key-file, and the nodes with it)")
 			conn.Close()
 			continue
 		}
@@ -407,6 +408,18 @@ func (c *Collector) noisef(format string, args ...any) {
 
 // logBurst is how many connection lines noisef shows a second.
 const logBurst = 10
+
+// refuseGreeting refuses a client in place of the greeting, before any
+// hello, and reports it.
+func (c *Collector) refuseGreeting(conn net.Conn, who, why string) {
+	c.mu.Lock()
+	c.stats.Refused++
+	c.mu.Unlock()
+	c.noisef("%s: refused: %s", who, why)
+	b, _ := json.Marshal(greeting{Proto: Proto, Error: why})
+	conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	conn.Write(append(b, '\n'))
+}
 
 // refuse answers a client with an error and reports it.
 func (c *Collector) refuse(conn net.Conn, who, why string, retry bool) {

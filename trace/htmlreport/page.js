@@ -122,6 +122,13 @@
       }
     }
     var c = D.check, vb = document.getElementById("verdicts");
+    if (c && c.cross_host && c.cross_host.length) {
+      // Cross-host problems come first, before the figures and verdicts
+      // (docs/analysis.md).
+      var cb = document.getElementById("cross-host");
+      cb.setAttribute("class", "cross-host");
+      c.cross_host.forEach(function (p) { h("div", {}, cb, "problem: " + p.text); });
+    }
     if (D.verdict) { // the run's verdict, in the words of run and sim (docs/analysis.md, Verdicts)
       var rv = h("div", { id: "run-verdict" }, vb, "verdict: ");
       h("span", { "class": "verdict " + D.verdict.word }, rv, D.verdict.word);

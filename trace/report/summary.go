@@ -77,6 +77,10 @@ type Summary struct {
 	Timeline []Moment `json:"timeline"`
 	// Problems lists what the trace reader could not read (file:line).
 	Problems []string `json:"problems,omitempty"`
+	// CrossHost lists the run's cross-host problems (analysis.CrossHost:
+	// traces missing, frames refused, late starts, another scenario),
+	// printed before the verdict.
+	CrossHost []analysis.CrossHost `json:"cross_host,omitempty"`
 
 	measured *analysis.MetricsReport
 }
@@ -389,6 +393,7 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 	if m.err != nil {
 		return nil, m.err
 	}
+	sum.CrossHost = m.m.CrossHost
 	ends := m.m.End
 	if ends == nil {
 		// No ground truth walk (nothing alive, or a scenario the

@@ -1,0 +1,50 @@
+package launch
+
+import (
+	"os"
+
+	"manetlab/trace"
+)
+
+// faultLog writes the faults record (trace.FaultsFileName) of a run as
+// the launcher applies them: one line per crash or recovery, with the
+// time it really happened, in the format the hosts' launchers write, so
+// that `run --collected` reads both alike. A write that fails is
+// remembered, not retried: the run file still records the faults.
+type faultLog struct {
+	f    *os.File
+	host string
+	err  error
+}
+
+// openFaultLog creates the faults record in dir, empty.
+func openFaultLog(dir string) (*faultLog, error) {
+	f, err := trace.CreateFile(trace.FaultsFile(dir))
+	if err != nil {
+		return nil, err
+	}
+	host, herr := os.Hostname()
+	if herr != nil || host == "" {
+		host = "localhost"
+	}
+	return &faultLog{f: f, host: host}, nil
+}
+
+// record appends e (a crash or a recovery of the run file) to the record.
+func (l *faultLog) record(e trace.Event) {
+	if l == nil || l.err != nil {
+		return
+	}
+	l.err = trace.AppendFaultRecord(l.f, trace.FaultRecord{Node: e.Node, Ev: e.Ev, T: e.T, Host: l.host})
+}
+
+// close closes the record and returns its first error.
+func (l *faultLog) close() error {
+	if l == nil {
+		return nil
+	}
+	if err := l.f.Close(); l.err == nil {
+		l.err = err
+	}
+	return l.err
+}
