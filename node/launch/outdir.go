@@ -53,6 +53,29 @@ func lockOut(dir string) (*os.File, error) {
 	return f, nil
 }
 
+// OpenOut readies run directory dir for a run that is not launched
+// from here (run --hosts gathers one there): it checks and creates dir
+// and dir/log, takes its lock (closing the returned file releases it),
+// and refuses a directory holding another run's files unless replace,
+// which removes them first, as Run does.
+func OpenOut(dir string, replace bool) (*os.File, error) {
+	if err := trace.CheckOutDir(dir); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "log"), 0o755); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	lock, err := lockOut(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := clearOut(dir, replace); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	return lock, nil
+}
+
 // previousRun lists what a run leaves in dir that a new run would mix
 // with its own: the run file, node traces (one file each or combined),
 // node stores (which a node restarted after a crash reads back) and the
@@ -67,7 +90,7 @@ func previousRun(dir string) ([]string, error) {
 	for _, e := range es {
 		n := e.Name()
 		switch {
-		case n == trace.RunFileName, n == trace.RunFileName+".tmp", n == trace.NodesFileName, n == ScenarioFileName,
+		case n == trace.RunFileName, n == trace.RunFileName+".tmp", n == trace.NodesFileName, n == ScenarioFileName, n == FaultsFileName,
 			strings.HasPrefix(n, "node-") && (strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".store") || strings.Contains(n, ".store.tmp-")):
 			found = append(found, n)
 		}
