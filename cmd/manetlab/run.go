@@ -106,6 +106,9 @@ alone.`,
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
 			&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time: the run clock and every timer `K` times slower than the host's clock, so the run lasts K times the duration"},
 			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
+			&cli.StringFlag{Name: "hosts", Usage: "run across machines over ssh: a host list `FILE` or h1,h2,... (each [user@]host [iface=IF] [share=N] [dir=PATH])"},
+			&cli.StringFlag{Name: "ssh-config", Usage: "with --hosts, ssh's configuration `FILE` (ssh -F; default ~/.ssh/config)"},
+			&cli.StringFlag{Name: "collector", Usage: "with --hosts, where the trace collector listens, `ADDR:PORT` (default every address, a free port; hosts dial the address their ssh connection came from)"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
 		),
 		Action: runAction,
@@ -160,6 +163,15 @@ func runAction(c *cli.Context) error {
 		opt.Progress = c.App.ErrWriter
 		if opt.Progress == nil {
 			opt.Progress = os.Stderr
+		}
+	}
+
+	if c.IsSet("hosts") {
+		return runHosts(c, s, name, out)
+	}
+	for _, f := range []string{"ssh-config", "collector"} {
+		if c.IsSet(f) {
+			return fmt.Errorf("--%s goes with --hosts", f)
 		}
 	}
 

@@ -1,0 +1,241 @@
+package testbed
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+	"manetlab/trace/report"
+)
+
+// TestRunHosts runs `manetlab run --hosts` from the root namespace over
+// three namespace hosts, each with its own sshd and run directory, with
+// the static binary copied to them: quickstart (shortened, its crash and
+// recovery of node 8 on host 2) and the centralized mutual exclusion
+// config (its coordinator's crash). Each run is valid; the faults are
+// recorded by the host that applied them at their real times, within
+// 100 ms of the schedule, and match node 8's trace and the run file; the
+// traces collected at home are byte-identical to the hosts' copies; no
+// process of the run is left on any host. Then a run stopped by SIGTERM
+// mid-run leaves nothing either, and a host whose clock is 2 s ahead (a
+// `date` wrapper first in its sshd sessions' PATH) is refused with its
+// name and the figure.
+func TestRunHosts(t *testing.T) {
+	h := newSSHHosts(t)
+	hostsFile := filepath.Join(h.dir, "hosts")
+	var hl strings.Builder
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(&hl, "h%d dir=%s\n", i, filepath.Join(h.dir, fmt.Sprintf("r%d", i)))
+	}
+	if err := os.WriteFile(hostsFile, []byte(hl.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runHosts := func(t *testing.T, name string, args ...string) (string, string, error) {
+		t.Helper()
+		out := filepath.Join(h.dir, "home-"+name)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, h.bin, append([]string{"run", "--hosts", hostsFile, "--ssh-config", h.config,
+			"--run", name, "--out", out}, args...)...)
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.WaitDelay = 30 * time.Second
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		t.Logf("run --hosts %s:\n%s%s", name, stdout.String(), stderr.String())
+		return out, stderr.String(), err
+	}
+
+	t.Run("quickstart", func(t *testing.T) {
+		out, stderr, err := runHosts(t, "qs", "../configs/quickstart.yaml", "--ids-per-process", "4",
+			"--set", "duration=12s", "--set", "faults=[{at: 4s, crash: [8]}, {at: 8s, recover: [8]}]")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stderr, "this manetlab copied there") {
+			t.Errorf("the binary was not copied to the hosts")
+		}
+		h.checkRun(t, out, "qs", 20, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
+	})
+	t.Run("mutex", func(t *testing.T) {
+		out, _, err := runHosts(t, "mx", "../configs/mutex-centralized.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Nodes 1-3 on h1, 4-6 on h2, 7-8 on h3.
+		h.checkRun(t, out, "mx", 8, map[string]time.Duration{"crash": 8 * time.Second}, "h3")
+	})
+	t.Run("sigterm", func(t *testing.T) {
+		out := filepath.Join(h.dir, "home-term")
+		cmd := exec.Command(h.bin, "run", "../configs/quickstart.yaml", "--hosts", hostsFile, "--ssh-config", h.config,
+			"--run", "term", "--out", out, "--ids-per-process", "5", "--set", "duration=40s")
+		var stderr syncBuf
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		started := make(chan struct{})
+		go func() {
+			for !strings.Contains(stderr.String(), "starts at") {
+				time.Sleep(100 * time.Millisecond)
+			}
+			close(started)
+		}()
+		select {
+		case <-started:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("the run did not start:\n%s", stderr.String())
+		}
+		time.Sleep(6 * time.Second)
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("run --hosts still runs 60 s after SIGTERM:\n%s", stderr.String())
+		}
+		t.Logf("run --hosts term:\n%s", stderr.String())
+		if err == nil || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
+			t.Errorf("exit %v, want a failure naming SIGTERM", err)
+		}
+		if left := h.leftOver(10 * time.Second); len(left) > 0 {
+			t.Errorf("left after SIGTERM:\n%s", strings.Join(left, "\n"))
+		}
+		if _, err := os.Stat(trace.RunFile(out)); err != nil {
+			t.Errorf("no run file after SIGTERM: %v", err)
+		}
+	})
+	t.Run("clock", func(t *testing.T) {
+		list := fmt.Sprintf("h1 dir=%s,h3fast dir=%s", filepath.Join(h.dir, "c1"), filepath.Join(h.dir, "c3"))
+		cmd := exec.Command(h.bin, "run", "../configs/static-line.yaml", "--hosts", list, "--ssh-config", h.config, "--out", filepath.Join(h.dir, "home-clock"))
+		b, err := cmd.CombinedOutput()
+		t.Logf("run --hosts with h3fast:\n%s", b)
+		m := regexp.MustCompile(`host h3fast: its clock is ([0-9.]+)s ahead of this machine's`).FindSubmatch(b)
+		if err == nil || m == nil {
+			t.Fatalf("exit %v; want host h3fast refused with its offset", err)
+		}
+		if off, _ := strconv.ParseFloat(string(m[1]), 64); off < 1.9 || off > 2.1 {
+			t.Errorf("offset %ss, want about 2s", m[1])
+		}
+		if bytes.Contains(b, []byte("host h1:")) {
+			t.Errorf("host h1 was refused too")
+		}
+		if left := h.leftOver(5 * time.Second); len(left) > 0 {
+			t.Errorf("left after a refusal:\n%s", strings.Join(left, "\n"))
+		}
+	})
+}
+
+// checkRun checks a run --hosts of n nodes named run in out: valid, the
+// faults (of node 8, applied on host faultHost at the times at), the
+// run file, the traces against the hosts' copies, nothing left.
+func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]time.Duration, faultHost string) {
+	t.Helper()
+	sum, err := report.Summarize(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != "valid" || sum.Nodes != n {
+		t.Errorf("summary: verdict %s, %d nodes; want valid, %d (problems %v)", sum.Verdict, sum.Nodes, n, sum.Problems)
+	}
+	// The faults as the hosts recorded them.
+	f, err := os.Open(filepath.Join(out, "faults.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type rec struct {
+		Node protocol.NodeID `json:"node"`
+		Ev   string          `json:"ev"`
+		T    int64           `json:"t"`
+		Host string          `json:"host"`
+	}
+	got := map[string]int64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r rec
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("faults.jsonl: %q: %v", sc.Text(), err)
+		}
+		if r.Node != 8 || r.Host != faultHost || at[r.Ev] == 0 {
+			t.Errorf("fault %+v, want node 8's on %s", r, faultHost)
+			continue
+		}
+		late := time.Duration(r.T) - at[r.Ev]
+		t.Logf("%s of node 8 applied on %s at %s: %s after the schedule", r.Ev, r.Host, time.Duration(r.T), late)
+		if late < 0 || late > 100*time.Millisecond {
+			t.Errorf("%s of node 8 at %s, want within 100 ms after %s", r.Ev, time.Duration(r.T), at[r.Ev])
+		}
+		got[r.Ev] = r.T
+	}
+	if len(got) != len(at) {
+		t.Fatalf("faults recorded %v, want %v", got, at)
+	}
+	tr, err := trace.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run file holds those times.
+	for _, e := range tr.RunEvents {
+		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+			if e.Node != 8 || e.T != got[e.Ev] {
+				t.Errorf("run file: %s of node %d at %d, faults.jsonl says %d", e.Ev, e.Node, e.T, got[e.Ev])
+			}
+		}
+	}
+	// Node 8's trace: nothing after the crash until it starts again, no
+	// earlier than the recovery.
+	starts := 0
+	for _, e := range tr.Nodes[8] {
+		if e.Ev == trace.EvStart {
+			starts++
+			if starts == 2 && e.T < got["recover"] {
+				t.Errorf("node 8 started again at %d, before its recovery at %d", e.T, got["recover"])
+			}
+			continue
+		}
+		if starts == 1 && e.T > got["crash"] {
+			t.Errorf("node 8 has a %s at %d after its crash at %d", e.Ev, e.T, got["crash"])
+			break
+		}
+	}
+	if want := len(at); starts != want {
+		t.Errorf("node 8 started %d times, want %d", starts, want)
+	}
+	// Every trace at home equals the copy on the host that ran it.
+	found := 0
+	for i := 1; i <= 3; i++ {
+		copies, _ := filepath.Glob(filepath.Join(h.dir, fmt.Sprintf("r%d", i), run, "node-*.jsonl"))
+		for _, c := range copies {
+			found++
+			remote, _ := os.ReadFile(c)
+			home, err := os.ReadFile(filepath.Join(out, filepath.Base(c)))
+			if err != nil || !bytes.Equal(home, remote) {
+				t.Errorf("%s at home (%d bytes, %v) differs from host h%d's copy (%d bytes)", filepath.Base(c), len(home), err, i, len(remote))
+			}
+		}
+	}
+	if found != n {
+		t.Errorf("%d traces on the hosts, want %d", found, n)
+	}
+	if left := h.leftOver(5 * time.Second); len(left) > 0 {
+		t.Errorf("left after the run:\n%s", strings.Join(left, "\n"))
+	}
+}
