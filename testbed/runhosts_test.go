@@ -37,9 +37,9 @@ func TestRunHosts(t *testing.T) {
 	h := newSSHHosts(t)
 	hostsFile := filepath.Join(h.dir, "hosts")
 	var hl strings.Builder
-	for i := 1; i <= 3; i++ {
-		fmt.Fprintf(&hl, "h%d dir=%s\n", i, filepath.Join(h.dir, fmt.Sprintf("r%d", i)))
-	}
+	// Each in its home's manetlab-runs (the default), as each host's root
+	// has a home of its own.
+	fmt.Fprintf(&hl, "# the hosts\nh1\nh2 share=1\nh3\n")
 	if err := os.WriteFile(hostsFile, []byte(hl.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -200,29 +200,30 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 			}
 		}
 	}
-	// Node 8's trace: nothing after the crash until it starts again, no
-	// earlier than the recovery.
-	starts := 0
+	// Node 8's trace: nothing after the crash until it recovers (a
+	// "recover" event, then "start"), no earlier than the recovery
+	// applied.
+	life, recovered := 1, 0
 	for _, e := range tr.Nodes[8] {
-		if e.Ev == trace.EvStart {
-			starts++
-			if starts == 2 && e.T < got["recover"] {
-				t.Errorf("node 8 started again at %d, before its recovery at %d", e.T, got["recover"])
+		if e.Ev == trace.EvRecover {
+			life, recovered = 2, recovered+1
+			if e.T < got["recover"] {
+				t.Errorf("node 8 recovered at %d in its trace, before its recovery was applied at %d", e.T, got["recover"])
 			}
 			continue
 		}
-		if starts == 1 && e.T > got["crash"] {
+		if life == 1 && e.T > got["crash"] {
 			t.Errorf("node 8 has a %s at %d after its crash at %d", e.Ev, e.T, got["crash"])
 			break
 		}
 	}
-	if want := len(at); starts != want {
-		t.Errorf("node 8 started %d times, want %d", starts, want)
+	if want := len(at) - 1; recovered != want {
+		t.Errorf("node 8 recovered %d times in its trace, want %d", recovered, want)
 	}
 	// Every trace at home equals the copy on the host that ran it.
 	found := 0
 	for i := 1; i <= 3; i++ {
-		copies, _ := filepath.Glob(filepath.Join(h.dir, fmt.Sprintf("r%d", i), run, "node-*.jsonl"))
+		copies, _ := filepath.Glob(filepath.Join(h.dir, fmt.Sprintf("home%d", i), "manetlab-runs", run, "node-*.jsonl"))
 		for _, c := range copies {
 			found++
 			remote, _ := os.ReadFile(c)

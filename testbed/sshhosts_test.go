@@ -70,13 +70,31 @@ func newSSHHosts(t *testing.T) *sshHosts {
 			exec.Command("ip", "netns", "del", ns).Run()
 		}
 		exec.Command("ip", "link", "del", veth).Run()
+		for _, ns := range h.ns {
+			os.RemoveAll(filepath.Join("/etc/netns", ns))
+		}
 	})
 	run("ip", "netns", "add", sw)
 	run("ip", "-n", sw, "link", "add", "br0", "type", "bridge", "mcast_snooping", "0")
 	run("ip", "-n", sw, "link", "set", "br0", "up")
+	passwd, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 1; i <= 3; i++ {
 		ns := fmt.Sprintf("mlhh%d-%d", id, i)
 		h.ns = append(h.ns, ns)
+		// Each host's root has a home of its own (the run directories'
+		// default place), without the machine's shell start-up files:
+		// ip netns exec mounts /etc/netns/NS/passwd over /etc/passwd.
+		home := filepath.Join(h.dir, fmt.Sprintf("home%d", i))
+		if err := os.MkdirAll(filepath.Join("/etc/netns", ns), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(home, 0o700)
+		if err := os.WriteFile(filepath.Join("/etc/netns", ns, "passwd"), rootHome(passwd, home), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		run("ip", "netns", "add", ns)
 		run("ip", "-n", sw, "link", "add", fmt.Sprintf("p%d", i), "type", "veth", "peer", "name", "mlan0", "netns", ns)
 		run("ip", "-n", sw, "link", "set", fmt.Sprintf("p%d", i), "master", "br0", "up")
@@ -153,6 +171,18 @@ func newSSHHosts(t *testing.T) *sshHosts {
 	}
 	h.bin = buildStatic(t)
 	return h
+}
+
+// rootHome is passwd with root's home directory set to home.
+func rootHome(passwd []byte, home string) []byte {
+	lines := strings.Split(string(passwd), "\n")
+	for i, l := range lines {
+		if f := strings.Split(l, ":"); len(f) == 7 && f[0] == "root" {
+			f[5] = home
+			lines[i] = strings.Join(f, ":")
+		}
+	}
+	return []byte(strings.Join(lines, "\n"))
 }
 
 // buildStatic builds a static manetlab (CGO_ENABLED=0), the kind run

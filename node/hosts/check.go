@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"debug/elf"
@@ -183,25 +184,52 @@ type clockSample struct {
 // clockSamples is how many round trips measure a host's clock.
 const clockSamples = 5
 
-// measureClock runs `date +%s%N` on the host clockSamples times and
-// keeps the sample with the smallest round trip: the offset is the
-// host's time less the midpoint of the round trip here.
+// measureClock reads the host's clock clockSamples times over one
+// session that prints `date +%s%N` for every line it reads, and keeps
+// the sample with the smallest round trip: the offset is the host's
+// time less the midpoint of the round trip here. One session: a
+// session's own start (a shell, the login's start-up files) would fall
+// in the round trip before the reading, and bias the offset by half of
+// it.
 func measureClock(ctx context.Context, c *conn) (clockSample, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := c.command(ctx, `sh -c 'while read -r _; do date +%s%N; done'`)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return clockSample{}, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return clockSample{}, err
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		return clockSample{}, fmt.Errorf("clock: %w", err)
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	br := bufio.NewReader(out)
 	var samples []clockSample
-	for range clockSamples {
+	for range clockSamples + 1 {
 		t0 := time.Now()
-		out, err := c.run(ctx, nil, "date +%s%N")
+		if _, err := in.Write([]byte("\n")); err != nil {
+			return clockSample{}, fmt.Errorf("%s: clock: %v %s", c.host.Target, err, strings.TrimSpace(errb.String()))
+		}
+		line, err := br.ReadString('\n')
 		t1 := time.Now()
 		if err != nil {
-			return clockSample{}, fmt.Errorf("clock: %w", err)
+			return clockSample{}, fmt.Errorf("%s: clock: date +%%s%%N: %v %s", c.host.Target, err, strings.TrimSpace(errb.String()))
 		}
-		ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+		ns, err := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
 		if err != nil {
-			return clockSample{}, fmt.Errorf("%s: date +%%s%%N printed %q, want nanoseconds (GNU date)", c.host.Target, strings.TrimSpace(string(out)))
+			return clockSample{}, fmt.Errorf("%s: date +%%s%%N printed %q, want nanoseconds (GNU date)", c.host.Target, strings.TrimSpace(line))
 		}
 		samples = append(samples, offsetOf(t0, t1, ns))
 	}
-	return best(samples), nil
+	// The first reading waited for the session to start.
+	return best(samples[1:]), nil
 }
 
 // offsetOf is the sample of a round trip from t0 to t1 that read remote

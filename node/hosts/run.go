@@ -248,6 +248,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		causes = append(causes, lost)
 	}
 	var players []launch.ProcStats
+	var unapplied []string
 	for _, x := range ss {
 		if x.res == nil {
 			if x.err != nil {
@@ -265,7 +266,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			res.TraceErrors = append(res.TraceErrors, fmt.Sprintf("host %s: %s", x.c.host.Target, f))
 		}
 		if x.res.Unapplied != "" {
-			res.Unapplied = strings.TrimSpace(res.Unapplied + "; host " + x.c.host.Target + ": " + x.res.Unapplied)
+			unapplied = append(unapplied, "host "+x.c.host.Target+": "+x.res.Unapplied)
 		}
 		for _, p := range x.res.Procs {
 			p.Host = x.i + 1
@@ -276,6 +277,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			}
 		}
 	}
+	res.Unapplied = strings.Join(unapplied, "; ")
 	res.Procs = append(res.Procs, players...)
 	if len(players) == 0 {
 		res.Procs = append(res.Procs, launch.ProcStats{Name: "player", Host: 1})
