@@ -30,7 +30,8 @@ import (
 // 100 ms of the schedule, and match node 8's trace and the run file; the
 // traces collected at home are byte-identical to the hosts' copies; no
 // process of the run is left on any host. Then a run stopped by SIGTERM
-// mid-run leaves nothing either, and a host whose clock is 2 s ahead (a
+// mid-run, and a run whose host 3 drops out (its launcher killed: home
+// names it and stops the others), leave nothing either, and a host whose clock is 2 s ahead (a
 // `date` wrapper first in its sshd sessions' PATH) is refused with its
 // name and the figure.
 func TestRunHosts(t *testing.T) {
@@ -78,40 +79,48 @@ func TestRunHosts(t *testing.T) {
 		// Nodes 1-3 on h1, 4-6 on h2, 7-8 on h3.
 		h.checkRun(t, out, "mx", 8, map[string]time.Duration{"crash": 8 * time.Second}, "h3")
 	})
-	t.Run("sigterm", func(t *testing.T) {
-		out := filepath.Join(h.dir, "home-term")
+	// start starts a run of quickstart (40 s) in the background and
+	// waits until its start time is set and 3 s more.
+	start := func(t *testing.T, name string) (*exec.Cmd, *syncBuf, string) {
+		t.Helper()
+		out := filepath.Join(h.dir, "home-"+name)
 		cmd := exec.Command(h.bin, "run", "../configs/quickstart.yaml", "--hosts", hostsFile, "--ssh-config", h.config,
-			"--run", "term", "--out", out, "--ids-per-process", "5", "--set", "duration=40s")
-		var stderr syncBuf
-		cmd.Stderr = &stderr
+			"--run", name, "--out", out, "--ids-per-process", "5", "--set", "duration=40s")
+		stderr := &syncBuf{}
+		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		started := make(chan struct{})
-		go func() {
-			for !strings.Contains(stderr.String(), "starts at") {
-				time.Sleep(100 * time.Millisecond)
+		for deadline := time.Now().Add(60 * time.Second); !strings.Contains(stderr.String(), "starts at"); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("the run did not start:\n%s", stderr.String())
 			}
-			close(started)
-		}()
-		select {
-		case <-started:
-		case <-time.After(60 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("the run did not start:\n%s", stderr.String())
 		}
-		time.Sleep(6 * time.Second)
-		cmd.Process.Signal(syscall.SIGTERM)
+		time.Sleep(5 * time.Second)
+		return cmd, stderr, out
+	}
+	// wait waits for the run to end (at most 60 s) and returns its error.
+	wait := func(t *testing.T, cmd *exec.Cmd, stderr *syncBuf) error {
+		t.Helper()
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		var err error
 		select {
-		case err = <-done:
+		case err := <-done:
+			t.Logf("run --hosts:\n%s", stderr.String())
+			return err
 		case <-time.After(60 * time.Second):
 			cmd.Process.Kill()
-			t.Fatalf("run --hosts still runs 60 s after SIGTERM:\n%s", stderr.String())
+			<-done
+			t.Fatalf("run --hosts still runs 60 s later:\n%s", stderr.String())
 		}
-		t.Logf("run --hosts term:\n%s", stderr.String())
+		return nil
+	}
+	t.Run("sigterm", func(t *testing.T) {
+		cmd, stderr, out := start(t, "term")
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := wait(t, cmd, stderr)
 		if err == nil || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
 			t.Errorf("exit %v, want a failure naming SIGTERM", err)
 		}
@@ -120,6 +129,29 @@ func TestRunHosts(t *testing.T) {
 		}
 		if _, err := os.Stat(trace.RunFile(out)); err != nil {
 			t.Errorf("no run file after SIGTERM: %v", err)
+		}
+	})
+	t.Run("lost-host", func(t *testing.T) {
+		cmd, stderr, _ := start(t, "lost")
+		// Host 3 drops out: its launcher dies (and its nodes with it).
+		b, _ := exec.Command("ip", "netns", "pids", h.ns[2]).Output()
+		killed := 0
+		for _, p := range strings.Fields(string(b)) {
+			pid, _ := strconv.Atoi(p)
+			if strings.Contains(cmdline(pid), "manetlab launch ") {
+				syscall.Kill(pid, syscall.SIGKILL)
+				killed++
+			}
+		}
+		if killed != 1 {
+			t.Fatalf("killed %d launchers on host 3, want 1", killed)
+		}
+		err := wait(t, cmd, stderr)
+		if err == nil || !strings.Contains(stderr.String(), "lost host h3") {
+			t.Errorf("exit %v, want a failure naming the lost host h3", err)
+		}
+		if left := h.leftOver(10 * time.Second); len(left) > 0 {
+			t.Errorf("left after host 3 dropped out:\n%s", strings.Join(left, "\n"))
 		}
 	})
 	t.Run("clock", func(t *testing.T) {
