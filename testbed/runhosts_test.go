@@ -38,9 +38,9 @@ func TestRunHosts(t *testing.T) {
 	h := newSSHHosts(t)
 	hostsFile := filepath.Join(h.dir, "hosts")
 	var hl strings.Builder
-	// Each in its home's manetlab-runs (the default), as each host's root
-	// has a home of its own.
-	fmt.Fprintf(&hl, "# the hosts\nh1\nh2 share=1\nh3\n")
+	// Each in its home's manetlab-runs (the default; each host's root has
+	// a home of its own), host 3 in ~/runs3.
+	fmt.Fprintf(&hl, "# the hosts\nh1\nh2 share=1\nh3 dir=~/runs3\n")
 	if err := os.WriteFile(hostsFile, []byte(hl.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,8 @@ func TestRunHosts(t *testing.T) {
 		}
 	})
 	t.Run("clock", func(t *testing.T) {
-		list := fmt.Sprintf("h1 dir=%s,h3fast dir=%s", filepath.Join(h.dir, "c1"), filepath.Join(h.dir, "c3"))
+		// h3fast is host 3 (its home, its copy of manetlab in ~/runs3).
+		list := "h1,h3fast dir=~/runs3"
 		cmd := exec.Command(h.bin, "run", "../configs/static-line.yaml", "--hosts", list, "--ssh-config", h.config, "--out", filepath.Join(h.dir, "home-clock"))
 		b, err := cmd.CombinedOutput()
 		t.Logf("run --hosts with h3fast:\n%s", b)
@@ -255,7 +256,15 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 	// Every trace at home equals the copy on the host that ran it.
 	found := 0
 	for i := 1; i <= 3; i++ {
-		copies, _ := filepath.Glob(filepath.Join(h.dir, fmt.Sprintf("home%d", i), "manetlab-runs", run, "node-*.jsonl"))
+		base := "manetlab-runs"
+		if i == 3 {
+			base = "runs3"
+		}
+		rd := filepath.Join(h.dir, fmt.Sprintf("home%d", i), base, run)
+		if st, err := os.Stat(filepath.Join(rd, "in", "run.key")); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("host h%d: the run's key: %v, want a file of mode 0600", i, err)
+		}
+		copies, _ := filepath.Glob(filepath.Join(rd, "node-*.jsonl"))
 		for _, c := range copies {
 			found++
 			remote, _ := os.ReadFile(c)

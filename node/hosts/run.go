@@ -147,7 +147,12 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}()
 
 	// Every host checked at once; every failure named.
-	fmt.Fprintf(opt.Progress, "run: checking %d hosts\n", len(ss))
+	say := func(format string, args ...any) {
+		if !opt.Quiet {
+			fmt.Fprintf(opt.Progress, format, args...)
+		}
+	}
+	say("run: checking %d hosts\n", len(ss))
 	var wg sync.WaitGroup
 	errs := make([]error, len(ss))
 	for i, x := range ss {
@@ -158,6 +163,10 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		}()
 	}
 	wg.Wait()
+	if ctx.Err() != nil {
+		removeRunDirs(ss)
+		return nil, errors.New("interrupted while checking the hosts; nothing was started")
+	}
 	var bad []string
 	for i, x := range ss {
 		switch {
@@ -182,7 +191,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		if x.info.copied {
 			copied = ", this manetlab copied there"
 		}
-		fmt.Fprintf(opt.Progress, "run: host %s: nodes %s on %s, clock %+.1fms (round trip %.1fms), setup %s%s\n", x.c.host.Target, launch.FormatIDs(x.ids), x.info.iface,
+		say("run: host %s: nodes %s on %s, clock %+.1fms (round trip %.1fms), setup %s%s\n", x.c.host.Target, launch.FormatIDs(x.ids), x.info.iface,
 			float64(x.info.clock.Offset)/1e6, float64(x.info.clock.RTT)/1e6, x.info.setup.Round(time.Millisecond), copied)
 		if opt.StartDelay == 0 {
 			// Its launcher starts over ssh, then starts its processes:
@@ -218,7 +227,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 
 	start := time.Now().Add(lead).Round(time.Millisecond)
-	fmt.Fprintf(opt.Progress, "run: run %s starts at %s (in %s); traces stream to the collector on port %s\n", opt.Run, start.Format("15:04:05.000"), lead.Round(time.Millisecond), colPort)
+	say("run: run %s starts at %s (in %s); traces stream to the collector on port %s\n", opt.Run, start.Format("15:04:05.000"), lead.Round(time.Millisecond), colPort)
 	for _, x := range ss {
 		sink := net.JoinHostPort(x.info.home, colPort)
 		if colHost != "" {
