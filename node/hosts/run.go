@@ -246,7 +246,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res.Elapsed = s.Duration.D()
 	if interrupted || lost != "" {
 		res.Interrupted = true
-		res.Elapsed = min(max(0, time.Since(start))/time.Duration(opt.Dilation), s.Duration.D())
+		res.Elapsed = min(max(time.Millisecond, time.Since(start))/time.Duration(opt.Dilation), s.Duration.D())
 		if time.Now().After(end) {
 			res.Elapsed = s.Duration.D()
 		}
@@ -291,14 +291,19 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if len(players) == 0 {
 		res.Procs = append(res.Procs, launch.ProcStats{Name: "player", Host: 1})
 	}
-	if res.Start.IsZero() || !anyReady(ss) {
+	if !anyReady(ss) || (res.Interrupted && time.Now().Before(start)) {
+		// Nothing ran: no host started its nodes, or the run was stopped
+		// before its start.
 		col.Close()
 		<-serveErr
 		removeRunDirs(ss)
+		if interrupted {
+			causes = append(causes, "interrupted before the start")
+		}
 		if len(causes) == 0 {
 			causes = append(causes, "no host started its nodes")
 		}
-		return res, errors.New(strings.Join(causes, "\n"))
+		return nil, errors.New(strings.Join(causes, "\n"))
 	}
 
 	// The streams are done once the nodes have stopped (they drain
