@@ -511,7 +511,11 @@ func supervise(ctx context.Context, ss []*session, progress io.Writer) (interrup
 		pending = slices.Delete(pending, idx, idx+1)
 		if lost == "" && !interrupted && (x.res == nil || x.res.Error != "" || x.res.Interrupted) {
 			why := "its session ended"
-			if x.err != nil {
+			var ee *exec.ExitError
+			switch {
+			case errors.As(x.err, &ee) && ee.ExitCode() == 255:
+				why += " (ssh exit status 255: the connection was lost, or its launcher was killed)"
+			case x.err != nil:
 				why += ": " + x.err.Error()
 			}
 			if x.res != nil && x.res.Error != "" {
