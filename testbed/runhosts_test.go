@@ -147,7 +147,7 @@ func TestRunHosts(t *testing.T) {
 			t.Fatalf("killed %d launchers on host 3, want 1", killed)
 		}
 		err := wait(t, cmd, stderr)
-		if err == nil || !strings.Contains(stderr.String(), "lost host h3") {
+		if err == nil || !strings.Contains(stderr.String(), "host h3 dropped out: its session ended") {
 			t.Errorf("exit %v, want a failure naming the lost host h3", err)
 		}
 		if left := h.leftOver(10 * time.Second); len(left) > 0 {

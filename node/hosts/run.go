@@ -510,18 +510,17 @@ func supervise(ctx context.Context, ss []*session, progress io.Writer) (interrup
 		x := pending[idx]
 		pending = slices.Delete(pending, idx, idx+1)
 		if lost == "" && !interrupted && (x.res == nil || x.res.Error != "" || x.res.Interrupted) {
-			why := "its session ended"
+			why := "dropped out: its session ended"
 			var ee *exec.ExitError
 			switch {
+			case x.res != nil && x.res.Error != "":
+				why = "failed: " + x.res.Error
 			case errors.As(x.err, &ee) && ee.ExitCode() == 255:
 				why += " (ssh exit status 255: the connection was lost, or its launcher was killed)"
 			case x.err != nil:
 				why += ": " + x.err.Error()
 			}
-			if x.res != nil && x.res.Error != "" {
-				why = "its launcher failed: " + x.res.Error
-			}
-			lost = fmt.Sprintf("lost host %s (%s); stopped the run on every host", x.c.host.Target, why)
+			lost = fmt.Sprintf("host %s %s; stopped the run on every host", x.c.host.Target, why)
 			fmt.Fprintf(progress, "run: %s\n", lost)
 			stopAll()
 			go func() {
