@@ -54,7 +54,7 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 		}
 	}
 	opt := hosts.Options{
-		Hosts: hs, SSHConfig: c.String("ssh-config"), Scenario: s, ScenarioPath: c.Args().First(),
+		Hosts: hs, SSHConfig: c.String("ssh-config"), Scenario: s,
 		Out: out, Run: name, Replace: c.Bool("replace"), Key: key, Version: version, Exe: exe,
 		MaxOffset: c.Duration("max-offset"), StartDelay: c.Duration("start-delay"),
 		IDsPerProcess: c.Int("ids-per-process"), Group: c.String("group"), Control: c.String("control"),

@@ -33,11 +33,10 @@ type Options struct {
 	Hosts []Host
 	// SSHConfig, when not empty, is given to ssh as -F.
 	SSHConfig string
-	// Scenario is the resolved scenario; ScenarioPath names it.
-	Scenario     *scenario.Scenario
-	ScenarioPath string
-	Out, Run     string
-	Replace      bool
+	// Scenario is the resolved scenario (--set, --seed applied).
+	Scenario *scenario.Scenario
+	Out, Run string
+	Replace  bool
 	// Key signs the frames and authenticates the streams; nil: a fresh
 	// random key for this run.
 	Key []byte
@@ -239,15 +238,15 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		}
 	}
 	end := start.Add(s.Duration.D() * time.Duration(opt.Dilation))
-	interrupted, lost := supervise(ctx, ss, opt.Progress)
+	interrupted, lost, stopped := supervise(ctx, ss, opt.Progress)
 
 	res := &Result{}
 	res.Dir, res.Run, res.Start, res.Dilation = opt.Out, opt.Run, start, opt.Dilation
 	res.Elapsed = s.Duration.D()
 	if interrupted || lost != "" {
 		res.Interrupted = true
-		res.Elapsed = min(max(time.Millisecond, time.Since(start))/time.Duration(opt.Dilation), s.Duration.D())
-		if time.Now().After(end) {
+		res.Elapsed = min(max(time.Millisecond, stopped.Sub(start))/time.Duration(opt.Dilation), s.Duration.D())
+		if stopped.After(end) {
 			res.Elapsed = s.Duration.D()
 		}
 	}
@@ -291,7 +290,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if len(players) == 0 {
 		res.Procs = append(res.Procs, launch.ProcStats{Name: "player", Host: 1})
 	}
-	if !anyReady(ss) || (res.Interrupted && time.Now().Before(start)) {
+	if !anyReady(ss) || (res.Interrupted && stopped.Before(start)) {
 		// Nothing ran: no host started its nodes, or the run was stopped
 		// before its start.
 		col.Close()
@@ -478,8 +477,8 @@ func (x *session) launch(opt Options, start time.Time, sink string, player bool)
 // launcher's result (lost), stops every other: their standard input is
 // closed, which their launchers take as the order to stop; a session
 // still there after a grace period is killed (its launcher sees the end
-// of its input all the same).
-func supervise(ctx context.Context, ss []*session, progress io.Writer) (interrupted bool, lost string) {
+// of its input all the same). stopped is when it stopped them.
+func supervise(ctx context.Context, ss []*session, progress io.Writer) (interrupted bool, lost string, stopped time.Time) {
 	stopAll := func() {
 		for _, x := range ss {
 			if x.stdin != nil {
@@ -496,7 +495,7 @@ func supervise(ctx context.Context, ss []*session, progress io.Writer) (interrup
 		idx := waitAny(ctx, cases)
 		if idx < 0 {
 			if !interrupted {
-				interrupted = true
+				interrupted, stopped = true, time.Now()
 				fmt.Fprintf(progress, "run: stopping every host\n")
 				stopAll()
 				go func() {
@@ -520,7 +519,7 @@ func supervise(ctx context.Context, ss []*session, progress io.Writer) (interrup
 			case x.err != nil:
 				why += ": " + x.err.Error()
 			}
-			lost = fmt.Sprintf("host %s %s; stopped the run on every host", x.c.host.Target, why)
+			lost, stopped = fmt.Sprintf("host %s %s; stopped the run on every host", x.c.host.Target, why), time.Now()
 			fmt.Fprintf(progress, "run: %s\n", lost)
 			stopAll()
 			go func() {
@@ -529,7 +528,7 @@ func supervise(ctx context.Context, ss []*session, progress io.Writer) (interrup
 			}()
 		}
 	}
-	return interrupted, lost
+	return interrupted, lost, stopped
 }
 
 // killAll kills the ssh clients still running.
