@@ -277,6 +277,10 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 	if found != n {
 		t.Errorf("%d traces on the hosts, want %d", found, n)
 	}
+	// The hosts' process logs came home.
+	if logs, _ := filepath.Glob(filepath.Join(out, "log", "hosts", "h*", "*.log")); len(logs) == 0 {
+		t.Errorf("no host's node logs in %s/log/hosts", out)
+	}
 	if left := h.leftOver(5 * time.Second); len(left) > 0 {
 		t.Errorf("left after the run:\n%s", strings.Join(left, "\n"))
 	}

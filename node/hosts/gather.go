@@ -1,11 +1,13 @@
 package hosts
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,6 +38,9 @@ func (x *session) gather(out string) ([]launch.FaultRecord, []string) {
 	faults, bad := parseFaults(b, name)
 	for _, m := range bad {
 		notes = append(notes, fmt.Sprintf("host %s: %s: %s", name, launch.FaultsFileName, m))
+	}
+	if err := x.fetchLogs(ctx, out); err != nil {
+		notes = append(notes, fmt.Sprintf("host %s: its logs (%s/log) could not be fetched: %v", name, x.info.runDir, err))
 	}
 	b, err = x.c.run(ctx, nil, "cd "+quote(x.info.runDir)+` && for f in node-*.jsonl; do [ -f "$f" ] && echo "$(wc -c < "$f") $f"; done; true`)
 	if err != nil {
@@ -72,6 +77,47 @@ func (x *session) gather(out string) ([]launch.FaultRecord, []string) {
 		notes = append(notes, fmt.Sprintf("%s: the collector got %d of its %d bytes; the last %d fetched from host %s after the run", f[1], have, size, size-have, name))
 	}
 	return faults, notes
+}
+
+// fetchLogs copies the host's process logs (DIR/RUN/log/*.log) into
+// out/log/hosts/NAME/, over one ssh command (tar).
+func (x *session) fetchLogs(ctx context.Context, out string) error {
+	b, err := x.c.run(ctx, nil, "cd "+quote(x.info.runDir+"/log")+" && tar -cf - --no-recursion -- *.log 2>/dev/null || true")
+	if err != nil {
+		return err
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	dir := filepath.Join(out, "log", "hosts", safeName(x.c.host.Target))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tr := tar.NewReader(bytes.NewReader(b))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Base(h.Name)
+		if h.Typeflag != tar.TypeReg || name != h.Name || !strings.HasSuffix(name, ".log") {
+			continue
+		}
+		f, err := trace.OpenNoFollow(filepath.Join(dir, name), os.O_CREATE|os.O_WRONLY|os.O_TRUNC)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(f, tr)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // parseFaults reads a host's faults.jsonl; lines that are not a fault

@@ -118,8 +118,16 @@ func clearOut(dir string, replace bool) error {
 		}
 		return fmt.Errorf("output directory %s already holds the files%s (%s): a new run would mix its traces with them; choose another --out, or pass --replace to remove them first", dir, of, what)
 	}
+	// The logs: files, and the hosts' logs of a run --hosts
+	// (log/hosts/NAME/); RemoveAll removes a link, never what it
+	// points to.
 	logs, _ := filepath.Glob(filepath.Join(dir, "log", "*"))
-	for _, p := range append(logs, prefix(dir, found)...) {
+	for _, p := range logs {
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("--replace: %w", err)
+		}
+	}
+	for _, p := range prefix(dir, found) {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("--replace: %w", err)
 		}
