@@ -30,7 +30,7 @@ import (
 // 100 ms of the schedule, and match node 8's trace and the run file; the
 // traces collected at home are byte-identical to the hosts' copies; no
 // process of the run is left on any host. Then a run stopped by SIGTERM
-// mid-run, and a run whose host 3 drops out (its launcher killed: home
+// mid-run (sent to its process group, as a terminal's Ctrl-C is), and a run whose host 3 drops out (its launcher killed: home
 // names it and stops the others), leave nothing either, and a host whose clock is 2 s ahead (a
 // `date` wrapper first in its sshd sessions' PATH) is refused with its
 // name and the figure.
@@ -88,6 +88,8 @@ func TestRunHosts(t *testing.T) {
 			"--run", name, "--out", out, "--ids-per-process", "5", "--set", "duration=40s")
 		stderr := &syncBuf{}
 		cmd.Stderr = stderr
+		// A process group of its own, as a terminal's foreground job.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -119,10 +121,16 @@ func TestRunHosts(t *testing.T) {
 	}
 	t.Run("sigterm", func(t *testing.T) {
 		cmd, stderr, out := start(t, "term")
-		cmd.Process.Signal(syscall.SIGTERM)
+		// To the whole group, as Ctrl-C on a terminal does: the ssh
+		// clients, in groups of their own, are not killed by it; run
+		// stops the hosts in order and gets their results.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		err := wait(t, cmd, stderr)
 		if err == nil || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
 			t.Errorf("exit %v, want a failure naming SIGTERM", err)
+		}
+		if strings.Contains(stderr.String(), "dropped out") || !strings.Contains(stderr.String(), "host h2: 2 faults of 2 not applied") {
+			t.Errorf("the hosts did not all stop in order and report")
 		}
 		if left := h.leftOver(10 * time.Second); len(left) > 0 {
 			t.Errorf("left after SIGTERM:\n%s", strings.Join(left, "\n"))

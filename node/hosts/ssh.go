@@ -61,6 +61,7 @@ func (c *conn) master(ctx context.Context) error {
 	defer f.Close()
 	args := append(append([]string{}, c.base...), "-o", "ControlMaster=auto", "-o", "ControlPersist="+persist, c.host.Target, "true")
 	cmd := exec.CommandContext(ctx, SSHCommand, args...)
+	ownGroup(cmd)
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Run(); err != nil {
 		b, _ := os.ReadFile(c.log)
@@ -79,6 +80,7 @@ func (c *conn) master(ctx context.Context) error {
 func (c *conn) command(ctx context.Context, remote string) *exec.Cmd {
 	args := append(append([]string{}, c.base...), "-o", "ControlMaster=no", c.host.Target, remote)
 	cmd := exec.CommandContext(ctx, SSHCommand, args...)
+	ownGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
