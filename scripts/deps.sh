@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh Debian or Ubuntu machine, and
 # only what is missing: iproute2 (network namespaces, veth, bridges: the
-# netns tests and scripts/netns-testbed.sh), ruby (the Vagrantfile syntax
+# netns tests and scripts/netns-testbed.sh), openssh-client and
+# openssh-server (run --hosts's test runs an sshd per namespace host; on
+# a machine with systemd the package also enables its own sshd), ruby (the Vagrantfile syntax
 # check) and chromium (the HTML report's test renders the page in headless
 # Chromium, and skips without it), and ns-3 3.37 with what builds its
 # programs: g++, pkg-config, libns3-dev and libgsl-dev (the DCF medium's
@@ -14,6 +16,8 @@ set -euo pipefail
 
 need=()
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
+[ -x /usr/sbin/sshd ] || command -v sshd >/dev/null 2>&1 || need+=(openssh-server)
 command -v ruby >/dev/null 2>&1 || need+=(ruby)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 command -v g++ >/dev/null 2>&1 || need+=(g++)

@@ -53,6 +53,8 @@ func newApp() *cli.App {
 			nodeCommand(),
 			protocolsCommand(),
 			traceCommand(),
+			versionCommand(),
+			launchCommand(),
 		},
 		Suggest: true,
 		// --set values are YAML: "mobility.speed=[1,19]" must stay whole.

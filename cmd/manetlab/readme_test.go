@@ -19,7 +19,7 @@ import (
 
 // readmeSkipped are the README's command lines that are not run (each
 // key starts the lines it stands for), with why: synopses with
-// placeholders, and the steps of a run by hand on several machines. Every
+// placeholders, and the runs on other machines. Every
 // entry must still be in the README.
 var readmeSkipped = map[string]string{
 	"manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]":                         "synopsis",
@@ -31,14 +31,9 @@ var readmeSkipped = map[string]string{
 	"manetlab mobility gen rwp --nodes N --area WxH --speed MIN:MAX --pause P --duration D --seed S [-o FILE]": "synopsis",
 	"manetlab trace merge|check|report|export|collect ...":                                                     "synopsis",
 	"manetlab studio": "serves a page until interrupted (go test ./studio runs it in Chromium)",
-	"manetlab sim configs/ring-chang-roberts.yaml --schedule schedule.json":                       "needs a schedule saved in the studio (go test ./sim -run Schedule replays one)",
-	"manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json] [--quiet]":  "synopsis",
-	"manetlab run configs/quickstart.yaml --collected --run $RUN --out runs/$RUN --set faults=[]": "needs the traces of a run by hand on the Vagrant VMs",
-	"manetlab trace check runs/$RUN":                                                                      "needs the traces of a run by hand on the Vagrant VMs",
-	"manetlab mobility play $S $F --iface \\$(cat /etc/manetlab-iface)\" &":                               "runs on a Vagrant VM",
-	"manetlab node --scenario $S --ids 1-7   --out /tmp/$RUN $F --iface \\$(cat /etc/manetlab-iface)\" &": "runs on a Vagrant VM",
-	"manetlab node --scenario $S --ids 8-14  --out /tmp/$RUN $F --iface \\$(cat /etc/manetlab-iface)\" &": "runs on a Vagrant VM",
-	"manetlab node --scenario $S --ids 15-20 --out /tmp/$RUN $F --iface \\$(cat /etc/manetlab-iface)\" &": "runs on a Vagrant VM",
+	"manetlab sim configs/ring-chang-roberts.yaml --schedule schedule.json":                      "needs a schedule saved in the studio (go test ./sim -run Schedule replays one)",
+	"manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json] [--quiet]": "synopsis",
+	"manetlab run configs/quickstart.yaml --hosts h1,h2,h3":                                      "needs machines reachable over ssh (go test ./testbed runs --hosts on namespace hosts with their own sshd)",
 }
 
 // readmeCommand is one command line of the README's code blocks.

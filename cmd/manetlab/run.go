@@ -29,14 +29,16 @@ var runNodeCommand []string
 func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
-		Usage:     "run a scenario with real node processes on this machine (UDP multicast, wall clock)",
+		Usage:     "run a scenario with real node processes on this machine, or with --hosts on several over ssh (UDP multicast, wall clock)",
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
     [--key-file F] [--max-offset 500ms] [--run NAME] [--dilation K] [--replace] [--stats] [--quiet]
+    [--hosts FILE|h1,h2,... [--ssh-config F] [--collector ADDR:PORT]]
 
 Examples:
    manetlab run configs/quickstart.yaml
+   manetlab run configs/quickstart.yaml --hosts alice@h1,h2,h3 --ttl 1
    manetlab run configs/quickstart.yaml --set duration=20s --set faults=[] --json
    manetlab run configs/static-line.yaml --set nodes.count=200 --ids-per-process 50 --stats`,
 		Description: `Starts the mobility player and one "manetlab node" process per node (with
@@ -66,11 +68,34 @@ carrier sense) shrink K times in the model's time; the fault schedule is
 applied at the model's times and the run lasts K times the scenario's
 duration on the wall clock (docs/node.md, "Dilated time").
 
+With --hosts it runs the scenario across machines over ssh (docs/node.md,
+"Several machines"). --hosts takes a file (one entry a line, or YAML with a
+"hosts" list) or a comma-separated list of entries "[user@]host [iface=IF]
+[share=N] [dir=PATH]": the interface of the nodes there (default --iface,
+else the one holding the address ssh reached), a weight of the nodes it
+runs (contiguous blocks in ID order; default 1) and where its run
+directories go (default manetlab-runs in the login's home). It checks
+every host at once (ssh -o BatchMode=yes, one multiplexed connection each,
+~/.ssh/config or --ssh-config; a manetlab of this version, else it copies
+this binary, which must be a static build: CGO_ENABLED=0 go build; the
+clock offset, refused above --max-offset naming the host and the figure),
+copies the resolved scenario, its mobility file and the run's key
+(--key-file's, else a fresh one, written 0600) to DIR/RUN/in, and starts
+one launcher per host (--iface, --ttl 1, the player on the first host)
+against a common start time with lead for the slowest host. Each host
+applies the crashes and recoveries of its own nodes and records them in
+its faults.jsonl; the nodes stream their traces to a collector here
+(--collector, keyed with the run's key) and keep their own copies.
+Ctrl-C, SIGTERM or a host that drops out stops every host, and nothing of
+the run is left on any. At the end it gathers the hosts' faults into
+--out/faults.jsonl, writes run.jsonl with the faults at the times they were
+applied, and prints the summary.
+
 Every crash and recovery applied is also recorded, when it happened, in
 --out/faults.jsonl (docs/trace.md, "The faults record").
 
 With --collected it starts nothing: after a run by hand on several machines
-(README "Running on several machines"), with the node traces gathered in
+(docs/node.md, "By hand"), with the node traces gathered in
 --out, it writes run.jsonl for run --run (positions from the scenario) and
 prints the summary. Its faults are those that happened, never the
 schedule: those of --out/faults.jsonl when present (the launchers' records),
@@ -118,6 +143,9 @@ alone.`,
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
 			&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time: the run clock and every timer `K` times slower than the host's clock, so the run lasts K times the duration"},
 			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
+			&cli.StringFlag{Name: "hosts", Usage: "run across machines over ssh: a host list `FILE` or h1,h2,... (each [user@]host [iface=IF] [share=N] [dir=PATH])"},
+			&cli.StringFlag{Name: "ssh-config", Usage: "with --hosts, ssh's configuration `FILE` (ssh -F; default ~/.ssh/config)"},
+			&cli.StringFlag{Name: "collector", Usage: "with --hosts, where the trace collector listens, `ADDR:PORT` (default every address, a free port; hosts dial the address their ssh connection came from)"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
 		),
 		Action: runAction,
@@ -172,6 +200,15 @@ func runAction(c *cli.Context) error {
 		opt.Progress = c.App.ErrWriter
 		if opt.Progress == nil {
 			opt.Progress = os.Stderr
+		}
+	}
+
+	if c.IsSet("hosts") {
+		return runHosts(c, s, name, out)
+	}
+	for _, f := range []string{"ssh-config", "collector"} {
+		if c.IsSet(f) {
+			return fmt.Errorf("--%s goes with --hosts", f)
 		}
 	}
 

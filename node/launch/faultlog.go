@@ -17,15 +17,19 @@ type faultLog struct {
 	err  error
 }
 
-// openFaultLog creates the faults record in dir, empty.
-func openFaultLog(dir string) (*faultLog, error) {
+// openFaultLog creates the faults record in dir, empty; its records name
+// host (a launcher of run --hosts is given its host's name), or this
+// machine's name when host is empty.
+func openFaultLog(dir, host string) (*faultLog, error) {
 	f, err := trace.CreateFile(trace.FaultsFile(dir))
 	if err != nil {
 		return nil, err
 	}
-	host, herr := os.Hostname()
-	if herr != nil || host == "" {
-		host = "localhost"
+	if host == "" {
+		var herr error
+		if host, herr = os.Hostname(); herr != nil || host == "" {
+			host = "localhost"
+		}
 	}
 	return &faultLog{f: f, host: host}, nil
 }

@@ -93,6 +93,29 @@ type Options struct {
 	// 5s): elapsed/duration and processes alive; and warnings.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+
+	// The fields below serve a launcher that runs a share of a run
+	// spread over several machines (`manetlab launch`, started by
+	// `run --hosts` on each host).
+
+	// Start, when not zero, is the common start time (else now plus
+	// StartDelay). A Start already past is refused.
+	Start time.Time
+	// IDs, when not nil, are the only nodes this launcher runs; it
+	// applies the faults of these nodes only.
+	IDs []protocol.NodeID
+	// NoPlayer leaves the mobility player to another launcher.
+	NoPlayer bool
+	// TraceSink, when not empty, is passed to the nodes as --trace-sink:
+	// they stream their traces to that collector.
+	TraceSink string
+	// Host names this machine in the faults record (Out's
+	// trace.FaultsFileName, one trace.FaultRecord per crash or recovery
+	// applied, as it is applied); empty: the machine's host name.
+	Host string
+	// Ready, when not nil, is called once every process has printed its
+	// ready line, before the start.
+	Ready func(start time.Time)
 }
 
 // Result is what a launch did.
@@ -280,14 +303,20 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	l := &launcher{opt: opt, s: s, byID: map[protocol.NodeID]*proc{}}
-	for _, g := range plan(s, opt.IDsPerProcess, len(opt.Wrap)) {
+	groups, err := planIDs(s, opt.IDs, opt.IDsPerProcess, len(opt.Wrap))
+	if err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	for _, g := range groups {
 		p := &proc{group: g}
 		l.procs = append(l.procs, p)
 		for _, id := range g.ids {
 			l.byID[id] = p
 		}
 	}
-	l.procs = append(l.procs, &proc{}) // the player, on the first host
+	if !opt.NoPlayer {
+		l.procs = append(l.procs, &proc{}) // the player, on the first host
+	}
 	// One machine runs them all unless --wrap spreads them over hosts
 	// that share it anyway (network namespaces).
 	m := opt.Machine
@@ -308,6 +337,12 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	l.start = time.Now().Add(l.opt.StartDelay).Round(time.Millisecond)
+	if !opt.Start.IsZero() {
+		if late := time.Since(opt.Start); late >= 0 {
+			return nil, fmt.Errorf("launch: the start time passed %s ago, before any process was started: give the run more lead (--start-delay)", late.Round(time.Millisecond))
+		}
+		l.start = opt.Start
+	}
 	for _, p := range l.procs {
 		p.args = l.args(p)
 		p.log = filepath.Join(opt.Out, "log", strings.ReplaceAll(p.name(), " ", "-")+".log")
@@ -321,13 +356,16 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, nil, 0); err != nil {
 		return res, fmt.Errorf("launch: %w", err)
 	}
-	if l.faults, err = openFaultLog(opt.Out); err != nil {
+	if l.faults, err = openFaultLog(opt.Out, opt.Host); err != nil {
 		return res, fmt.Errorf("launch: %w", err)
 	}
 	if err := l.startAll(ctx); err != nil {
 		l.killAll() // nothing gathered yet that a graceful stop would save
 		l.faults.close()
 		return res, err
+	}
+	if opt.Ready != nil {
+		opt.Ready(l.start)
 	}
 	sv := l.supervise(ctx)
 	if err := l.faults.close(); err != nil {
@@ -378,6 +416,9 @@ func (l *launcher) args(p *proc) []string {
 	}
 	if o.Dilation > 1 {
 		a = append(a, "--dilation", strconv.Itoa(o.Dilation))
+	}
+	if o.TraceSink != "" && p.ids != nil {
+		a = append(a, "--trace-sink", o.TraceSink)
 	}
 	// The copy has the overrides applied (Sets): they are not passed.
 	return a
@@ -591,7 +632,7 @@ func (l *launcher) supervise(ctx context.Context) (sv supervised) {
 	runCtx, stopRun := context.WithDeadline(ctx, endTime)
 	defer stopRun()
 	over := func() bool { return ctx.Err() != nil || !time.Now().Before(endTime) }
-	faults := slices.Clone(l.s.Faults)
+	faults := l.ownFaults()
 	slices.SortStableFunc(faults, func(a, b scenario.Fault) int { return int(a.At.D() - b.At.D()) })
 	next := 0
 	check := time.NewTicker(250 * time.Millisecond)
@@ -831,15 +872,18 @@ func (l *launcher) killAll() {
 
 func (l *launcher) progress(el, dur time.Duration) {
 	n, up := 0, 0
-	for _, p := range l.procs[:len(l.procs)-1] {
-		n++
-		if alive(p) {
-			up++
+	player := ""
+	for _, p := range l.procs {
+		switch {
+		case p.ids == nil && alive(p):
+			player = ", player up"
+		case p.ids == nil:
+			player = ", player down"
+		case alive(p):
+			n, up = n+1, up+1
+		default:
+			n++
 		}
-	}
-	player := "player up"
-	if !alive(l.procs[len(l.procs)-1]) {
-		player = "player down"
 	}
 	traces := ""
 	if errs := l.traceErrors(); len(errs) > 0 {
@@ -849,7 +893,7 @@ func (l *launcher) progress(el, dur time.Duration) {
 	if l.opt.Dilation > 1 {
 		dil = fmt.Sprintf(" (model time, dilated %d times)", l.opt.Dilation)
 	}
-	fmt.Fprintf(l.opt.Progress, "run: %s/%s%s, %d/%d node processes alive, %s%s\n",
+	fmt.Fprintf(l.opt.Progress, "run: %s/%s%s, %d/%d node processes alive%s%s\n",
 		el.Round(100*time.Millisecond/time.Duration(l.opt.Dilation)), dur, dil, up, n, player, traces)
 }
 

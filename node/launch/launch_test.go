@@ -756,8 +756,16 @@ func TestOneRunPerOutDirectory(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `already holds the files of run "first" (faults.jsonl, node-1.jsonl, node-2.jsonl, node-3.jsonl, run.jsonl and 1 more): a new run would mix its traces with them; choose another --out, or pass --replace to remove them first`) {
 		t.Errorf("a run after another: %v", err)
 	}
+	// A run --hosts leaves its hosts' logs in log/hosts/NAME/: --replace
+	// removes them too.
+	hostLogs := filepath.Join(out, "log", "hosts", "h1")
+	os.MkdirAll(hostLogs, 0o755)
+	os.WriteFile(filepath.Join(hostLogs, "node-1.log"), []byte("old\n"), 0o644)
 	if _, err := launch(t, path, Options{Out: out, Run: "fourth", Replace: true}); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(hostLogs); err == nil {
+		t.Errorf("--replace left %s", hostLogs)
 	}
 	run, err := trace.ReadDir(out)
 	if err != nil {

@@ -53,6 +53,29 @@ func lockOut(dir string) (*os.File, error) {
 	return f, nil
 }
 
+// OpenOut readies run directory dir for a run that is not launched
+// from here (run --hosts gathers one there): it checks and creates dir
+// and dir/log, takes its lock (closing the returned file releases it),
+// and refuses a directory holding another run's files unless replace,
+// which removes them first, as Run does.
+func OpenOut(dir string, replace bool) (*os.File, error) {
+	if err := trace.CheckOutDir(dir); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "log"), 0o755); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	lock, err := lockOut(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := clearOut(dir, replace); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	return lock, nil
+}
+
 // previousRun lists what a run leaves in dir that a new run would mix
 // with its own: the run file, node traces (one file each or combined),
 // node stores (which a node restarted after a crash reads back), the
@@ -95,8 +118,16 @@ func clearOut(dir string, replace bool) error {
 		}
 		return fmt.Errorf("output directory %s already holds the files%s (%s): a new run would mix its traces with them; choose another --out, or pass --replace to remove them first", dir, of, what)
 	}
+	// The logs: files, and the hosts' logs of a run --hosts
+	// (log/hosts/NAME/); RemoveAll removes a link, never what it
+	// points to.
 	logs, _ := filepath.Glob(filepath.Join(dir, "log", "*"))
-	for _, p := range append(logs, prefix(dir, found)...) {
+	for _, p := range logs {
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("--replace: %w", err)
+		}
+	}
+	for _, p := range prefix(dir, found) {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("--replace: %w", err)
 		}

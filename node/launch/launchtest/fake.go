@@ -80,7 +80,7 @@ func run(args []string) error {
 	startNS := fs.Int64("start", 0, "")
 	seed := fs.Uint64("seed", 0, "")
 	dilation := fs.Int64("dilation", 1, "")
-	for _, s := range []string{"group", "control", "iface", "key-file", "ttl", "period"} {
+	for _, s := range []string{"group", "control", "iface", "key-file", "ttl", "period", "trace-sink"} {
 		fs.String(s, "", "")
 	}
 	if err := fs.Parse(args); err != nil {

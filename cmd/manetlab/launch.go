@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"manetlab/node"
+	"manetlab/node/hosts"
+	"manetlab/node/launch"
+	"manetlab/scenario"
+)
+
+// launchCommand is the per-host launcher `run --hosts` starts on every
+// host over ssh. Its flags are a contract with node/hosts: change them
+// only together.
+func launchCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "launch",
+		Usage:  "run one host's share of a run spread over several machines (started by run --hosts over ssh)",
+		Hidden: true,
+		UsageText: `manetlab launch --scenario S --out DIR --run NAME --ids 1-7,9 --start UNIX_NS --host NAME
+    [--player] [--iface IF] [--ttl 1] [--key-file F] [--trace-sink HOST:PORT]
+    [--max-offset 500ms] [--dilation K] [--ids-per-process K] [--group G] [--control C]`,
+		Description: `Runs the given nodes of the scenario on this machine as "run" does (one
+process per node, or per K nodes; a node named in the faults alone), and
+with --player the mobility player, all against the common start --start;
+applies the crashes and recoveries of its own nodes at their times and
+appends each one, as applied, to DIR/faults.jsonl:
+   {"node":8,"ev":"crash","t":20001234567,"host":"h1"}
+(t: nanoseconds since the start by this machine's clock). Prints
+"ready START_NS" once every process is ready and "result JSON" at the end
+on standard output; progress and warnings on standard error. It stops
+everything when its standard input ends (the ssh session that started it
+went away), on SIGINT, SIGTERM or SIGHUP, and at the end of the run.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "scenario", Usage: "the resolved scenario `FILE`", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "run `DIR` on this host", Required: true},
+			&cli.StringFlag{Name: "run", Usage: "run `NAME`", Required: true},
+			&cli.StringFlag{Name: "ids", Usage: "this host's nodes, e.g. 1-7,9", Required: true},
+			&cli.Int64Flag{Name: "start", Usage: "common start, Unix `NS`", Required: true},
+			&cli.StringFlag{Name: "host", Usage: "this host's `NAME` in faults.jsonl", Required: true},
+			&cli.BoolFlag{Name: "player", Usage: "run the mobility player here"},
+			&cli.StringFlag{Name: "iface", Usage: "network interface for multicast"},
+			&cli.IntFlag{Name: "ttl", Value: 1, Usage: "multicast TTL"},
+			&cli.StringFlag{Name: "key-file", Usage: "the run's key `FILE`"},
+			&cli.StringFlag{Name: "trace-sink", Usage: "collector `HOST:PORT` the nodes stream their traces to"},
+			&cli.DurationFlag{Name: "max-offset", Usage: "passed to the nodes"},
+			&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time `K`"},
+			&cli.IntFlag{Name: "ids-per-process", Value: 1, Usage: "nodes hosted by one process"},
+			&cli.StringFlag{Name: "group", Usage: "data multicast group `ADDR:PORT`"},
+			&cli.StringFlag{Name: "control", Usage: "location multicast group `ADDR:PORT`"},
+		},
+		Action: launchAction,
+	}
+}
+
+func launchAction(c *cli.Context) error {
+	res := hosts.HostResult{Host: c.String("host")}
+	out := c.App.Writer
+	err := launchHost(c, &res)
+	if err != nil {
+		res.Error = err.Error()
+	}
+	b, jerr := json.Marshal(res)
+	if jerr != nil {
+		return jerr
+	}
+	fmt.Fprintf(out, "%s%s\n", hosts.ResultPrefix, b)
+	return err
+}
+
+func launchHost(c *cli.Context, res *hosts.HostResult) error {
+	if c.NArg() != 0 {
+		return fmt.Errorf("launch: unexpected argument %q", c.Args().First())
+	}
+	ids, err := node.ParseIDs(c.String("ids"))
+	if err != nil {
+		return fmt.Errorf("launch: --ids: %w", err)
+	}
+	s, err := scenario.Load(c.String("scenario"), nil)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(c.Context)
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	// The ssh session that started this launcher is its standard input:
+	// when it ends (home stopped the run, or lost this host), so does
+	// the run here.
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		cancel()
+	}()
+	stdout := c.App.Writer
+	opt := launch.Options{
+		Scenario: c.String("scenario"), Out: c.String("out"), Run: c.String("run"),
+		IDsPerProcess: c.Int("ids-per-process"), Group: c.String("group"), Control: c.String("control"),
+		Iface: c.String("iface"), KeyFile: c.String("key-file"), TTL: c.Int("ttl"),
+		MaxOffset: c.Duration("max-offset"), Dilation: c.Int("dilation"), Command: runNodeCommand,
+		Start: time.Unix(0, c.Int64("start")), IDs: ids, NoPlayer: !c.Bool("player"), TraceSink: c.String("trace-sink"),
+		Host: c.String("host"),
+		Progress: c.App.ErrWriter,
+		Ready:    func(start time.Time) { fmt.Fprintf(stdout, "%s%d\n", hosts.ReadyPrefix, start.UnixNano()) },
+	}
+	if opt.Progress == nil {
+		opt.Progress = os.Stderr
+	}
+	r, err := launch.Run(ctx, s, opt)
+	if r != nil {
+		res.Elapsed, res.Interrupted, res.Failures, res.Unapplied = r.Elapsed, r.Interrupted, r.Failures, r.Unapplied
+		res.TraceErrors, res.Procs = r.TraceErrors, r.Procs
+	}
+	if err == nil && r == nil {
+		err = errors.New("launch: no result")
+	}
+	return err
+}

@@ -1,0 +1,251 @@
+package hosts
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"debug/elf"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// hostInfo is what the check of a host found and prepared.
+type hostInfo struct {
+	base   string // the host's Dir, absolute
+	runDir string // base/RUN: the run directory there
+	bin    string // the manetlab run there
+	copied bool   // this binary was copied there
+	// home is this machine's address as the host sees it (the client
+	// address of $SSH_CONNECTION): where its nodes reach the collector.
+	home  string
+	iface string
+	clock clockSample
+	// setup is how long one command of that manetlab took over the
+	// connection (a start of the launcher takes about as long).
+	setup time.Duration
+}
+
+// file is one file copied to a host's run directory (in/).
+type file struct {
+	name string
+	data []byte
+}
+
+// prepare checks host c and readies its run directory: it creates
+// DIR/RUN (refusing one that exists) and DIR/RUN/in (mode 0700), finds a
+// manetlab of our version there or copies exe, measures the clock offset,
+// and copies files into in/ (the key among them, created 0600).
+func prepare(ctx context.Context, c *conn, run, version, exe string, files []file) (*hostInfo, error) {
+	if err := c.master(ctx); err != nil {
+		return nil, err
+	}
+	dir := c.host.Dir
+	if dir == "" {
+		dir = DefaultDir
+	}
+	d := quote(dir)
+	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
+		d = `"$HOME"/` + quote(rest)
+	}
+	script := `set -e; d=` + d + `; mkdir -p "$d"; cd "$d"; pwd; mkdir ` + quote(run) + `; mkdir -m 700 ` + quote(run+"/in") + `
+uname -sm; echo "${SSH_CONNECTION:-}"
+if [ -x bin/manetlab ]; then bin/manetlab version 2>/dev/null || echo none; else echo none; fi
+p=$(command -v manetlab || true); echo "${p:-none}"
+if [ -n "$p" ]; then "$p" version 2>/dev/null || echo none; else echo none; fi
+ip -o -4 addr show 2>/dev/null || true`
+	out, err := c.run(ctx, nil, script)
+	if err != nil {
+		return nil, fmt.Errorf("cannot prepare the run directory: %w", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) < 6 {
+		return nil, fmt.Errorf("%s: the check printed %q, want six lines or more", c.host.Target, out)
+	}
+	hi := &hostInfo{base: lines[0], runDir: lines[0] + "/" + run}
+	conn := strings.Fields(lines[2])
+	if len(conn) != 4 {
+		return nil, fmt.Errorf("%s: $SSH_CONNECTION is %q: cannot tell which address this machine has there", c.host.Target, lines[2])
+	}
+	hi.home = conn[0]
+	hi.iface = c.host.Iface
+	if hi.iface == "" {
+		if hi.iface = ifaceOf(lines[6:], conn[2]); hi.iface == "" {
+			return nil, fmt.Errorf("%s: no interface holds %s, the address ssh reached: name one (iface=IF in the host list)", c.host.Target, conn[2])
+		}
+	}
+	switch {
+	case lines[3] == version:
+		hi.bin = hi.base + "/bin/manetlab"
+	case lines[5] == version:
+		hi.bin = lines[4]
+	default:
+		if err := copyBinary(ctx, c, hi, lines[1], exe); err != nil {
+			return nil, err
+		}
+	}
+	// The time of one manetlab command there: the launcher's start.
+	t0 := time.Now()
+	v, err := c.run(ctx, nil, quote(hi.bin)+" version")
+	if err != nil {
+		return nil, fmt.Errorf("%s version: %w", hi.bin, err)
+	}
+	hi.setup = time.Since(t0)
+	if got := strings.TrimSpace(string(v)); got != version {
+		return nil, fmt.Errorf("%s: %s version printed %q, want %q", c.host.Target, hi.bin, got, version)
+	}
+	if hi.clock, err = measureClock(ctx, c); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if _, err := c.run(ctx, bytes.NewReader(f.data), "umask 077; cat > "+quote(hi.runDir+"/in/"+f.name)); err != nil {
+			return nil, fmt.Errorf("copy %s: %w", f.name, err)
+		}
+	}
+	return hi, nil
+}
+
+// ifaceOf finds, in `ip -o -4 addr show` lines, the interface holding
+// address addr.
+func ifaceOf(lines []string, addr string) string {
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) >= 4 && f[2] == "inet" && strings.SplitN(f[3], "/", 2)[0] == addr {
+			name, _, _ := strings.Cut(f[1], "@")
+			return name
+		}
+	}
+	return ""
+}
+
+// unameOf is what `uname -sm` prints on a machine of this binary's
+// platform.
+func unameOf(goos, goarch string) string {
+	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686", "arm": "armv7l", "riscv64": "riscv64", "ppc64le": "ppc64le", "s390x": "s390x"}[goarch]
+	if arch == "" {
+		arch = goarch
+	}
+	sys := map[string]string{"linux": "Linux", "darwin": "Darwin", "freebsd": "FreeBSD"}[goos]
+	if sys == "" {
+		sys = goos
+	}
+	return sys + " " + arch
+}
+
+// copyBinary copies exe to DIR/bin/manetlab on the host, which must be
+// of this platform; exe must be static (no dynamic loader), so that it
+// runs whatever the host's libraries.
+func copyBinary(ctx context.Context, c *conn, hi *hostInfo, uname, exe string) error {
+	if want := unameOf(runtime.GOOS, runtime.GOARCH); uname != want && !(want == "Linux i686" && strings.HasPrefix(uname, "Linux i")) {
+		return fmt.Errorf("%s runs %s and has no manetlab of this version; this one is built for %s/%s: install one built for the host (CGO_ENABLED=0 GOOS=... GOARCH=... go build ./cmd/manetlab) as %s/bin/manetlab", c.host.Target, uname, runtime.GOOS, runtime.GOARCH, hi.base)
+	}
+	if err := CheckStatic(exe); err != nil {
+		return fmt.Errorf("%s has no manetlab of this version, and %w", c.host.Target, err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tmp := hi.base + "/bin/.manetlab.tmp"
+	if _, err := c.run(ctx, f, "mkdir -p "+quote(hi.base+"/bin")+" && cat > "+quote(tmp)+" && chmod 755 "+quote(tmp)+" && mv -f "+quote(tmp)+" "+quote(hi.base+"/bin/manetlab")); err != nil {
+		return fmt.Errorf("copy %s: %w", exe, err)
+	}
+	hi.bin, hi.copied = hi.base+"/bin/manetlab", true
+	return nil
+}
+
+// CheckStatic says whether the executable at exe can be copied to
+// another machine: a static build, which needs no dynamic loader nor
+// shared library there.
+func CheckStatic(exe string) error {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return fmt.Errorf("%s is not an ELF executable to copy: %v", exe, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("%s is dynamically linked, so it cannot be copied to a host: build a static one with CGO_ENABLED=0 go build -o manetlab ./cmd/manetlab and run that", exe)
+		}
+	}
+	return nil
+}
+
+// clockSample is one host's clock offset, measured over the round trip
+// of a command.
+type clockSample struct {
+	Offset, RTT time.Duration
+}
+
+// clockSamples is how many round trips measure a host's clock.
+const clockSamples = 5
+
+// measureClock reads the host's clock clockSamples times over one
+// session that prints `date +%s%N` for every line it reads, and keeps
+// the sample with the smallest round trip: the offset is the host's
+// time less the midpoint of the round trip here. One session: a
+// session's own start (a shell, the login's start-up files) would fall
+// in the round trip before the reading, and bias the offset by half of
+// it.
+func measureClock(ctx context.Context, c *conn) (clockSample, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := c.command(ctx, `sh -c 'while read -r _; do date +%s%N; done'`)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return clockSample{}, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return clockSample{}, err
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		return clockSample{}, fmt.Errorf("clock: %w", err)
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	br := bufio.NewReader(out)
+	var samples []clockSample
+	for range clockSamples + 1 {
+		t0 := time.Now()
+		if _, err := in.Write([]byte("\n")); err != nil {
+			return clockSample{}, fmt.Errorf("%s: clock: %v %s", c.host.Target, err, strings.TrimSpace(errb.String()))
+		}
+		line, err := br.ReadString('\n')
+		t1 := time.Now()
+		if err != nil {
+			return clockSample{}, fmt.Errorf("%s: clock: date +%%s%%N: %v %s", c.host.Target, err, strings.TrimSpace(errb.String()))
+		}
+		ns, err := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+		if err != nil {
+			return clockSample{}, fmt.Errorf("%s: date +%%s%%N printed %q, want nanoseconds (GNU date)", c.host.Target, strings.TrimSpace(line))
+		}
+		samples = append(samples, offsetOf(t0, t1, ns))
+	}
+	// The first reading waited for the session to start.
+	return best(samples[1:]), nil
+}
+
+// offsetOf is the sample of a round trip from t0 to t1 that read remote
+// (Unix nanoseconds) on the host.
+func offsetOf(t0, t1 time.Time, remote int64) clockSample {
+	mid := t0.UnixNano() + t1.Sub(t0).Nanoseconds()/2
+	return clockSample{Offset: time.Duration(remote - mid), RTT: t1.Sub(t0)}
+}
+
+// best is the sample with the smallest round trip.
+func best(s []clockSample) clockSample {
+	b := s[0]
+	for _, x := range s[1:] {
+		if x.RTT < b.RTT {
+			b = x
+		}
+	}
+	return b
+}
