@@ -116,7 +116,7 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 		Iface: c.String("iface"), KeyFile: c.String("key-file"), TTL: c.Int("ttl"),
 		MaxOffset: c.Duration("max-offset"), Dilation: c.Int("dilation"), Command: runNodeCommand,
 		Start: time.Unix(0, c.Int64("start")), IDs: ids, NoPlayer: !c.Bool("player"), TraceSink: c.String("trace-sink"),
-		Host: c.String("host"),
+		Host:     c.String("host"),
 		Progress: c.App.ErrWriter,
 		Ready:    func(start time.Time) { fmt.Fprintf(stdout, "%s%d\n", hosts.ReadyPrefix, start.UnixNano()) },
 	}

@@ -12,6 +12,7 @@ import (
 
 	"manetlab/node/launch/launchtest"
 	"manetlab/protocol"
+	"manetlab/trace"
 )
 
 // TestShareAppliesItsOwnFaultsAndRecordsThem: a launcher given nodes 2
@@ -25,7 +26,7 @@ func TestShareAppliesItsOwnFaultsAndRecordsThem(t *testing.T) {
 	start := time.Now().Add(700 * time.Millisecond).Round(time.Millisecond)
 	var ready time.Time
 	res, err := launch(t, path, Options{Out: dir, IDs: []protocol.NodeID{2, 3}, NoPlayer: true, Start: start,
-		TraceSink: "127.0.0.1:9", FaultsFile: filepath.Join(dir, FaultsFileName), Host: "h2",
+		TraceSink: "127.0.0.1:9", Host: "h2",
 		Ready: func(s time.Time) { ready = s }})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestShareAppliesItsOwnFaultsAndRecordsThem(t *testing.T) {
 			t.Errorf("a node started without the given start or the trace sink: %s", l)
 		}
 	}
-	f, err := os.Open(filepath.Join(dir, FaultsFileName))
+	f, err := os.Open(trace.FaultsFile(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestShareAppliesItsOwnFaultsAndRecordsThem(t *testing.T) {
 	var got []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r FaultRecord
+		var r trace.FaultRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("faults.jsonl line %q: %v", sc.Text(), err)
 		}
