@@ -173,6 +173,19 @@ func (c config) lease() time.Duration { return time.Duration(c.beaconLoss) * c.b
 //	                 starting an election, and joins any election it hears
 //	                 meanwhile instead (default 1s; 0 starts at once)
 func New(cfg protocol.Config) (protocol.Process, error) {
+	return NewRule(cfg, Joins)
+}
+
+// Joins is the paper's rule: a node joins a computation only if its index
+// is above every one it has joined or adopted (last).
+func Joins(last, idx Index) bool { return last.Less(idx) }
+
+// NewRule is New with the rule that decides whether an Election's
+// computation idx is joined (New: Joins); a computation it does not join
+// is ignored as stale. A seam for the test-only broken variants of
+// package explore/brokentest, which show that the checker and the search
+// catch a wrong rule.
+func NewRule(cfg protocol.Config, joins func(last, idx Index) bool) (protocol.Process, error) {
 	r := cfg.Params.Reader()
 	c := config{
 		variant:         r.String("variant", Optimised, Unicast, Broadcast, Optimised),
@@ -207,5 +220,7 @@ func New(cfg protocol.Config) (protocol.Process, error) {
 	if cfg.Env == nil {
 		return nil, fmt.Errorf("adhoc: node %d has no Env", cfg.ID)
 	}
-	return newNode(cfg, c), nil
+	n := newNode(cfg, c)
+	n.joins = joins
+	return n, nil
 }
