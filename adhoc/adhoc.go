@@ -177,15 +177,16 @@ func New(cfg protocol.Config) (protocol.Process, error) {
 }
 
 // Joins is the paper's rule: a node joins a computation only if its index
-// is above every one it has joined or adopted (last).
-func Joins(last, idx Index) bool { return last.Less(idx) }
+// is above every one it has joined or adopted (last), whatever the
+// computation it is in or was in last (cur).
+func Joins(last, cur, idx Index) bool { return last.Less(idx) }
 
 // NewRule is New with the rule that decides whether an Election's
 // computation idx is joined (New: Joins); a computation it does not join
 // is ignored as stale. A seam for the test-only broken variants of
 // package explore/brokentest, which show that the checker and the search
 // catch a wrong rule.
-func NewRule(cfg protocol.Config, joins func(last, idx Index) bool) (protocol.Process, error) {
+func NewRule(cfg protocol.Config, joins func(last, cur, idx Index) bool) (protocol.Process, error) {
 	r := cfg.Params.Reader()
 	c := config{
 		variant:         r.String("variant", Optimised, Unicast, Broadcast, Optimised),

@@ -85,7 +85,7 @@ type Node struct {
 
 	timers map[string]protocol.TimerID
 
-	joins func(last, idx Index) bool // Joins, or a broken variant's rule (NewRule)
+	joins func(last, cur, idx Index) bool // Joins, or a broken variant's rule (NewRule)
 }
 
 func newNode(cfg protocol.Config, c config) *Node {

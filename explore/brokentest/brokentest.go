@@ -35,8 +35,8 @@ const (
 	// proves the old one dead and no generation tells the two apart, so a
 	// section held longer than the timeout lets a second node in.
 	TokenRingRegenNoGen = "test/token-ring-regen-no-generation"
-	// VasudevanLowerIndex joins any computation but the one it is in,
-	// a lower-indexed one too.
+	// VasudevanLowerIndex joins any computation but the one it is in or
+	// the highest it joined: a lower-indexed one too.
 	VasudevanLowerIndex = "test/vasudevan-lower-index"
 	// RAEarly is the Ricart-Agrawala that replies to a request at once
 	// even while it holds the section, so a requester enters beside it.
@@ -58,7 +58,7 @@ func init() {
 	variant(adhoc.Name, VasudevanLowerIndex,
 		"test only: a Vasudevan-Kurose-Towsley election that joins a lower-indexed computation",
 		func(cfg protocol.Config) (protocol.Process, error) {
-			return adhoc.NewRule(cfg, func(last, idx adhoc.Index) bool { return idx != last })
+			return adhoc.NewRule(cfg, func(last, cur, idx adhoc.Index) bool { return idx != last && idx != cur })
 		})
 	variant(mutex.RicartAgrawala, RAEarly,
 		"test only: a Ricart-Agrawala that replies while it holds the section",
