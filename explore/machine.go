@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"manetlab/protocol"
 	"manetlab/scenario"
@@ -117,7 +118,9 @@ func (m *machine) settle() {
 		if p.Class == sim.ClassProtocol {
 			return
 		}
-		if p.Class != sim.ClassStale && !m.active() {
+		// Only the hellos go on for ever: before one, is anything else
+		// left to happen?
+		if hello(p) && !m.active() {
 			m.quiet = true
 			m.judge()
 			return
@@ -125,6 +128,11 @@ func (m *machine) settle() {
 		m.c.Step()
 	}
 	m.done = true
+}
+
+// hello reports whether p is a hello tick or a hello frame.
+func hello(p sim.Pending) bool {
+	return p.Msg == "hello" || p.Type == "net-timer" && strings.HasPrefix(p.Text, "hello tick")
 }
 
 // active reports whether a protocol or transport event is pending.

@@ -42,6 +42,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{
 			simCommand(),
 			studioCommand(),
+			exploreCommand(),
 			sweepCommand(),
 			runCommand(),
 			mobilityCommand(),
