@@ -64,3 +64,30 @@ func TestExploreClearsCorrectAlgorithms(t *testing.T) {
 		})
 	}
 }
+
+// TestExploreConfigsCleared: every scenario of configs/explore has its
+// case in clearCases (so none ships unexplored), and the explorer
+// accepts it (ideal medium, few nodes).
+func TestExploreConfigsCleared(t *testing.T) {
+	files, err := filepath.Glob("../configs/explore/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no configs/explore/*.yaml: %v", err)
+	}
+	have := map[string]bool{}
+	for _, c := range clearCases {
+		have[c.file] = true
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		if !have[name] {
+			t.Errorf("%s: no case in clearCases", f)
+		}
+		s, err := scenario.Load(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := explore.Run(s, explore.Options{Strategy: explore.DFS, States: 1}); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
