@@ -166,6 +166,9 @@ func (k *checker) quiescent(c *sim.Controller) (undecided string) {
 	if k.found != nil {
 		return ""
 	}
+	if k.crashed > 0 && k.r.assumes != "" {
+		return "liveness after a crash is outside the algorithm's assumptions (" + k.r.assumes + "): not judged"
+	}
 	nodes := c.Nodes()
 	alive := map[protocol.NodeID]bool{}
 	for _, n := range nodes {
@@ -184,9 +187,6 @@ func (k *checker) quiescent(c *sim.Controller) (undecided string) {
 	}
 	if !k.r.leaders {
 		return ""
-	}
-	if k.crashed > 0 && k.r.assumes != "" {
-		return "leadership after a crash is outside the algorithm's assumptions (" + k.r.assumes + "): not judged"
 	}
 	for _, comp := range components(nodes) {
 		var best *sim.NodeState
