@@ -64,8 +64,8 @@ func newRules(s *scenario.Scenario) *rules {
 	switch {
 	case err != nil:
 		r.notes = append(r.notes, "message bound not checked: "+err.Error())
-	case b.Worst == nil:
-		r.notes = append(r.notes, fmt.Sprintf("message bound not checked: %s declares no worst case (%s)", name, b.Name))
+	case b.Worst == nil || !b.EveryOrder:
+		r.notes = append(r.notes, fmt.Sprintf("message bound not checked: %s declares no worst case over every order (%s)", name, b.Name))
 	default:
 		r.limit, r.limitName = *b.Worst, b.Name
 	}
