@@ -64,8 +64,8 @@ func newRules(s *scenario.Scenario) *rules {
 	switch {
 	case err != nil:
 		r.notes = append(r.notes, "message bound not checked: "+err.Error())
-	case b.Worst == nil:
-		r.notes = append(r.notes, fmt.Sprintf("message bound not checked: %s declares no worst case (%s)", name, b.Name))
+	case b.Worst == nil || !b.EveryOrder:
+		r.notes = append(r.notes, fmt.Sprintf("message bound not checked: %s declares no worst case over every order (%s)", name, b.Name))
 	default:
 		r.limit, r.limitName = *b.Worst, b.Name
 	}
@@ -166,6 +166,9 @@ func (k *checker) quiescent(c *sim.Controller) (undecided string) {
 	if k.found != nil {
 		return ""
 	}
+	if k.crashed > 0 && k.r.assumes != "" {
+		return "liveness after a crash is outside the algorithm's assumptions (" + k.r.assumes + "): not judged"
+	}
 	nodes := c.Nodes()
 	alive := map[protocol.NodeID]bool{}
 	for _, n := range nodes {
@@ -184,9 +187,6 @@ func (k *checker) quiescent(c *sim.Controller) (undecided string) {
 	}
 	if !k.r.leaders {
 		return ""
-	}
-	if k.crashed > 0 && k.r.assumes != "" {
-		return "leadership after a crash is outside the algorithm's assumptions (" + k.r.assumes + "): not judged"
 	}
 	for _, comp := range components(nodes) {
 		var best *sim.NodeState

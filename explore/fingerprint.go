@@ -86,6 +86,34 @@ var frameSkip = map[string]bool{"Seq": true, "Bytes": true, "Code": true, "Body"
 type walker struct {
 	seen   map[uintptr]uint64
 	timers map[protocol.TimerID]int // pending timer -> its place in the node's list, from 1
+	types  types                    // nil: none kept
+}
+
+// types caches what the walk needs of a type: reflect's Implements and
+// field names cost more than the walk itself.
+type types map[reflect.Type]*typeInfo
+
+type typeInfo struct {
+	opaque bool   // an Env or a Driver: not entered
+	skip   []bool // a struct's fields left out
+}
+
+func (c types) info(t reflect.Type) *typeInfo {
+	if ti, ok := c[t]; ok {
+		return ti
+	}
+	ti := &typeInfo{opaque: t.Implements(envType) || t.Implements(driverType)}
+	if t.Kind() == reflect.Struct {
+		ti.skip = make([]bool, t.NumField())
+		for i := range ti.skip {
+			f := t.Field(i).Name
+			ti.skip[i] = t == stackType && stackSkip[f] || t == frameType && frameSkip[f]
+		}
+	}
+	if c != nil {
+		c[t] = ti
+	}
+	return ti
 }
 
 func (w *walker) value(h *hasher, v reflect.Value) {
@@ -124,7 +152,7 @@ func (w *walker) value(h *hasher, v reflect.Value) {
 			h.u64(0)
 			return
 		}
-		if t.Implements(envType) || t.Implements(driverType) {
+		if w.types.info(t).opaque {
 			return
 		}
 		p := v.Pointer()
@@ -141,21 +169,20 @@ func (w *walker) value(h *hasher, v reflect.Value) {
 			return
 		}
 		e := v.Elem()
-		if e.Type().Implements(envType) || e.Type().Implements(driverType) {
+		if w.types.info(e.Type()).opaque {
 			return
 		}
 		h.str(e.Type().String())
 		w.value(h, e)
 	case reflect.Struct:
-		if t.Implements(envType) || t.Implements(driverType) {
+		ti := w.types.info(t)
+		if ti.opaque {
 			return
 		}
-		for i := 0; i < v.NumField(); i++ {
-			f := t.Field(i)
-			if t == stackType && stackSkip[f.Name] || t == frameType && frameSkip[f.Name] {
-				continue
+		for i, skip := range ti.skip {
+			if !skip {
+				w.value(h, v.Field(i))
 			}
-			w.value(h, v.Field(i))
 		}
 	case reflect.Array:
 		for i := 0; i < v.Len(); i++ {
@@ -186,7 +213,7 @@ func (w *walker) value(h *hasher, v reflect.Value) {
 		for it.Next() {
 			// A walker of its own: the numbers of the pointers first
 			// seen must not depend on the map's iteration order.
-			ew := walker{seen: map[uintptr]uint64{}, timers: w.timers}
+			ew := walker{seen: map[uintptr]uint64{}, timers: w.timers, types: w.types}
 			eh := newHasher()
 			ew.value(&eh, it.Key())
 			ew.value(&eh, it.Value())
@@ -223,10 +250,10 @@ func cmpFP(a, b fp) int {
 // stream, its network stack, its pending timers, its stable storage),
 // the pending events in the simulator's order without their times (the clock itself is left out: see docs/explore.md), and extra,
 // the explorer's and the checker's state that decides the future.
-func fingerprint(c *sim.Controller, extra func(h *hasher)) fp {
+func fingerprint(c *sim.Controller, tc types, extra func(h *hasher)) fp {
 	h := newHasher()
 	for _, n := range c.View() {
-		w := walker{seen: map[uintptr]uint64{}, timers: map[protocol.TimerID]int{}}
+		w := walker{seen: map[uintptr]uint64{}, timers: map[protocol.TimerID]int{}, types: tc}
 		h.u64(uint64(n.ID))
 		if !n.Alive {
 			h.u64(0xdead)
@@ -266,7 +293,7 @@ func fingerprint(c *sim.Controller, extra func(h *hasher)) fp {
 		}
 		group = group[:0]
 	}
-	w := walker{seen: map[uintptr]uint64{}}
+	w := walker{seen: map[uintptr]uint64{}, types: tc}
 	for i, p := range pend {
 		protocolRun := p.Class == sim.ClassProtocol && i > 0 && pend[i-1].Class == sim.ClassProtocol && p.At == pend[i-1].At
 		if !protocolRun {

@@ -223,7 +223,7 @@ func (m *machine) apply(mv move) error {
 // this machine's future beside it (the budgets used, the nodes it may
 // recover, the checker's memory).
 func (m *machine) fingerprint() fp {
-	return fingerprint(m.c, func(h *hasher) {
+	return fingerprint(m.c, m.x.types, func(h *hasher) {
 		h.u64(uint64(m.crashes))
 		h.u64(uint64(m.drops))
 		down := slices.Clone(m.down)
@@ -234,7 +234,7 @@ func (m *machine) fingerprint() fp {
 		k := m.chk
 		h.u64(uint64(k.msgs))
 		h.u64(uint64(k.crashed))
-		w := walker{seen: map[uintptr]uint64{}}
+		w := walker{seen: map[uintptr]uint64{}, types: m.x.types}
 		for _, v := range []any{k.leader, k.epochs, k.inside, k.waiting} {
 			w.value(h, reflectOf(v))
 		}

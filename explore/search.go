@@ -23,6 +23,7 @@ type explorer struct {
 	found    *raw
 	notes    map[string]bool
 	report   time.Time // the last progress line
+	types    types     // the fingerprint's cache of types
 }
 
 // raw is a violation as found, before minimisation.
@@ -33,7 +34,7 @@ type raw struct {
 }
 
 func newExplorer(s *scenario.Scenario, opt Options) (*explorer, error) {
-	x := &explorer{s: s, opt: opt, rules: newRules(s), start: time.Now(), seen: map[fp]int{}, notes: map[string]bool{}}
+	x := &explorer{s: s, opt: opt, rules: newRules(s), start: time.Now(), seen: map[fp]int{}, notes: map[string]bool{}, types: types{}}
 	x.report = x.start
 	for _, n := range x.rules.notes {
 		x.note(n)
@@ -195,9 +196,12 @@ func (x *explorer) bfs() error {
 				return err
 			}
 			x.reach(child)
-			switch f := child.fingerprint(); {
-			case child.leaf():
+			if child.leaf() {
 				x.res.Schedules++
+				child.close()
+				continue
+			}
+			switch f := child.fingerprint(); {
 			case x.seenBefore(f):
 				x.res.Schedules++
 			case child.depth >= x.opt.Depth:
