@@ -173,6 +173,20 @@ func (c config) lease() time.Duration { return time.Duration(c.beaconLoss) * c.b
 //	                 starting an election, and joins any election it hears
 //	                 meanwhile instead (default 1s; 0 starts at once)
 func New(cfg protocol.Config) (protocol.Process, error) {
+	return NewRule(cfg, Joins)
+}
+
+// Joins is the paper's rule: a node joins a computation only if its index
+// is above every one it has joined or adopted (last), whatever the
+// computation it is in or was in last (cur).
+func Joins(last, cur, idx Index) bool { return last.Less(idx) }
+
+// NewRule is New with the rule that decides whether an Election's
+// computation idx is joined (New: Joins); a computation it does not join
+// is ignored as stale. A seam for the test-only broken variants of
+// package explore/brokentest, which show that the checker and the search
+// catch a wrong rule.
+func NewRule(cfg protocol.Config, joins func(last, cur, idx Index) bool) (protocol.Process, error) {
 	r := cfg.Params.Reader()
 	c := config{
 		variant:         r.String("variant", Optimised, Unicast, Broadcast, Optimised),
@@ -208,6 +222,7 @@ func New(cfg protocol.Config) (protocol.Process, error) {
 		return nil, fmt.Errorf("adhoc: node %d has no Env", cfg.ID)
 	}
 	n := newNode(cfg, c)
+	n.joins = joins
 	if w := protocol.HopWaitsWarning(Name, cfg.HopDelay, hopWaits,
 		"live children's answers and probe replies will come after the wait, and live children are dropped",
 		protocol.HopWait{Field: "probe_period", Wait: c.probePeriod}, protocol.HopWait{Field: "child_timeout", Wait: c.childTimeout}); w != nil {

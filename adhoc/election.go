@@ -135,7 +135,7 @@ func (n *Node) dropLeader() {
 func (n *Node) onElection(from protocol.NodeID, m Election) {
 	idx := Index{Num: m.Num, ID: m.Src}
 	n.maxNum = max(n.maxNum, m.Num)
-	if !n.last.Less(idx) {
+	if !n.joins(n.last, n.idx, idx) {
 		// Our own computation, or an older one. Only the unicast sender
 		// awaits every neighbour, so only it needs an answer now.
 		if n.cfg.variant == Unicast && idx == n.last && from != n.parent {

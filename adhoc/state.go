@@ -84,6 +84,8 @@ type Node struct {
 	pending map[protocol.NodeID]bool
 
 	timers map[string]protocol.TimerID
+
+	joins func(last, cur, idx Index) bool // Joins, or a broken variant's rule (NewRule)
 }
 
 func newNode(cfg protocol.Config, c config) *Node {
@@ -98,6 +100,7 @@ func newNode(cfg protocol.Config, c config) *Node {
 		heard:   map[protocol.NodeID][2]uint64{},
 		seen:    map[protocol.NodeID]Index{},
 		timers:  map[string]protocol.TimerID{},
+		joins:   Joins,
 	}
 }
 

@@ -73,15 +73,26 @@ type textbook struct {
 	answer  protocol.TimerID
 	waitFor protocol.TimerID
 	gone    map[protocol.NodeID]bool // higher nodes the channel gave up on during this election
+	noAsk   bool                     // a broken variant's: elect declares itself coordinator at once
 }
 
 // NewTextbook builds a process of the textbook bully election.
 func NewTextbook(cfg protocol.Config) (protocol.Process, error) {
+	return NewTextbookRule(cfg, true)
+}
+
+// NewTextbookRule builds a process of the textbook bully election whose
+// elections ask the higher IDs and wait for their OK (asks true: the
+// algorithm, NewTextbook) or declare the node coordinator at once, asking
+// nobody (asks false): a seam for the test-only broken variants of
+// package explore/brokentest, which show that the checker and the search
+// catch the bug.
+func NewTextbookRule(cfg protocol.Config, asks bool) (protocol.Process, error) {
 	n, err := newNode(Textbook, cfg)
 	if _, ok := protocol.Warned(err); !ok {
 		return nil, err
 	}
-	p := &textbook{node: n}
+	p := &textbook{node: n, noAsk: !asks}
 	n.rules = p
 	return p, err // nil, or a protocol.Warning beside a working process
 }
@@ -124,7 +135,7 @@ func (p *textbook) elect() {
 	p.noteStart(Epoch{})
 	p.state = tbElecting
 	p.cancel(&p.waitFor)
-	if len(p.higher) == 0 {
+	if len(p.higher) == 0 || p.noAsk {
 		p.becomeCoordinator()
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"manetlab/explore/brokentest"
 	"manetlab/mutex"
 	"manetlab/scenario"
 	"manetlab/sim/simtest"
@@ -192,7 +193,7 @@ func earlyScenario(alg string) string {
 // run invalid with a witness naming both. The correct algorithm on the
 // same scenario is valid.
 func TestCheckerCatchesRAEarlyReplies(t *testing.T) {
-	dir, _ := simtest.RunYAML(t, "early", earlyScenario("mutex/test-ra-early"))
+	dir, _ := simtest.RunYAML(t, "early", earlyScenario(brokentest.RAEarly))
 	p := peerMutexProperty(t, dir)
 	if p.Verdict != analysis.Invalid || p.Violations != 1 || len(p.Witnesses) != 1 {
 		t.Fatalf("broken variant: %s (%s), %d violations, witnesses %+v", p.Verdict, p.Reason, p.Violations, p.Witnesses)

@@ -43,16 +43,30 @@ type ricartAgrawala struct {
 	replied  map[protocol.NodeID]bool // who answered req
 	deferred []lamportStamp           // requests answered on exit, in arrival order
 	seen     map[protocol.NodeID]uint64
+	defers   func(holds, earlier bool) bool
 }
 
 // NewRicartAgrawala builds a Ricart-Agrawala process. Its parameters are
 // the reliable channel's rto and retries.
 func NewRicartAgrawala(cfg protocol.Config) (protocol.Process, error) {
+	return NewRicartAgrawalaRule(cfg, RADefers)
+}
+
+// RADefers is Ricart and Agrawala's rule: a request is deferred while this
+// node holds the section, or wants it with an earlier (timestamp, ID).
+func RADefers(holds, earlier bool) bool { return holds || earlier }
+
+// NewRicartAgrawalaRule builds a Ricart-Agrawala process that defers a
+// request when defers says so (NewRicartAgrawala: RADefers) and replies
+// at once otherwise: a seam for the test-only broken variants of package
+// explore/brokentest, which show that the checker and the search catch a
+// wrong rule.
+func NewRicartAgrawalaRule(cfg protocol.Config, defers func(holds, earlier bool) bool) (protocol.Process, error) {
 	n, err := newPeerNode[RAMsg](RicartAgrawala, cfg)
 	if err != nil {
 		return nil, err
 	}
-	p := &ricartAgrawala{peerNode: n, seen: map[protocol.NodeID]uint64{}}
+	p := &ricartAgrawala{peerNode: n, seen: map[protocol.NodeID]uint64{}, defers: defers}
 	n.rules = p
 	return p, warnErr(n.warn)
 }
@@ -99,7 +113,7 @@ func (p *ricartAgrawala) receive(from protocol.NodeID, m RAMsg) {
 		p.seen[from] = m.TS
 		p.clock = max(p.clock, m.TS)
 		theirs := lamportStamp{m.TS, from}
-		if p.holds() || (p.wants() && p.stamp().before(theirs)) {
+		if p.defers(p.holds(), p.wants() && p.stamp().before(theirs)) {
 			p.deferred = append(p.deferred, theirs)
 			return
 		}

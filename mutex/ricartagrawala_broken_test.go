@@ -1,13 +1,11 @@
 package mutex
 
-import (
-	"manetlab/protocol"
-	"manetlab/protocol/reliable"
-)
+import "manetlab/protocol"
 
-// raEarlyName is a deliberately broken Ricart-Agrawala for the checker's
-// tests: it replies to a request at once even while it holds the section,
-// so a requester enters beside it.
+// raEarlyName is the Ricart-Agrawala that replies to a request at once
+// even while it holds the section (explore/brokentest's test/ra-early),
+// registered again for this package's internal tests, which cannot import
+// brokentest (it imports mutex).
 const raEarlyName = "mutex/test-ra-early"
 
 func init() {
@@ -17,30 +15,8 @@ func init() {
 	}
 	spec.Name = raEarlyName
 	spec.Summary = "test only: a Ricart-Agrawala that replies while it holds the section"
-	spec.New = newRAEarly
-	spec.Messages = reliable.Messages[RAMsg]()
+	spec.New = func(cfg protocol.Config) (protocol.Process, error) {
+		return NewRicartAgrawalaRule(cfg, func(holds, earlier bool) bool { return earlier })
+	}
 	protocol.Register(spec)
-}
-
-type raEarly struct{ *ricartAgrawala }
-
-func newRAEarly(cfg protocol.Config) (protocol.Process, error) {
-	p, err := NewRicartAgrawala(cfg)
-	if err != nil {
-		return nil, err
-	}
-	e := &raEarly{p.(*ricartAgrawala)}
-	e.rules = e
-	return e, nil
-}
-
-// receive replies to a request while holding instead of deferring it.
-func (p *raEarly) receive(from protocol.NodeID, m RAMsg) {
-	if m.Type == RARequest && p.holds() && m.TS > p.seen[from] {
-		p.seen[from] = m.TS
-		p.clock = max(p.clock, m.TS)
-		p.send(from, RAMsg{Type: RAReply, TS: p.clock, For: m.TS})
-		return
-	}
-	p.ricartAgrawala.receive(from, m)
 }

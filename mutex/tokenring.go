@@ -127,10 +127,25 @@ type tokenRing struct {
 	// passed are the skipped nodes the token went past, to be told
 	// (tokenPassedOver) when they are back (tokenring_regen.go).
 	passed map[protocol.NodeID]bool
+	// recreate is a broken variant's: with regenerate on, a node that
+	// misses the token creates one at once, of the generation it saw
+	// last, without an election (NewTokenRingRule).
+	recreate bool
 }
 
 // NewTokenRing builds a node of mutex/token-ring.
 func NewTokenRing(cfg protocol.Config) (protocol.Process, error) {
+	return NewTokenRingRule(cfg, false)
+}
+
+// NewTokenRingRule builds a node of mutex/token-ring that, with
+// protocol.params.regenerate on, regenerates a token it misses by the
+// election and a new generation (recreate false: the algorithm,
+// NewTokenRing), or at once, without an election, as a token no
+// generation tells from the old one (recreate true): a seam for the
+// test-only broken variants of package explore/brokentest, which show
+// that the checker and the search catch the bug.
+func NewTokenRingRule(cfg protocol.Config, recreate bool) (protocol.Process, error) {
 	if cfg.Env == nil {
 		return nil, fmt.Errorf("%s: node %d: no Env", TokenRing, cfg.ID)
 	}
@@ -146,7 +161,7 @@ func NewTokenRing(cfg protocol.Config) (protocol.Process, error) {
 		store = &protocol.MemStore{}
 	}
 	return &tokenRing{env: cfg.Env, id: cfg.ID, set: s, store: store, c: client{env: cfg.Env},
-			ch: reliable.New[tokenMsg](cfg.Env, cfg.ID, s.rel), dead: map[protocol.NodeID]bool{}, passed: map[protocol.NodeID]bool{}},
+			ch: reliable.New[tokenMsg](cfg.Env, cfg.ID, s.rel), dead: map[protocol.NodeID]bool{}, passed: map[protocol.NodeID]bool{}, recreate: recreate},
 		warnErr(reliable.HopWarning(TokenRing, s.rel, cfg.HopDelay))
 }
 

@@ -120,6 +120,11 @@ func (n *tokenRing) watchFired() {
 		}
 		return
 	}
+	if n.recreate {
+		n.info("token not seen for %v: recreated at once (generation %d, no election)", n.set.timeout.Round(time.Millisecond), n.gen)
+		n.acquire()
+		return
+	}
 	if !n.candidate {
 		// A new candidacy: elections of an earlier one, overtaken by the
 		// token since, must not come back as proofs of its loss.

@@ -64,6 +64,11 @@ type Bound struct {
 	// Best and Worst bracket the count over all arrangements, where known.
 	Best  *int `json:"best,omitempty"`
 	Worst *int `json:"worst,omitempty"`
+	// EveryOrder says that Worst bounds the count in every order of the
+	// run's events (the algorithm's assumptions held), not only in the
+	// situation the bound describes: `manetlab explore` reports a count
+	// above it as a violation (docs/explore.md).
+	EveryOrder bool `json:"-"`
 }
 
 // TransportPrefix begins the kind of every message that a protocol-side

@@ -50,6 +50,7 @@ func bound(alg string, order, initiators []protocol.NodeID) protocol.Bound {
 			worst = 0
 		}
 		b.Worst = intp(worst)
+		b.EveryOrder = true // a token is forwarded only by smaller IDs, whatever the order
 		if all {
 			b.Best = intp(max(2*n-1, 0))
 			if n == 1 {

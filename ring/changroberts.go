@@ -30,15 +30,29 @@ func init() {
 type changRoberts struct {
 	*node
 	participant bool // this node's token is out, or it has forwarded a larger one
+	forwards    func(self, token protocol.NodeID) bool
 }
 
 // NewChangRoberts builds a Chang-Roberts process.
 func NewChangRoberts(cfg protocol.Config) (protocol.Process, error) {
+	return NewChangRobertsRule(cfg, Forwards)
+}
+
+// Forwards is Chang and Roberts' rule: a process forwards another's token
+// when it is larger than its own ID.
+func Forwards(self, token protocol.NodeID) bool { return token > self }
+
+// NewChangRobertsRule builds a Chang-Roberts process that forwards
+// another's token when forwards says so (NewChangRoberts: Forwards) and
+// otherwise drops it: a seam for the test-only broken variants of package
+// explore/brokentest, which show that the checker and the search catch a
+// wrong rule.
+func NewChangRobertsRule(cfg protocol.Config, forwards func(self, token protocol.NodeID) bool) (protocol.Process, error) {
 	n, err := newNode(ChangRoberts, cfg)
 	if _, ok := protocol.Warned(err); !ok {
 		return nil, err
 	}
-	p := &changRoberts{node: n}
+	p := &changRoberts{node: n, forwards: forwards}
 	n.rules = p
 	return p, err // nil, or a warning
 }
@@ -74,7 +88,7 @@ func (p *changRoberts) receive(_ protocol.NodeID, m Msg) {
 				p.follow(p.id)
 				p.announce(p.id)
 			}
-		case m.ID > p.id:
+		case p.forwards(p.id, m.ID):
 			p.participant = true
 			p.send(p.successor, m)
 		case !p.participant:

@@ -546,6 +546,9 @@ type Pending struct {
 	Why     string `json:"why,omitempty"`
 	// Droppable: a frame in flight.
 	Droppable bool `json:"droppable,omitempty"`
+	// Frame is a frame's, for an explorer's fingerprint (package
+	// explore): read it, never change it.
+	Frame *netstack.Frame `json:"-"`
 }
 
 // describe says what item it is.
@@ -612,6 +615,7 @@ func (c *Controller) describe(it item) Pending {
 			p.To = w.nodes[f.To].id
 		}
 		p.Msg = f.Kind()
+		p.Frame = f
 		p.Droppable = it.kind == itemArrive
 		if f.Type.HasBody() && f.Msg != nil {
 			p.Class = ClassProtocol

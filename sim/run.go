@@ -212,9 +212,12 @@ func (w *world) recordPositions(t time.Duration) {
 }
 
 func (w *world) writeHeaders() error {
-	y, err := w.s.YAML()
-	if err != nil {
-		return err
+	var y []byte
+	if !w.opt.Discard { // the run file's scenario: nobody reads it otherwise
+		var err error
+		if y, err = w.s.YAML(); err != nil {
+			return err
+		}
 	}
 	hdr := trace.Event{Ev: trace.EvHeader, Schema: trace.Schema, Run: w.opt.RunID, Driver: "sim",
 		Protocol: w.s.Protocol.Name, Seed: w.s.Seed}

@@ -51,6 +51,10 @@ type Options struct {
 	// movable: a Controller's run, whose nodes may be moved by hand
 	// (control.go, dragged).
 	movable bool
+	// Discard writes no trace files (Out is then unused): the events go
+	// only to a Controller's observer. An explorer replays a run
+	// thousands of times (package explore).
+	Discard bool
 }
 
 // Result describes a finished run.
@@ -260,7 +264,12 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 			paths[n.index] = trace.NodeFile(opt.Out, n.id)
 		}
 	}
-	out, err := newSink(opt.Out, paths, combined, opt.Record)
+	var out *sink
+	if opt.Discard {
+		out = &sink{discard: true, paths: make([]string, len(paths)+1)}
+	} else {
+		out, err = newSink(opt.Out, paths, combined, opt.Record)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,8 @@ type sink struct {
 	// observe, when not nil, sees every event as it is written (a
 	// Controller's observer, control.go).
 	observe func(e *trace.Event)
+	// discard writes nothing: events go to observe only (Options.Discard).
+	discard bool
 }
 
 type chunk struct {
@@ -165,6 +167,9 @@ func (s *sink) run(e *trace.Event) { s.add(len(s.paths)-1, e) }
 func (s *sink) add(i int, e *trace.Event) {
 	if s.observe != nil {
 		s.observe(e)
+	}
+	if s.discard {
+		return
 	}
 	b := s.bufs[i]
 	if b == nil {
@@ -287,6 +292,9 @@ func (s *sink) writeChunk(c chunk, files []*os.File, started []bool, keep bool) 
 // close writes what is buffered, waits for the writer and reports the
 // first error.
 func (s *sink) close() error {
+	if s.discard {
+		return nil
+	}
 	for i, b := range s.bufs {
 		if len(b) > 0 {
 			s.chunks <- chunk{i, b}

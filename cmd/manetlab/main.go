@@ -47,6 +47,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{
 			simCommand(),
 			studioCommand(),
+			exploreCommand(),
 			sweepCommand(),
 			runCommand(),
 			mobilityCommand(),

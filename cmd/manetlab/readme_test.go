@@ -30,6 +30,7 @@ var readmeSkipped = map[string]string{
 	"manetlab mobility sample FILE.ns2 --at START:END:STEP":                                                    "synopsis",
 	"manetlab mobility gen rwp --nodes N --area WxH --speed MIN:MAX --pause P --duration D --seed S [-o FILE]": "synopsis",
 	"manetlab trace merge|check|report|export|collect ...":                                                     "synopsis",
+	"manetlab explore SCENARIO.yaml [--strategy bfs|dfs|random|pct]":                                           "synopsis",
 	"manetlab studio": "serves a page until interrupted (go test ./studio runs it in Chromium)",
 	"manetlab sim configs/ring-chang-roberts.yaml --schedule schedule.json":                      "needs a schedule saved in the studio (go test ./sim -run Schedule replays one)",
 	"manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json] [--quiet]": "synopsis",

@@ -1,0 +1,129 @@
+package explore_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"manetlab/adhoc"
+	"manetlab/bully"
+	"manetlab/explore"
+	"manetlab/explore/brokentest"
+	"manetlab/mutex"
+	"manetlab/ring"
+	"manetlab/scenario"
+	"manetlab/sim"
+	"manetlab/trace/analysis"
+)
+
+// bugCase is a broken variant (package explore/brokentest) on a scenario,
+// the search that must catch it within budget states, the property the
+// search reports, and the property `trace check` finds invalid on the
+// traces of the minimised schedule replayed (with the stabilisation
+// delay given, as `trace check --stabilisation` would; 0: the default),
+// and valid on the real algorithm's run of the scenario.
+type bugCase struct {
+	variant, real, file string
+	opt                 explore.Options
+	search, check       string
+	stabilisation       time.Duration
+}
+
+var bugCases = []bugCase{
+	// Every initiator's token comes back: too many tokens first, then two
+	// leaders in epoch 1 (trace check reports the second).
+	{brokentest.ChangRobertsForwardsSmaller, ring.ChangRoberts, "../configs/explore/cr3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 60, States: 200},
+		explore.PropBound, analysis.PropEpochLeader, 0},
+	{brokentest.RAEarly, mutex.RicartAgrawala, "testdata/broken-ra3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 60, States: 200},
+		analysis.PropMutex, analysis.PropMutex, 0},
+	{brokentest.BullyNoOKWait, bully.Textbook, "testdata/broken-bully3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 60, States: 200},
+		analysis.PropStableLeader, analysis.PropStableLeader, 500 * time.Millisecond},
+	{brokentest.TokenRingRegenNoGen, mutex.TokenRing, "testdata/broken-token3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 60, States: 200},
+		analysis.PropMutex, analysis.PropMutex, 0},
+	{brokentest.VasudevanLowerIndex, adhoc.Name, "testdata/broken-tree4.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 100, States: 200},
+		analysis.PropStableLeader, analysis.PropStableLeader, 300 * time.Millisecond},
+}
+
+// TestExploreFindsBrokenVariants: each broken variant is caught within
+// its state budget with the violation expected, the schedule comes back
+// minimised (no longer than found), and replayed by sim.RunSchedule it
+// gives traces on which analysis.Check (`trace check`) finds the
+// violation.
+func TestExploreFindsBrokenVariants(t *testing.T) {
+	for _, c := range bugCases {
+		t.Run(strings.TrimPrefix(c.variant, "test/"), func(t *testing.T) {
+			s, err := scenario.Load(c.file, []string{"protocol.name=" + c.variant})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := explore.Run(s, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := r.Violation
+			if v == nil {
+				t.Fatalf("no violation in %d states (budget %d; %s)", r.States, c.opt.States, r.Budget)
+			}
+			t.Logf("%s: %s after %d states (%d distinct, depth %d, %v): %s; %d choices found, %d kept",
+				c.variant, v.Property, r.States, r.Distinct, r.MaxDepth, r.Elapsed.Round(time.Millisecond), v.Witness, v.Found, len(v.Schedule.Choices))
+			if v.Property != c.search {
+				t.Fatalf("violation %s (%s), want %s", v.Property, v.Witness, c.search)
+			}
+			if v.Schedule == nil || len(v.Schedule.Choices) > v.Found {
+				t.Fatalf("schedule %+v not minimised (%d choices found)", v.Schedule, v.Found)
+			}
+			// The schedule file, read back, replays to the violation.
+			path := t.TempDir() + "/schedule.json"
+			if err := writeFile(path, v.Schedule.JSON()); err != nil {
+				t.Fatal(err)
+			}
+			sched, err := sim.ReadSchedule(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if _, err := sim.RunSchedule(s, sim.Options{Out: dir}, sched); err != nil {
+				t.Fatal(err)
+			}
+			p := checkProperty(t, dir, c.check, c.stabilisation)
+			if p.Verdict != analysis.Invalid || len(p.Witnesses) == 0 {
+				t.Fatalf("replayed: %s is %s (%s)", p.Name, p.Verdict, p.Reason)
+			}
+			t.Logf("replayed: %s invalid: %s", p.Name, p.Witnesses[0].Text)
+			// The real algorithm on the same scenario passes the same check.
+			rs, err := scenario.Load(c.file, []string{"protocol.name=" + c.real})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir = t.TempDir()
+			if _, err := sim.Run(rs, sim.Options{Out: dir}); err != nil {
+				t.Fatal(err)
+			}
+			if p := checkProperty(t, dir, c.check, c.stabilisation); p.Verdict != analysis.Valid {
+				t.Fatalf("%s on the same scenario: %s is %s (%s) %+v", c.real, p.Name, p.Verdict, p.Reason, p.Witnesses)
+			}
+		})
+	}
+}
+
+// checkProperty is what analysis.Check says of property name on the run
+// in dir.
+func checkProperty(t *testing.T, dir, name string, stabilisation time.Duration) analysis.Property {
+	t.Helper()
+	chk, err := analysis.Check(dir, analysis.CheckOptions{Stabilisation: stabilisation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range chk.Properties {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no %s in %+v", name, chk.Properties)
+	return analysis.Property{}
+}

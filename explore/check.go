@@ -1,0 +1,276 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"manetlab/protocol"
+	"manetlab/scenario"
+	"manetlab/sim"
+	"manetlab/trace"
+	"manetlab/trace/analysis"
+)
+
+// PropBound is the property that a run's election messages stay within
+// the worst case its protocol declares (protocol.Complexity.Bound).
+const PropBound = "message-bound"
+
+// rules are what the checks need to know of the scenario, computed once.
+type rules struct {
+	goal       protocol.Goal // the leader notes' goal (a mutex protocol's composed election's)
+	mutex      bool
+	leaders    bool // leader notes are judged at quiescence
+	assumes    string
+	candidates map[protocol.NodeID]bool // nil: every member
+	// limit is the worst-case count of election messages, -1 when the
+	// protocol declares none; kinds classifies the message kinds.
+	limit     int
+	limitName string
+	kinds     map[string]int // 1 announce, 2 control
+	notes     []string       // what cannot be judged, said once
+}
+
+func newRules(s *scenario.Scenario) *rules {
+	r := &rules{limit: -1, kinds: map[string]int{}}
+	name := s.Protocol.Name
+	r.mutex = protocol.GoalOf(name) == protocol.GoalMutex
+	lp := analysis.LeaderProtocol(name, s.Protocol.Params)
+	r.goal = protocol.GoalOf(lp)
+	switch {
+	case r.mutex && lp == "":
+	case r.goal == protocol.GoalTree:
+		r.notes = append(r.notes, "the tree goal (one root, a spanning tree) is not judged at quiescence; `trace check` judges it on the run")
+	case r.goal == protocol.GoalNone:
+	default:
+		r.leaders = true
+	}
+	r.candidates = protocol.CandidatesOf(lp, s.MemberIDs(), s.Protocol.Params, s.Seed)
+	spec, err := protocol.Lookup(name)
+	if err != nil || spec.Complexity == nil {
+		return r
+	}
+	r.assumes = spec.Complexity.Assumes
+	if spec.Goal == protocol.GoalMutex || spec.Complexity.Bound == nil {
+		return r
+	}
+	for _, k := range spec.Complexity.Announce {
+		r.kinds[k] = 1
+	}
+	for _, k := range spec.Complexity.Control {
+		r.kinds[k] = 2
+	}
+	b, err := spec.Complexity.Bound(s.MemberIDs(), s.Protocol.Params, s.Seed)
+	switch {
+	case err != nil:
+		r.notes = append(r.notes, "message bound not checked: "+err.Error())
+	case b.Worst == nil || !b.EveryOrder:
+		r.notes = append(r.notes, fmt.Sprintf("message bound not checked: %s declares no worst case over every order (%s)", name, b.Name))
+	default:
+		r.limit, r.limitName = *b.Worst, b.Name
+	}
+	return r
+}
+
+// checker follows one run's trace events and reports the first property
+// violated: at most one leader per epoch, never two nodes in the
+// critical section, the election's messages within the worst case, and
+// at quiescence the liveness goal. Its state is part of a state's
+// fingerprint where it decides a future verdict.
+type checker struct {
+	r       *rules
+	leader  map[protocol.NodeID]protocol.NodeID // each node's latest leader note
+	epochs  map[string]epochNote
+	inside  map[protocol.NodeID]bool
+	waiting map[protocol.NodeID]int // requests not granted yet
+	crashed int                     // crashes so far (the scenario's and the explorer's)
+	msgs    int                     // election messages sent
+	found   *found
+}
+
+type epochNote struct {
+	node, leader protocol.NodeID
+}
+
+// found is a violation as the checker saw it.
+type found struct {
+	prop, witness string
+}
+
+func newChecker(r *rules) *checker {
+	return &checker{r: r, leader: map[protocol.NodeID]protocol.NodeID{}, epochs: map[string]epochNote{},
+		inside: map[protocol.NodeID]bool{}, waiting: map[protocol.NodeID]int{}}
+}
+
+func (k *checker) fail(prop, format string, args ...any) {
+	if k.found == nil {
+		k.found = &found{prop: prop, witness: fmt.Sprintf(format, args...)}
+	}
+}
+
+// observe is the Controller's observer.
+func (k *checker) observe(e *trace.Event) {
+	switch e.Ev {
+	case string(protocol.NoteLeader):
+		k.leader[e.Node] = e.Leader
+		if e.Epoch == "" || e.Leader == protocol.None {
+			return
+		}
+		f, ok := k.epochs[e.Epoch]
+		switch {
+		case !ok:
+			k.epochs[e.Epoch] = epochNote{e.Node, e.Leader}
+		case f.leader != e.Leader:
+			k.fail(analysis.PropEpochLeader, "epoch %s has two leaders: node %d announces %d, node %d announces %d",
+				e.Epoch, f.node, f.leader, e.Node, e.Leader)
+		}
+	case string(protocol.NoteCSRequest):
+		k.waiting[e.Node]++
+	case string(protocol.NoteCSEnter):
+		for id := range k.inside {
+			if id != e.Node {
+				k.fail(analysis.PropMutex, "node %d enters the critical section while node %d is in it", e.Node, id)
+			}
+		}
+		k.inside[e.Node] = true
+		if k.waiting[e.Node] > 1 {
+			k.waiting[e.Node]--
+		} else {
+			delete(k.waiting, e.Node)
+		}
+	case string(protocol.NoteCSExit):
+		delete(k.inside, e.Node)
+	case trace.EvCrash:
+		if e.Node != 0 {
+			delete(k.inside, e.Node)
+			delete(k.waiting, e.Node) // abandoned with the crash
+			delete(k.leader, e.Node)
+			k.crashed++
+		}
+	case trace.EvSend:
+		if k.r.limit < 0 || e.Kind == "" || e.Kind == "hello" || protocol.IsTransport(e.Kind) || k.r.kinds[e.Kind] != 0 {
+			return
+		}
+		k.msgs++
+		if k.msgs > k.r.limit && k.crashed == 0 {
+			k.fail(PropBound, "%d election messages, above the worst case %d (%s)", k.msgs, k.r.limit, k.r.limitName)
+		}
+	}
+}
+
+// quiescent judges liveness when nothing is left to happen but the
+// network's periodic events: every request granted; every live node of a
+// connected component following the component's best node (as the
+// summary's verdict judges). It says what it could not decide.
+func (k *checker) quiescent(c *sim.Controller) (undecided string) {
+	if k.found != nil {
+		return ""
+	}
+	if k.crashed > 0 && k.r.assumes != "" {
+		return "liveness after a crash is outside the algorithm's assumptions (" + k.r.assumes + "): not judged"
+	}
+	nodes := c.Nodes()
+	alive := map[protocol.NodeID]bool{}
+	for _, n := range nodes {
+		alive[n.ID] = n.Alive
+	}
+	var ids []protocol.NodeID
+	for id, w := range k.waiting {
+		if w > 0 && alive[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > 0 {
+		slices.Sort(ids)
+		k.fail(analysis.PropGranted, "nothing is left to happen and node %d waits for the critical section (%d request(s) not granted)", ids[0], k.waiting[ids[0]])
+		return ""
+	}
+	if !k.r.leaders {
+		return ""
+	}
+	for _, comp := range components(nodes) {
+		var best *sim.NodeState
+		for i := range comp {
+			n := &comp[i]
+			if k.r.candidates != nil && !k.r.candidates[n.ID] {
+				continue
+			}
+			if best == nil || k.r.goal.Better(n.ID, n.Value, best.ID, best.Value) {
+				best = n
+			}
+		}
+		if best == nil {
+			continue
+		}
+		var bad []string
+		for _, n := range comp {
+			if l := k.leader[n.ID]; l != best.ID {
+				if l == protocol.None {
+					bad = append(bad, fmt.Sprintf("node %d has no leader", n.ID))
+				} else {
+					bad = append(bad, fmt.Sprintf("node %d follows %d", n.ID, l))
+				}
+			}
+		}
+		if len(bad) > 0 {
+			k.fail(analysis.PropStableLeader, "nothing is left to happen and component {%s} should follow its best node %d: %s",
+				compIDs(comp), best.ID, strings.Join(bad, "; "))
+			return ""
+		}
+	}
+	return ""
+}
+
+// components are the connected components of the live nodes, by the
+// radio links up now (the links cut by hand apart).
+func components(nodes []sim.NodeState) [][]sim.NodeState {
+	idx := map[protocol.NodeID]int{}
+	parent := make([]int, len(nodes))
+	for i, n := range nodes {
+		idx[n.ID] = i
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for i, n := range nodes {
+		if !n.Alive {
+			continue
+		}
+		for _, m := range n.Neighbors {
+			if j, ok := idx[m]; ok && nodes[j].Alive {
+				parent[find(i)] = find(j)
+			}
+		}
+	}
+	groups := map[int][]sim.NodeState{}
+	var roots []int
+	for i, n := range nodes {
+		if !n.Alive {
+			continue
+		}
+		r := find(i)
+		if _, ok := groups[r]; !ok {
+			roots = append(roots, r)
+		}
+		groups[r] = append(groups[r], n)
+	}
+	out := make([][]sim.NodeState, len(roots))
+	for i, r := range roots {
+		out[i] = groups[r]
+	}
+	return out
+}
+
+func compIDs(c []sim.NodeState) string {
+	s := make([]string, len(c))
+	for i, n := range c {
+		s[i] = fmt.Sprint(n.ID)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,244 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"manetlab/protocol"
+	"manetlab/scenario"
+	"manetlab/sim"
+)
+
+// A machine is one run under the explorer's choices: a Controller whose
+// traces go nowhere but to the checker.
+//
+// The explorer branches on the protocol's events only (sim.ClassProtocol:
+// the algorithm's messages and timers, boots, the scenario's faults and
+// commands). The network's events (hellos, link acknowledgements, relay
+// hops, the stack's timers) and the reliable channel's
+// (acknowledgements, retransmission timers) are taken in the simulator's
+// order whenever they come first (settle): they are not choices, so the
+// periodic hellos do not multiply the orders. At a choice point a frame
+// in flight may be delivered at once, earlier than the radio's delay
+// (any order of deliveries), but a timer, a boot, a fault or a command
+// only when it is due (nothing pending is earlier): timers fire in time,
+// so the algorithms that rely on timeouts (bully) are explored within
+// their timing assumptions, and the messages they wait for are never
+// late.
+type machine struct {
+	x       *explorer
+	c       *sim.Controller
+	chk     *checker
+	depth   int // choices made
+	crashes int // crashes chosen
+	drops   int // drops chosen
+	down    []protocol.NodeID
+	quiet   bool // nothing left but the network's periodic events
+	done    bool // the run reached its end
+	step    int  // the violating step, when chk.found
+}
+
+// move is one choice.
+type move struct {
+	kind byte // 't' take, 'd' drop, 'c' crash, 'r' recover
+	seq  uint64
+	node protocol.NodeID
+	text string
+}
+
+func (mv move) String() string {
+	switch mv.kind {
+	case 'd':
+		return "drop " + mv.text
+	case 'c':
+		return fmt.Sprintf("crash node %d", mv.node)
+	case 'r':
+		return fmt.Sprintf("recover node %d", mv.node)
+	}
+	return mv.text
+}
+
+// newMachine builds the run and replays choices on it, then settles.
+func newMachine(x *explorer, s *scenario.Scenario, choices []sim.Choice) (*machine, error) {
+	m := &machine{x: x, chk: newChecker(x.rules)}
+	c, err := sim.NewController(s, sim.Options{Discard: true}, m.chk.observe)
+	if err != nil {
+		return nil, err
+	}
+	m.c = c
+	if err := c.Play(choices, -1); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("explore: replaying a state: %w", err)
+	}
+	for _, ch := range choices {
+		switch {
+		case ch.Crash != 0:
+			m.crashes++
+			m.down = append(m.down, ch.Crash)
+		case ch.Recover != 0:
+			m.down = slices.DeleteFunc(m.down, func(id protocol.NodeID) bool { return id == ch.Recover })
+		case ch.Drop != 0:
+			m.drops++
+		}
+	}
+	m.depth = len(choices)
+	if m.chk.found != nil {
+		m.step = c.Steps()
+		return m, nil
+	}
+	m.settle()
+	return m, nil
+}
+
+// leaf reports whether the machine has nothing to choose: a violation,
+// quiescence, the run's end.
+func (m *machine) leaf() bool { return m.chk.found != nil || m.quiet || m.done }
+
+// maxSettle bounds the events taken in one settle: a run whose network
+// events never end (they do end: at the scenario's duration) is cut.
+const maxSettle = 1 << 20
+
+// settle takes the network's and the transport's events in the
+// simulator's order until a protocol event comes first (a choice point),
+// a property is violated, nothing but the network's periodic events is
+// left (quiescence: liveness is judged) or the run ends.
+func (m *machine) settle() {
+	for range maxSettle {
+		if m.chk.found != nil {
+			m.step = m.c.Steps()
+			return
+		}
+		p, ok := m.c.Next()
+		if !ok {
+			m.done = true
+			m.judge()
+			return
+		}
+		if p.Class == sim.ClassProtocol {
+			return
+		}
+		// Only the hellos go on for ever: before one, is anything else
+		// left to happen?
+		if hello(p) && !m.active() {
+			m.quiet = true
+			m.judge()
+			return
+		}
+		m.c.Step()
+	}
+	m.done = true
+}
+
+// hello reports whether p is a hello tick or a hello frame.
+func hello(p sim.Pending) bool {
+	return p.Msg == "hello" || p.Type == "net-timer" && strings.HasPrefix(p.Text, "hello tick")
+}
+
+// active reports whether a protocol or transport event is pending.
+func (m *machine) active() bool {
+	for _, p := range m.c.Pending() {
+		if p.Class == sim.ClassProtocol || p.Class == sim.ClassTransport {
+			return true
+		}
+	}
+	return false
+}
+
+// judge checks liveness at quiescence or at the run's end.
+func (m *machine) judge() {
+	if why := m.chk.quiescent(m.c); why != "" {
+		m.x.note(why)
+	}
+	if m.chk.found != nil {
+		m.step = m.c.Steps()
+	}
+}
+
+// moves lists the choices at a choice point, in a deterministic order:
+// the pending protocol events that may be taken (frames at any time;
+// timers, boots, faults and commands when due), then drops, crashes and
+// recoveries within the budgets.
+func (m *machine) moves() []move {
+	pend := m.c.Pending()
+	var out []move
+	if len(pend) == 0 {
+		return nil
+	}
+	due := pend[0].At
+	for _, p := range pend {
+		if p.Class != sim.ClassProtocol || !p.Offered {
+			continue
+		}
+		if p.Type == "deliver" || p.At == due {
+			out = append(out, move{kind: 't', seq: p.Seq, text: p.Text})
+		}
+	}
+	if m.drops < m.x.opt.Drops {
+		for _, p := range pend {
+			if p.Class == sim.ClassProtocol && p.Droppable {
+				out = append(out, move{kind: 'd', seq: p.Seq, text: p.Text})
+			}
+		}
+	}
+	if m.crashes < m.x.opt.Crashes {
+		for _, n := range m.c.Nodes() {
+			if n.Alive {
+				out = append(out, move{kind: 'c', node: n.ID})
+			}
+		}
+	}
+	for _, id := range m.down {
+		out = append(out, move{kind: 'r', node: id})
+	}
+	return out
+}
+
+// apply makes a choice and settles.
+func (m *machine) apply(mv move) error {
+	var err error
+	switch mv.kind {
+	case 't':
+		err = m.c.Take(mv.seq)
+	case 'd':
+		err = m.c.Drop(mv.seq)
+		m.drops++
+	case 'c':
+		err = m.c.Crash(mv.node)
+		m.crashes++
+		m.down = append(m.down, mv.node)
+	case 'r':
+		err = m.c.Recover(mv.node)
+		m.down = slices.DeleteFunc(m.down, func(id protocol.NodeID) bool { return id == mv.node })
+	}
+	if err != nil {
+		return fmt.Errorf("explore: %s: %w", mv, err)
+	}
+	m.depth++
+	m.settle()
+	return nil
+}
+
+// fingerprint is the state's: the run's (fingerprint) and what decides
+// this machine's future beside it (the budgets used, the nodes it may
+// recover, the checker's memory).
+func (m *machine) fingerprint() fp {
+	return fingerprint(m.c, m.x.types, func(h *hasher) {
+		h.u64(uint64(m.crashes))
+		h.u64(uint64(m.drops))
+		down := slices.Clone(m.down)
+		slices.Sort(down)
+		for _, id := range down {
+			h.u64(uint64(id))
+		}
+		k := m.chk
+		h.u64(uint64(k.msgs))
+		h.u64(uint64(k.crashed))
+		w := walker{seen: map[uintptr]uint64{}, types: m.x.types}
+		for _, v := range []any{k.leader, k.epochs, k.inside, k.waiting} {
+			w.value(h, reflectOf(v))
+		}
+	})
+}
+
+func (m *machine) close() { m.c.Close() }

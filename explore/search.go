@@ -1,0 +1,225 @@
+package explore
+
+import (
+	"fmt"
+	"time"
+
+	"manetlab/scenario"
+	"manetlab/sim"
+)
+
+// explorer is one search.
+type explorer struct {
+	s     *scenario.Scenario
+	opt   Options
+	rules *rules
+	start time.Time
+	res   Result
+	// seen maps a state's fingerprint to the fewest choices it was
+	// reached with: a state reached again with no more depth left is not
+	// explored again.
+	seen     map[fp]int
+	hitDepth bool // some schedule was cut at Depth
+	found    *raw
+	notes    map[string]bool
+	report   time.Time // the last progress line
+	types    types     // the fingerprint's cache of types
+}
+
+// raw is a violation as found, before minimisation.
+type raw struct {
+	found
+	choices []sim.Choice
+	step    int
+}
+
+func newExplorer(s *scenario.Scenario, opt Options) (*explorer, error) {
+	x := &explorer{s: s, opt: opt, rules: newRules(s), start: time.Now(), seen: map[fp]int{}, notes: map[string]bool{}, types: types{}}
+	x.report = x.start
+	for _, n := range x.rules.notes {
+		x.note(n)
+	}
+	return x, nil
+}
+
+// note records something a check could not decide, once.
+func (x *explorer) note(s string) {
+	if !x.notes[s] {
+		x.notes[s] = true
+		x.res.Notes = append(x.res.Notes, s)
+	}
+}
+
+// stop reports whether a budget is spent (or a violation found).
+func (x *explorer) stop() bool {
+	switch {
+	case x.found != nil:
+		return true
+	case x.res.Budget != "":
+		return true
+	case x.opt.States > 0 && x.res.States >= x.opt.States:
+		x.res.Budget = fmt.Sprintf("%d states", x.opt.States)
+	case x.opt.Time > 0 && time.Since(x.start) >= x.opt.Time:
+		x.res.Budget = fmt.Sprintf("%v", x.opt.Time)
+	}
+	x.progress()
+	return x.res.Budget != ""
+}
+
+// progress prints a line every two seconds.
+func (x *explorer) progress() {
+	if x.opt.Progress == nil || time.Since(x.report) < 2*time.Second {
+		return
+	}
+	x.report = time.Now()
+	el := time.Since(x.start)
+	fmt.Fprintf(x.opt.Progress, "explore: %d states, %d distinct, %d schedules, depth %d, %.0f distinct states/s, %s\n",
+		x.res.States, len(x.seen), x.res.Schedules, x.res.MaxDepth, float64(len(x.seen))/el.Seconds(), el.Round(100*time.Millisecond))
+}
+
+// reach counts a state reached and records a violation in it.
+func (x *explorer) reach(m *machine) {
+	x.res.States++
+	x.res.MaxDepth = max(x.res.MaxDepth, m.depth)
+	if m.quiet || m.done {
+		x.res.Quiescent++
+	}
+	if m.chk.found != nil && x.found == nil {
+		x.found = &raw{found: *m.chk.found, choices: m.c.Choices(), step: m.step}
+	}
+}
+
+func (x *explorer) machine(choices []sim.Choice) (*machine, error) {
+	return newMachine(x, x.s, choices)
+}
+
+// dfs explores depth first, every schedule within Depth, states seen
+// before with as much depth left cut off.
+func (x *explorer) dfs() error {
+	m, err := x.machine(nil)
+	if err != nil {
+		return err
+	}
+	if err := x.dfsFrom(m); err != nil {
+		return err
+	}
+	x.res.Exhaustive = x.res.Budget == "" && x.found == nil
+	return nil
+}
+
+func (x *explorer) dfsFrom(m *machine) error {
+	x.reach(m)
+	if m.leaf() {
+		x.res.Schedules++
+		m.close()
+		return nil
+	}
+	f := m.fingerprint()
+	if d, ok := x.seen[f]; ok && d <= m.depth {
+		x.res.Schedules++
+		m.close()
+		return nil
+	}
+	x.seen[f] = m.depth
+	if m.depth >= x.opt.Depth {
+		x.hitDepth = true
+		x.res.Schedules++
+		m.close()
+		return nil
+	}
+	moves := m.moves()
+	path := m.c.Choices()
+	for i, mv := range moves {
+		if x.stop() {
+			break
+		}
+		child := m
+		if i > 0 {
+			var err error
+			if child, err = x.machine(path); err != nil {
+				return err
+			}
+		}
+		if err := child.apply(mv); err != nil {
+			return err
+		}
+		if err := x.dfsFrom(child); err != nil {
+			return err
+		}
+	}
+	if len(moves) == 0 {
+		x.res.Schedules++
+		m.close()
+	}
+	return nil
+}
+
+// bfs explores breadth first: every state at k choices before any at
+// k+1, each distinct state once.
+func (x *explorer) bfs() error {
+	root, err := x.machine(nil)
+	if err != nil {
+		return err
+	}
+	x.reach(root)
+	if root.leaf() {
+		x.res.Schedules++
+		x.res.Exhaustive = x.found == nil
+		return nil
+	}
+	x.seen[root.fingerprint()] = 0
+	root.close()
+	queue := [][]sim.Choice{nil}
+	for len(queue) > 0 && !x.stop() {
+		path := queue[0]
+		queue[0] = nil
+		queue = queue[1:]
+		m, err := x.machine(path)
+		if err != nil {
+			return err
+		}
+		moves := m.moves()
+		if len(moves) == 0 {
+			x.res.Schedules++
+		}
+		for i, mv := range moves {
+			if x.stop() {
+				break
+			}
+			child := m
+			if i > 0 {
+				if child, err = x.machine(path); err != nil {
+					return err
+				}
+			}
+			if err := child.apply(mv); err != nil {
+				return err
+			}
+			x.reach(child)
+			if child.leaf() {
+				x.res.Schedules++
+				child.close()
+				continue
+			}
+			switch f := child.fingerprint(); {
+			case x.seenBefore(f):
+				x.res.Schedules++
+			case child.depth >= x.opt.Depth:
+				x.seen[f] = child.depth
+				x.hitDepth = true
+				x.res.Schedules++
+			default:
+				x.seen[f] = child.depth
+				queue = append(queue, child.c.Choices())
+			}
+			child.close()
+		}
+	}
+	x.res.Exhaustive = x.res.Budget == "" && x.found == nil
+	return nil
+}
+
+func (x *explorer) seenBefore(f fp) bool {
+	_, ok := x.seen[f]
+	return ok
+}
