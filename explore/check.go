@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"manetlab/protocol"
 	"manetlab/scenario"
@@ -29,10 +30,15 @@ type rules struct {
 	limitName string
 	kinds     map[string]int // 1 announce, 2 control
 	notes     []string       // what cannot be judged, said once
+	// settle is the stabilisation delay the run summary gives (the
+	// protocol's own, plus the hello timeout): at the run's end, before
+	// quiescence, liveness is judged only when no crash, recovery or drop
+	// came within it.
+	settle time.Duration
 }
 
 func newRules(s *scenario.Scenario) *rules {
-	r := &rules{limit: -1, kinds: map[string]int{}}
+	r := &rules{limit: -1, kinds: map[string]int{}, settle: analysis.Stabilisation(s)}
 	name := s.Protocol.Name
 	r.mutex = protocol.GoalOf(name) == protocol.GoalMutex
 	lp := analysis.LeaderProtocol(name, s.Protocol.Params)
@@ -84,6 +90,7 @@ type checker struct {
 	inside  map[protocol.NodeID]bool
 	waiting map[protocol.NodeID]int // requests not granted yet
 	crashed int                     // crashes so far (the scenario's and the explorer's)
+	changed time.Duration           // the latest crash, recovery or drop
 	msgs    int                     // election messages sent
 	found   *found
 }
@@ -140,7 +147,14 @@ func (k *checker) observe(e *trace.Event) {
 		}
 	case string(protocol.NoteCSExit):
 		delete(k.inside, e.Node)
+	case trace.EvDrop:
+		if e.Reason == sim.ReasonSchedule { // dropped by the explorer
+			k.changed = max(k.changed, time.Duration(e.T))
+		}
+	case trace.EvRecover:
+		k.changed = max(k.changed, time.Duration(e.T))
 	case trace.EvCrash:
+		k.changed = max(k.changed, time.Duration(e.T))
 		if e.Node != 0 {
 			delete(k.inside, e.Node)
 			delete(k.waiting, e.Node) // abandoned with the crash
@@ -163,6 +177,26 @@ func (k *checker) observe(e *trace.Event) {
 // connected component following the component's best node (as the
 // summary's verdict judges). It says what it could not decide.
 func (k *checker) quiescent(c *sim.Controller) (undecided string) {
+	return k.liveness(c)
+}
+
+// atEnd judges liveness at the run's end, before quiescence: only when
+// the last crash, recovery or drop came at least the stabilisation delay
+// before the end (as the run summary judges only settled components);
+// else it says so rather than report a goal the protocol had no time to
+// reach.
+func (k *checker) atEnd(c *sim.Controller) (undecided string) {
+	if k.found != nil {
+		return ""
+	}
+	if k.changed > 0 && c.Now()-k.changed < k.r.settle {
+		return fmt.Sprintf("liveness at the run's end not judged where a crash, recovery or drop came within the stabilisation delay %s of the end (as the run summary leaves such components unsettled; a longer duration lets it be judged)", k.r.settle)
+	}
+	return k.liveness(c)
+}
+
+// liveness judges the goal on the state of c.
+func (k *checker) liveness(c *sim.Controller) (undecided string) {
 	if k.found != nil {
 		return ""
 	}

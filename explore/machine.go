@@ -112,7 +112,7 @@ func (m *machine) settle() {
 		p, ok := m.c.Next()
 		if !ok {
 			m.done = true
-			m.judge()
+			m.judgeEnd()
 			return
 		}
 		if p.Class == sim.ClassProtocol {
@@ -145,9 +145,21 @@ func (m *machine) active() bool {
 	return false
 }
 
-// judge checks liveness at quiescence or at the run's end.
+// judge checks liveness at quiescence.
 func (m *machine) judge() {
 	if why := m.chk.quiescent(m.c); why != "" {
+		m.x.note(why)
+	}
+	if m.chk.found != nil {
+		m.step = m.c.Steps()
+	}
+}
+
+// judgeEnd checks liveness at the run's end, where the protocol may still
+// have events to come: only past the stabilisation delay after the last
+// crash, recovery or drop.
+func (m *machine) judgeEnd() {
+	if why := m.chk.atEnd(m.c); why != "" {
 		m.x.note(why)
 	}
 	if m.chk.found != nil {

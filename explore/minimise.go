@@ -132,7 +132,7 @@ func (x *explorer) runCandidate(cand []sim.Choice) (*machine, error) {
 	for range maxRun {
 		if _, ok := c.Next(); !ok {
 			m.done = true
-			m.judge()
+			m.judgeEnd()
 			return m, nil
 		}
 		if !m.active() {
