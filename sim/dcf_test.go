@@ -30,11 +30,11 @@ radio: {propagation: log-distance, exponent: 3, tx_power: 20, range: 250, mac: d
 protocol: {name: traffic/beacon, params: {start: 1s, size: 38, %s}}
 `
 
-// beacons is what a run of traffic/beacon delivered: the fraction of
-// (frame, other node) pairs received and the median latency.
-func beacons(t *testing.T, y string, seed uint64) (frac float64, p50 time.Duration, members int) {
+// beaconRun runs scenario y (named name in errors) with seed and returns
+// it with the traffic/beacon events of every member's trace.
+func beaconRun(t *testing.T, y, name string, seed uint64) (*scenario.Scenario, []trace.Event) {
 	t.Helper()
-	s, err := scenario.Parse([]byte(y), "contention.yaml", nil)
+	s, err := scenario.Parse([]byte(y), name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,24 +43,37 @@ func beacons(t *testing.T, y string, seed uint64) (frac float64, p50 time.Durati
 	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	sent := map[[2]int64]int64{}
-	var recvs []trace.Event
+	var out []trace.Event
 	for _, id := range s.MemberIDs() {
 		evs, probs, err := trace.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", id)))
 		if err != nil || len(probs) > 0 {
 			t.Fatal(err, probs)
 		}
 		for _, e := range evs {
-			switch {
-			case e.Kind != "beacon":
-			case e.Ev == trace.EvSend:
-				if e.Bytes+4+44 != 100 {
-					t.Fatalf("a beacon is %d bytes on the wire, not ns-3's 100", e.Bytes+48)
-				}
-				sent[[2]int64{int64(e.Node), int64(e.Seq)}] = e.T
-			case e.Ev == trace.EvRecv:
-				recvs = append(recvs, e)
+			if e.Kind == "beacon" {
+				out = append(out, e)
 			}
+		}
+	}
+	return s, out
+}
+
+// beacons is what a run of traffic/beacon delivered: the fraction of
+// (frame, other node) pairs received and the median latency.
+func beacons(t *testing.T, y string, seed uint64) (frac float64, p50 time.Duration, members int) {
+	t.Helper()
+	s, evs := beaconRun(t, y, "contention.yaml", seed)
+	sent := map[[2]int64]int64{}
+	var recvs []trace.Event
+	for _, e := range evs {
+		switch {
+		case e.Ev == trace.EvSend:
+			if e.Bytes+4+44 != 100 {
+				t.Fatalf("a beacon is %d bytes on the wire, not ns-3's 100", e.Bytes+48)
+			}
+			sent[[2]int64{int64(e.Node), int64(e.Seq)}] = e.T
+		case e.Ev == trace.EvRecv:
+			recvs = append(recvs, e)
 		}
 	}
 	n := len(s.MemberIDs())
@@ -221,31 +234,16 @@ func TestDCFGridFloodAgainstNS3(t *testing.T) {
 		var mean time.Duration
 		const seeds = 10
 		for seed := uint64(1); seed <= seeds; seed++ {
-			s, err := scenario.Parse([]byte(fmt.Sprintf(gridFlood, c.src)), "grid-flood.yaml", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Seed = seed
-			dir := t.TempDir()
-			if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-				t.Fatal(err)
-			}
+			_, evs := beaconRun(t, fmt.Sprintf(gridFlood, c.src), "grid-flood.yaml", seed)
 			var t0 int64
 			first := map[protocol.NodeID]int64{}
-			for _, id := range s.MemberIDs() {
-				evs, _, err := trace.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", id)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, e := range evs {
-					switch {
-					case e.Kind != "beacon":
-					case e.Ev == trace.EvSend:
-						t0 = e.T
-					case e.Ev == trace.EvRecv:
-						if _, ok := first[e.Node]; !ok {
-							first[e.Node] = e.T
-						}
+			for _, e := range evs {
+				switch {
+				case e.Ev == trace.EvSend:
+					t0 = e.T
+				case e.Ev == trace.EvRecv:
+					if _, ok := first[e.Node]; !ok {
+						first[e.Node] = e.T
 					}
 				}
 			}

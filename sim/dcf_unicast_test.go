@@ -2,14 +2,11 @@ package sim_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"manetlab/internal/ns3test"
-	"manetlab/scenario"
-	"manetlab/sim"
 	"manetlab/trace"
 )
 
@@ -61,40 +58,25 @@ func (f unicastFigures) String() string {
 // unicastRun runs scenario y with seed and measures it.
 func unicastRun(t *testing.T, y string, seed uint64) unicastFigures {
 	t.Helper()
-	s, err := scenario.Parse([]byte(y), "unicast.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Seed = seed
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatal(err)
-	}
+	_, evs := beaconRun(t, y, "unicast.yaml", seed)
 	sent := map[[2]int64]int64{}
 	var recvs []trace.Event
 	var retx int
 	var t0, lastRecv, lastGivenUp int64 = -1, -1, -1
-	for _, id := range s.MemberIDs() {
-		evs, probs, err := trace.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", id)))
-		if err != nil || len(probs) > 0 {
-			t.Fatal(err, probs)
-		}
-		for _, e := range evs {
-			switch {
-			case e.Kind != "beacon":
-			case e.Ev == trace.EvSend:
-				sent[[2]int64{int64(e.Node), int64(e.Seq)}] = e.T
-				if t0 < 0 || e.T < t0 {
-					t0 = e.T
-				}
-			case e.Ev == trace.EvRetx:
-				retx++
-			case e.Ev == trace.EvRecv:
-				recvs = append(recvs, e)
-				lastRecv = max(lastRecv, e.T)
-			case e.Ev == trace.EvDrop && e.Reason == "no-ack":
-				lastGivenUp = max(lastGivenUp, e.T)
+	for _, e := range evs {
+		switch {
+		case e.Ev == trace.EvSend:
+			sent[[2]int64{int64(e.Node), int64(e.Seq)}] = e.T
+			if t0 < 0 || e.T < t0 {
+				t0 = e.T
 			}
+		case e.Ev == trace.EvRetx:
+			retx++
+		case e.Ev == trace.EvRecv:
+			recvs = append(recvs, e)
+			lastRecv = max(lastRecv, e.T)
+		case e.Ev == trace.EvDrop && e.Reason == "no-ack":
+			lastGivenUp = max(lastGivenUp, e.T)
 		}
 	}
 	if len(sent) == 0 {
