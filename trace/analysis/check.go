@@ -247,7 +247,7 @@ func checkStable(r *run, opt CheckOptions) Property {
 		}
 		for _, i := range c {
 			if fo.cut[i] < s.t {
-				return false, false, nil // a member's trace stopped: what it follows is unknown
+				return false, false, nil // a member's trace stopped or is missing: what it follows is unknown
 			}
 		}
 		best := tr.members[s.best[ci]].ID
@@ -266,7 +266,7 @@ func checkStable(r *run, opt CheckOptions) Property {
 		return true, len(bad) > 0, func() Witness { return stableWitness(r, tr, fo, s, c, best, bad, since) }
 	}, "")
 	if cut := fo.cutShort(tr); len(cut) > 0 {
-		p.Reason += "; traces that stop without an end event, components with them not judged after: " + strings.Join(cut, ", ")
+		p.Reason += "; traces missing or stopping without an end event, components with them not judged after: " + strings.Join(cut, ", ")
 	}
 	return p
 }

@@ -467,7 +467,7 @@ func wrongOrUnknown(r *run, tr *truth, delay int64) (*float64, []EndComponent) {
 				ec := EndComponent{Since: seconds(s.since[ci]), Settled: s.settled(ci, delay)}
 				for _, i := range c {
 					ec.Nodes = append(ec.Nodes, tr.members[i].ID)
-					if fo.cut[i] != math.MaxInt64 {
+					if fo.cut[i] != math.MaxInt64 && fo.cut[i] >= 0 { // no trace at all: the summary says so apart
 						ec.Cut = append(ec.Cut, TraceCut{Node: tr.members[i].ID, At: seconds(fo.cut[i])})
 					}
 				}

@@ -517,7 +517,9 @@ type follower struct {
 	// cut is, for a node whose trace stops without an end event in a run
 	// whose run file records its end (a full disk, a killed writer), the
 	// time of its last event read: what it believed after that is
-	// unknown. math.MaxInt64 for the others.
+	// unknown; -1 for a member without a trace (a host's traces not
+	// gathered: what it believed is never known). math.MaxInt64 for the
+	// others.
 	cut []int64
 }
 
@@ -526,7 +528,10 @@ type follower struct {
 func (f *follower) cutShort(tr *truth) []string {
 	var out []string
 	for i, c := range f.cut {
-		if c != math.MaxInt64 {
+		switch {
+		case c < 0:
+			out = append(out, fmt.Sprintf("node %d (no trace)", tr.members[i].ID))
+		case c != math.MaxInt64:
 			out = append(out, fmt.Sprintf("node %d at %.3fs", tr.members[i].ID, seconds(c)))
 		}
 	}
@@ -544,7 +549,10 @@ func newFollower(r *run, tr *truth) *follower {
 		f.procs[i] = p
 		f.last[i] = -1
 		f.cut[i] = math.MaxInt64
-		if ended && p != nil && len(p.evs) > 0 && !slices.ContainsFunc(p.evs, isEnd) {
+		switch {
+		case p == nil || len(p.evs) == 0:
+			f.cut[i] = -1
+		case ended && !slices.ContainsFunc(p.evs, isEnd):
 			f.cut[i] = p.evs[len(p.evs)-1].t
 		}
 	}

@@ -95,7 +95,7 @@ type Component struct {
 	Nodes          []protocol.NodeID `json:"nodes"`
 	ExpectedLeader protocol.NodeID   `json:"expected_leader"`
 	// Leaders maps each leader ID its members follow (as a decimal string,
-	// "none" for members without a leader) to how many follow it.
+	// "none" for members without a leader, "unknown" for members without a trace) to how many follow it.
 	Leaders LeaderCounts `json:"leaders"`
 	// Valid: the members all follow the expected leader, or all follow a
 	// better node of Reach.
@@ -111,6 +111,10 @@ type Component struct {
 	// Cut lists the members whose traces stop early, with their last
 	// event's time.
 	Cut []analysis.TraceCut `json:"cut,omitempty"`
+	// NoTrace lists the members that left no trace at all (a host's
+	// traces not gathered): whom they follow is unknown, so the component
+	// is not judged (State NoTraces, Valid false).
+	NoTrace []protocol.NodeID `json:"no_trace,omitempty"`
 	// Changed is how many seconds before the end its membership or links
 	// last changed.
 	Changed float64 `json:"changed"`
@@ -123,6 +127,7 @@ const (
 	Unsettled = analysis.Unsettled // also a component's state
 	Settled   = "settled"
 	CutShort  = "cut short"
+	NoTraces  = "no traces"
 	Unknown   = analysis.Unknown
 )
 
@@ -147,12 +152,18 @@ func overUncertain(c Component, states map[protocol.NodeID]*nodeState, goal prot
 // trace covers), else unsettled when one that is not settled is not
 // right yet, else valid; with the reason in one line.
 func verdict(comps []Component, delay float64) (string, string) {
-	var wrong, early, cutComps []string
+	var wrong, early, cutComps, blindComps []string
 	var cut []string
+	var blind []protocol.NodeID
 	settled := 0
 	for _, c := range comps {
 		if c.State == Settled {
 			settled++
+		}
+		if c.State == NoTraces {
+			blindComps = append(blindComps, "{"+idList(c.Nodes)+"}")
+			blind = append(blind, c.NoTrace...)
+			continue
 		}
 		if c.State == CutShort {
 			cutComps = append(cutComps, "{"+idList(c.Nodes)+"}")
@@ -178,6 +189,10 @@ func verdict(comps []Component, delay float64) (string, string) {
 	case len(cut) > 0:
 		return Unknown, fmt.Sprintf("traces that stop without an end event: %s; %s with them not judged at the end: %s",
 			firstAndMore(cut), plural(len(cutComps), "the component", "the components"), firstAndMore(cutComps))
+	case len(blind) > 0:
+		slices.Sort(blind)
+		return Unknown, fmt.Sprintf("members without a trace: %s; %s with them not judged at the end: %s",
+			idList(blind), plural(len(blindComps), "the component", "the components"), firstAndMore(blindComps))
 	case len(early) > 0:
 		return Unsettled, fmt.Sprintf("%s not settled and not yet following %s best node (delay %.1fs): %s",
 			plural(len(early), "1 component", fmt.Sprintf("%d components", len(early))), plural(len(early), "its", "their"), delay, firstAndMore(early))
@@ -252,6 +267,7 @@ type nodeState struct {
 	leader    protocol.NodeID
 	hasLeader bool
 	value     float64
+	seen      bool // its trace was read (a member without one is not judged)
 }
 
 // summaryEvents are the node events the summary needs; the rest (receives,
@@ -325,6 +341,7 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 		if st == nil {
 			return
 		}
+		st.seen = true
 		if e.T > end {
 			end = e.T
 		}
@@ -432,6 +449,14 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 		if len(e.Cut) > 0 {
 			comp.State, comp.Cut, comp.Valid = CutShort, e.Cut, false
 		}
+		for _, id := range e.Nodes {
+			if st := states[id]; st != nil && !st.seen {
+				comp.NoTrace = append(comp.NoTrace, id)
+			}
+		}
+		if len(comp.NoTrace) > 0 && comp.State != CutShort {
+			comp.State, comp.Valid = NoTraces, false
+		}
 		sum.Alive += len(e.Nodes)
 		sum.Components = append(sum.Components, comp)
 	}
@@ -538,7 +563,10 @@ func judge(ids []protocol.NodeID, states map[protocol.NodeID]*nodeState, goal pr
 	for _, id := range ids {
 		st := states[id]
 		key := "none"
-		if st.hasLeader {
+		switch {
+		case !st.seen:
+			key = "unknown" // no trace: whom it follows is not known
+		case st.hasLeader:
 			key = strconv.FormatUint(uint64(st.leader), 10)
 		}
 		c.Leaders[key]++

@@ -255,3 +255,30 @@ func TestSummaryOfARunFileInMemory(t *testing.T) {
 		t.Errorf("on disk after: %v %+v", err, again)
 	}
 }
+
+// TestSummaryMissingTraces: the right leaders, but node 4's trace is
+// missing (a host's traces not gathered): whom it follows is unknown, so
+// its component is not judged and the verdict is unknown, naming it,
+// never "invalid" for a node that merely left no trace.
+func TestSummaryMissingTraces(t *testing.T) {
+	right := map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4}
+	dir := writeRun(t, right)
+	if err := os.Remove(trace.NodeFile(dir, 4)); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != Unknown || !strings.Contains(sum.Reason, "members without a trace: 4") {
+		t.Errorf("verdict %s (%s), want unknown naming node 4", sum.Verdict, sum.Reason)
+	}
+	if c := sum.Components; len(c) != 2 || c[0].State != Settled || !c[0].Valid || c[1].State != NoTraces || c[1].Valid || !slices.Equal(c[1].NoTrace, []protocol.NodeID{4}) {
+		t.Errorf("components %+v", c)
+	}
+	var b strings.Builder
+	sum.WriteText(&b)
+	if !strings.Contains(b.String(), "not judged: members without a trace (4)") || strings.Contains(b.String(), "WRONG") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}

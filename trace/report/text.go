@@ -39,6 +39,8 @@ func (s *Summary) WriteText(w io.Writer) {
 				cut[k] = x.String()
 			}
 			mark = "not judged: traces stop without an end event (" + firstAndMore(cut) + ")"
+		case c.State == NoTraces:
+			mark = "not judged: members without a trace (" + idList(c.NoTrace) + ")"
 		case c.Valid && c.State != Settled && c.State != "":
 			mark = fmt.Sprintf("ok (%s)", c.State)
 		case c.Valid:
