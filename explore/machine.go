@@ -67,7 +67,8 @@ func newMachine(x *explorer, s *scenario.Scenario, choices []sim.Choice) (*machi
 		return nil, err
 	}
 	m.c = c
-	if err := c.Play(choices, -1); err != nil {
+	c.Unlogged()
+	if err := c.PlayOwn(choices); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("explore: replaying a state: %w", err)
 	}
