@@ -42,6 +42,10 @@ type Options struct {
 	Seed      uint64        // random/pct seed (0: the scenario's seed)
 	PCTDepth  int           // pct's bug depth d (0: 3)
 	Progress  io.Writer     // a progress line on long searches (nil: none)
+	// POR turns dfs's sleep sets on (sleep.go): of two independent
+	// choices, the second order is not taken where the first was. Not
+	// exact: see docs/explore.md, "Sleep sets".
+	POR bool
 }
 
 // Result is what a search found.

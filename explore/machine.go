@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"manetlab/protocol"
 	"manetlab/scenario"
@@ -37,6 +38,17 @@ type machine struct {
 	quiet   bool // nothing left but the network's periodic events
 	done    bool // the run reached its end
 	step    int  // the violating step, when chk.found
+	// pend caches c.Pending() at a choice point, for the fingerprint
+	// and the moves (nil: not listed since the last step).
+	pend []sim.Pending
+}
+
+// pending is c.Pending(), listed once per choice point.
+func (m *machine) pending() []sim.Pending {
+	if m.pend == nil {
+		m.pend = m.c.Pending()
+	}
+	return m.pend
 }
 
 // move is one choice.
@@ -45,6 +57,7 @@ type move struct {
 	seq  uint64
 	node protocol.NodeID
 	text string
+	sl   sleeper // its identity and independence, for sleep sets
 }
 
 func (mv move) String() string {
@@ -173,7 +186,7 @@ func (m *machine) judgeEnd() {
 // timers, boots, faults and commands when due), then drops, crashes and
 // recoveries within the budgets.
 func (m *machine) moves() []move {
-	pend := m.c.Pending()
+	pend := m.pending()
 	var out []move
 	if len(pend) == 0 {
 		return nil
@@ -184,32 +197,51 @@ func (m *machine) moves() []move {
 			continue
 		}
 		if p.Type == "deliver" || p.At == due {
-			out = append(out, move{kind: 't', seq: p.Seq, text: p.Text})
+			out = append(out, move{kind: 't', seq: p.Seq, text: p.Text, sl: m.sleeper('t', p)})
 		}
 	}
 	if m.drops < m.x.opt.Drops {
 		for _, p := range pend {
 			if p.Class == sim.ClassProtocol && p.Droppable {
-				out = append(out, move{kind: 'd', seq: p.Seq, text: p.Text})
+				out = append(out, move{kind: 'd', seq: p.Seq, text: p.Text, sl: m.sleeper('d', p)})
 			}
 		}
 	}
 	if m.crashes < m.x.opt.Crashes {
 		for _, n := range m.c.Nodes() {
 			if n.Alive {
-				out = append(out, move{kind: 'c', node: n.ID})
+				out = append(out, move{kind: 'c', node: n.ID, sl: sleeper{key: 'c'<<32 | uint64(n.ID)}})
 			}
 		}
 	}
 	for _, id := range m.down {
-		out = append(out, move{kind: 'r', node: id})
+		out = append(out, move{kind: 'r', node: id, sl: sleeper{key: 'r'<<32 | uint64(id)}})
 	}
 	return out
+}
+
+// due is the time of the earliest pending event, when every choice is
+// taken (a frame taken early arrives then).
+func (m *machine) due() time.Duration {
+	if p, ok := m.c.Next(); ok {
+		return p.At
+	}
+	return m.c.Now()
+}
+
+// sleeper is the move's identity for sleep sets, computed only when the
+// search uses them.
+func (m *machine) sleeper(kind byte, p sim.Pending) sleeper {
+	if !m.x.opt.POR || m.x.opt.Strategy != DFS {
+		return sleeper{}
+	}
+	return sleeperOf(kind, p, m.x.types)
 }
 
 // apply makes a choice and settles.
 func (m *machine) apply(mv move) error {
 	var err error
+	m.pend = nil
 	switch mv.kind {
 	case 't':
 		err = m.c.Take(mv.seq)
@@ -235,8 +267,12 @@ func (m *machine) apply(mv move) error {
 // fingerprint is the state's: the run's (fingerprint) and what decides
 // this machine's future beside it (the budgets used, the nodes it may
 // recover, the checker's memory).
-func (m *machine) fingerprint() fp {
-	return fingerprint(m.c, m.x.types, func(h *hasher) {
+func (m *machine) fingerprint() fp { return m.fingerprintOrdered(true) }
+
+// fingerprintOrdered is fingerprint, or with ordered false the coarser
+// identity of fingerprintOrdered.
+func (m *machine) fingerprintOrdered(ordered bool) fp {
+	return fingerprintOrdered(m.c, m.pending(), m.x.types, func(h *hasher) {
 		h.u64(uint64(m.crashes))
 		h.u64(uint64(m.drops))
 		down := slices.Clone(m.down)
@@ -251,7 +287,7 @@ func (m *machine) fingerprint() fp {
 		for _, v := range []any{k.leader, k.epochs, k.inside, k.waiting} {
 			w.value(h, reflectOf(v))
 		}
-	})
+	}, ordered)
 }
 
 func (m *machine) close() { m.c.Close() }
