@@ -244,7 +244,7 @@ func (m *machine) apply(mv move) error {
 	m.pend = nil
 	switch mv.kind {
 	case 't':
-		err = m.c.Take(mv.seq)
+		err = m.c.TakeOwn(mv.seq, mv.text) // listed and offered (moves)
 	case 'd':
 		err = m.c.Drop(mv.seq)
 		m.drops++

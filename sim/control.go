@@ -533,16 +533,27 @@ func (c *Controller) PlayOwn(choices []Choice) error {
 			}
 			continue
 		}
-		it, ok := c.lookup(ch.Take)
-		if !ok {
-			return fmt.Errorf("schedule: step %d: event %d (%s) is not pending", ch.Step, ch.Take, ch.What)
+		if err := c.TakeOwn(ch.Take, ch.What); err != nil {
+			return fmt.Errorf("schedule: step %d: %w", ch.Step, err)
 		}
-		p := Pending{Text: ch.What}
-		if !c.unlog {
-			p = c.describe(it)
-		}
-		c.take(it, p, c.head.at)
 	}
+	return nil
+}
+
+// TakeOwn takes pending event seq, as Take does, for a caller that knows
+// it is offered (it listed it with Pending since the last step, or
+// replays its own choices): it is neither described nor checked; what
+// is its text (Pending.Text), recorded in Choices.
+func (c *Controller) TakeOwn(seq uint64, what string) error {
+	it, ok := c.lookup(seq)
+	if !ok {
+		return fmt.Errorf("event %d (%s) is not pending", seq, what)
+	}
+	p := Pending{Text: what}
+	if !c.unlog {
+		p = c.describe(it)
+	}
+	c.take(it, p, c.head.at)
 	return nil
 }
 
