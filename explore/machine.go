@@ -41,6 +41,10 @@ type machine struct {
 	// pend caches c.Pending() at a choice point, for the fingerprint
 	// and the moves (nil: not listed since the last step).
 	pend []sim.Pending
+	// prev are the nodes' parts of the fingerprint of the state this
+	// machine's run (or a run with the same choices) had at its last
+	// fingerprint, or its parent's (nil: none); nodes are this state's.
+	prev, nodes []nodeFP
 }
 
 // pending is c.Pending(), listed once per choice point.
@@ -267,27 +271,41 @@ func (m *machine) apply(mv move) error {
 // fingerprint is the state's: the run's (fingerprint) and what decides
 // this machine's future beside it (the budgets used, the nodes it may
 // recover, the checker's memory).
-func (m *machine) fingerprint() fp { return m.fingerprintOrdered(true) }
+func (m *machine) fingerprint() fp {
+	f, nodes := fingerprintOrdered(m.c, m.pending(), m.x.types, m.extra, true, m.prev)
+	if m.x.checkIncremental {
+		if full, _ := fingerprintOrdered(m.c, m.pending(), m.x.types, m.extra, true, nil); full != f {
+			m.x.incrementalWrong++
+		}
+	}
+	m.nodes = nodes
+	return f
+}
 
 // fingerprintOrdered is fingerprint, or with ordered false the coarser
 // identity of fingerprintOrdered.
 func (m *machine) fingerprintOrdered(ordered bool) fp {
-	return fingerprintOrdered(m.c, m.pending(), m.x.types, func(h *hasher) {
-		h.u64(uint64(m.crashes))
-		h.u64(uint64(m.drops))
-		down := slices.Clone(m.down)
-		slices.Sort(down)
-		for _, id := range down {
-			h.u64(uint64(id))
-		}
-		k := m.chk
-		h.u64(uint64(k.msgs))
-		h.u64(uint64(k.crashed))
-		w := walker{seen: map[uintptr]uint64{}, types: m.x.types}
-		for _, v := range []any{k.leader, k.epochs, k.inside, k.waiting} {
-			w.value(h, reflectOf(v))
-		}
-	}, ordered)
+	f, _ := fingerprintOrdered(m.c, m.pending(), m.x.types, m.extra, ordered, nil)
+	return f
+}
+
+// extra hashes what decides the machine's future beside the run: the
+// budgets used, the nodes it may recover, the checker's memory.
+func (m *machine) extra(h *hasher) {
+	h.u64(uint64(m.crashes))
+	h.u64(uint64(m.drops))
+	down := slices.Clone(m.down)
+	slices.Sort(down)
+	for _, id := range down {
+		h.u64(uint64(id))
+	}
+	k := m.chk
+	h.u64(uint64(k.msgs))
+	h.u64(uint64(k.crashed))
+	w := walker{seen: map[uintptr]uint64{}, types: m.x.types}
+	for _, v := range []any{k.leader, k.epochs, k.inside, k.waiting} {
+		w.value(h, reflectOf(v))
+	}
 }
 
 func (m *machine) close() { m.c.Close() }

@@ -25,12 +25,17 @@ type explorer struct {
 	slept map[fp][]uint64
 	// coarse, when not nil, collects the coarse identity of every state
 	// reached (a test's: sleep_test.go).
-	coarse   map[fp]bool
-	hitDepth bool // some schedule was cut at Depth
-	found    *raw
-	notes    map[string]bool
-	report   time.Time // the last progress line
-	types    types     // the fingerprint's cache of types
+	coarse map[fp]bool
+	// checkIncremental, a test's, also hashes every node of every state
+	// afresh and counts in incrementalWrong the fingerprints that differ
+	// from the incremental one.
+	checkIncremental bool
+	incrementalWrong int
+	hitDepth         bool // some schedule was cut at Depth
+	found            *raw
+	notes            map[string]bool
+	report           time.Time // the last progress line
+	types            types     // the fingerprint's cache of types
 }
 
 // raw is a violation as found, before minimisation.
@@ -165,6 +170,8 @@ func (x *explorer) dfsFrom(m *machine, sleep []sleeper) error {
 	}
 	path := m.c.Choices()
 	due := m.due()
+	nodes := m.nodes // m becomes the first child
+
 	for i, mv := range todo {
 		if x.stop() {
 			if i == 0 {
@@ -179,6 +186,9 @@ func (x *explorer) dfsFrom(m *machine, sleep []sleeper) error {
 				return err
 			}
 		}
+		// The child's nodes that mv and the settling after it leave
+		// alone keep their parts of this state's fingerprint.
+		child.prev = nodes
 		if err := child.apply(mv); err != nil {
 			return err
 		}

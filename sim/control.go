@@ -308,6 +308,7 @@ func (c *Controller) Drop(seq uint64) error {
 		c.skip[seq] = true
 	}
 	w := c.w
+	w.touchAll()
 	if f := it.f; f.To < 0 && f.Type != netstack.Hello {
 		w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
 		for _, rc := range w.rx {
@@ -344,6 +345,7 @@ func (c *Controller) fault(id protocol.NodeID, crash bool) error {
 		return fmt.Errorf("no node %d", id)
 	}
 	n := c.w.nodes[i]
+	c.w.touchAll()
 	// It happens at the time of the next event, as a Take does: what the
 	// node's boot queues then comes after the events already due.
 	if h := c.peek(); h != nil {
@@ -390,6 +392,7 @@ func (c *Controller) link(a, b protocol.NodeID, cut bool) error {
 		}
 		return fmt.Errorf("the link %d–%d is not cut", a, b)
 	}
+	c.w.touchAll()
 	if h := c.peek(); h != nil {
 		c.w.now = max(c.w.now, h.at)
 	}

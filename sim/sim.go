@@ -106,6 +106,8 @@ func Run(s *scenario.Scenario, opt Options) (*Result, error) {
 // live in the node itself: a large run's time goes mostly to fetching
 // memory, and a receiver's state is then a few adjacent cache lines.
 type node struct {
+	// touch counts the events that reached the node (NodeView.Touch).
+	touch    uint64
 	alive    bool
 	gen      uint32 // bumped at every boot and crash: stale queue items are skipped
 	inc      uint32 // incarnation: 1 in the first life
