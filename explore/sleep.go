@@ -11,37 +11,41 @@ import (
 
 // Sleep sets (Godefroid, "Partial-Order Methods for the Verification of
 // Concurrent Systems", LNCS 1032, 1996, ch. 5), the partial-order
-// reduction dfs makes unless Options.NoPOR: after exploring choice a at a
-// state, its later siblings b that are independent of a carry a in their
-// sleep set, and a is not taken again below b while it stays independent
-// of what is taken there: b then a reaches the state a then b reached.
-// Sleep sets prune choices, never states: every state the plain search
-// reaches is still reached (and checked), only the orders that lead back
-// to one already explored are left out. With the fingerprint's cache the
-// known pitfall is a state first explored with a sleep set and reached
-// again with a smaller one: the choices asleep the first time and awake
-// now would be lost. The cache therefore keeps each state's sleep set and,
-// on a revisit, explores the choices asleep then and awake now, and keeps
-// the intersection (ch. 5.3, "sleep sets with state caching").
+// reduction dfs makes with Options.POR (--por): after exploring choice a
+// at a state, its later siblings b that are independent of a carry a in
+// their sleep set, and a is not taken below b while it stays independent
+// of what is taken there: b then a would reach the state a then b
+// reached. With the fingerprint's cache the known pitfall is a state
+// first explored with a sleep set and reached again with a smaller one:
+// the choices asleep the first time and awake now would be lost. The
+// cache therefore keeps each state's sleep set (explorer.slept) and, on
+// a revisit with as much depth left, explores the choices asleep then and
+// awake now, and keeps the intersection (ch. 5.3); a state reached with
+// fewer choices is explored again as new.
 //
 // The independence relation: two choices are independent when both take
 // a protocol event (not a drop, crash or recovery, nor a fault of the
-// scenario), each happens at one node (a one-hop or one hop of a
-// multi-hop frame to one receiver, a timer, a boot, a command; not a
+// scenario), each at one node (a frame to one receiver, one-hop or one
+// hop of a multi-hop message; a timer, a boot, a command; not a
 // broadcast, which reaches every node in range at once), the two nodes
-// differ and they are not hops of one multi-hop message channel (same
-// origin and destination: the reliable channel's FIFO order offers the
-// later message only when the earlier one has arrived, at another node
-// than the hop's). Such an event changes only its node's state (its
-// process, stack, timers, random stream), adds events of that node, and
-// consumes itself; neither disables the other (a frame may be taken at
-// any time, and a due timer stays due: the events the other adds are no
-// earlier than the time taken), so the two orders reach one state, up to
-// what the fingerprint leaves out (the clock; the network's own events,
-// which settle takes between choices, may interleave differently with
-// them: as for the fingerprint, docs/explore.md). The checker's memory
-// commutes too: leader notes per node and per epoch, message counts, who
-// is in the section.
+// differ, they are not hops of one multi-hop channel (same origin and
+// destination: the reliable channel's FIFO order offers the later
+// message only when the earlier one has arrived, at another node than
+// the hop's), and both are due at the state's earliest time (a choice
+// happens then: a frame taken before an earlier timer arrives at the
+// timer's time, taken after it at its own, and the two orders' later
+// timers would differ). Such an event changes only its node's state and
+// adds its node's events; neither disables the other (a frame may be
+// taken at any time; a due timer stays due, the events the other adds
+// being no earlier). The checker's memory commutes too.
+//
+// Not exact: the network's own events that the two add at that instant
+// (route requests and replies, acknowledgements) are queued, and taken,
+// in the two orders' different orders, with relay jitter drawn in a
+// different order; the plain search counts two states and explores both
+// futures, sleep sets one. So sleep sets reach fewer protocol states
+// than the plain search, never one it does not (TestSleepSets), and
+// --por is off by default (docs/explore.md, "Sleep sets").
 
 // sleeper is a choice asleep: its identity and what independence reads.
 type sleeper struct {
