@@ -171,7 +171,6 @@ func (x *explorer) dfsFrom(m *machine, sleep []sleeper) error {
 	path := m.c.Choices()
 	due := m.due()
 	nodes := m.nodes // m becomes the first child
-
 	for i, mv := range todo {
 		if x.stop() {
 			if i == 0 {
