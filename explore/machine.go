@@ -85,6 +85,7 @@ func newMachine(x *explorer, s *scenario.Scenario, choices []sim.Choice) (*machi
 	}
 	m.c = c
 	c.Unlogged()
+	c.CountTouches()
 	if err := c.PlayOwn(choices); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("explore: replaying a state: %w", err)

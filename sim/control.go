@@ -512,6 +512,11 @@ func Replay(s *scenario.Scenario, opt Options, sched *Schedule, upTo int, observ
 // (an observer that reads its step).
 func (c *Controller) Play(choices []Choice, upTo int) error { return c.replay(choices, upTo) }
 
+// CountTouches makes the run count, for each node, the events that may
+// change it (NodeView.Touch), from the start: call it before any step.
+// Off by default: a broadcast counts at every node.
+func (c *Controller) CountTouches() { c.w.touches = true }
+
 // Unlogged stops logging the steps (Log stays empty from now on): for a
 // search that replays runs by the thousand and never shows them.
 func (c *Controller) Unlogged() { c.unlog = true }

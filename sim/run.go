@@ -93,7 +93,9 @@ func (w *world) progress(start time.Time) {
 
 func (w *world) dispatch(it item) {
 	n := w.nodes[it.node]
-	w.touch(it, n)
+	if w.touches {
+		w.touch(it, n)
+	}
 	switch it.kind {
 	case itemStart:
 		w.boot(n)
@@ -142,8 +144,11 @@ func (w *world) touch(it item, n *node) {
 	}
 }
 
-// touchAll counts a change at every node.
+// touchAll counts a change at every node, when touches are counted.
 func (w *world) touchAll() {
+	if !w.touches {
+		return
+	}
 	for _, n := range w.nodes {
 		n.touch++
 	}

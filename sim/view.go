@@ -23,10 +23,11 @@ type NodeView struct {
 	Store  *protocol.MemStore
 	// Rand is the process's random stream (Env.Rand); nil while crashed.
 	Rand *rand.Rand
-	// Touch counts the events that may have changed the node: two runs
-	// of one scenario with the same choices have the same counts at the
-	// same step, and a node whose count did not move between two steps
-	// of a run has the state it had (for the explorer's incremental
+	// Touch counts the events that may have changed the node, when the
+	// Controller counts them (CountTouches; else 0): two runs of one
+	// scenario with the same choices have the same counts at the same
+	// step, and a node whose count did not move between two steps of a
+	// run has the state it had (for the explorer's incremental
 	// fingerprint).
 	Touch uint64
 }
