@@ -74,6 +74,19 @@ func TestExploreFindsBrokenVariants(t *testing.T) {
 			if v.Property != c.search {
 				t.Fatalf("violation %s (%s), want %s", v.Property, v.Witness, c.search)
 			}
+			// dfs with sleep sets catches it too, with the same property.
+			if c.opt.Strategy == explore.DFS {
+				po := c.opt
+				po.POR = true
+				pr, err := explore.Run(s, po)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pr.Violation == nil || pr.Violation.Property != c.search {
+					t.Fatalf("with sleep sets: %+v after %d states, want %s", pr.Violation, pr.States, c.search)
+				}
+				t.Logf("with sleep sets: %s after %d states", pr.Violation.Property, pr.States)
+			}
 			if v.Schedule == nil || len(v.Schedule.Choices) > v.Found {
 				t.Fatalf("schedule %+v not minimised (%d choices found)", v.Schedule, v.Found)
 			}

@@ -26,15 +26,20 @@ var clearCases = []clearCase{
 	{"cr3", explore.Options{Strategy: explore.DFS, Depth: 60}, true},
 	{"cr4", explore.Options{Strategy: explore.DFS, Depth: 60}, true},
 	{"lelann3", explore.Options{Strategy: explore.DFS, Depth: 60}, true},
+	// Exhaustive in 1,129,360 states, two minutes from the command line:
+	// too long for a test (docs/explore.md); with sleep sets, below.
 	{"lelann4", explore.Options{Strategy: explore.DFS, Depth: 60, States: 5000}, false},
 	{"hs3", explore.Options{Strategy: explore.DFS, Depth: 60}, true},
-	{"hs4", explore.Options{Strategy: explore.DFS, Depth: 60, States: 5000}, false},
+	{"hs4", explore.Options{Strategy: explore.DFS, Depth: 60}, true},
 	{"bully3", explore.Options{Strategy: explore.DFS, Depth: 150}, true},
 	{"bully-gm3", explore.Options{Strategy: explore.DFS, Depth: 150}, true},
 	{"ra3", explore.Options{Strategy: explore.DFS, Depth: 60}, true},
 	{"lamport3", explore.Options{Strategy: explore.DFS, Depth: 60}, true},
 	{"sk3", explore.Options{Strategy: explore.DFS, Depth: 60}, true},
 	{"tree4", explore.Options{Strategy: explore.DFS, Depth: 60}, true},
+	// With sleep sets (not exact: docs/explore.md, "Sleep sets").
+	{"lelann4", explore.Options{Strategy: explore.DFS, Depth: 60, POR: true}, true},
+	{"hs4", explore.Options{Strategy: explore.DFS, Depth: 60, POR: true}, true},
 }
 
 // TestExploreClearsCorrectAlgorithms: the correct algorithms of issue 23
@@ -44,7 +49,11 @@ var clearCases = []clearCase{
 // docs/explore.md).
 func TestExploreClearsCorrectAlgorithms(t *testing.T) {
 	for _, c := range clearCases {
-		t.Run(c.file, func(t *testing.T) {
+		name := c.file
+		if c.opt.POR {
+			name += "-por"
+		}
+		t.Run(name, func(t *testing.T) {
 			s, err := scenario.Load(filepath.Join("../configs/explore", c.file+".yaml"), nil)
 			if err != nil {
 				t.Fatal(err)

@@ -251,38 +251,49 @@ func cmpFP(a, b fp) int {
 // the pending events in the simulator's order without their times (the clock itself is left out: see docs/explore.md), and extra,
 // the explorer's and the checker's state that decides the future.
 func fingerprint(c *sim.Controller, tc types, extra func(h *hasher)) fp {
+	f, _ := fingerprintOrdered(c, c.Pending(), tc, extra, true, nil)
+	return f
+}
+
+// nodeFP is one node's part of a fingerprint, and the node's Touch count
+// when it was hashed.
+type nodeFP struct {
+	touch uint64
+	h     fp
+}
+
+// fingerprintOrdered is fingerprint, given pend, c.Pending(), and the
+// nodes' parts of the fingerprint of an earlier state of the same run
+// or of a run with the same choices up to that state (prev; nil: none):
+// a node whose Touch count has not moved since is not hashed again. It
+// returns the nodes' parts too. With ordered false, a coarser identity:
+// the nodes' protocol states and extra, without the network stacks and
+// the pending events, for the test that sleep sets reach every protocol
+// state the plain search reaches (sleep_test.go).
+func fingerprintOrdered(c *sim.Controller, pend []sim.Pending, tc types, extra func(h *hasher), ordered bool, prev []nodeFP) (fp, []nodeFP) {
 	h := newHasher()
-	for _, n := range c.View() {
-		w := walker{seen: map[uintptr]uint64{}, timers: map[protocol.TimerID]int{}, types: tc}
-		h.u64(uint64(n.ID))
-		if !n.Alive {
-			h.u64(0xdead)
-			h.u64(uint64(n.Inc))
-			w.value(&h, reflect.ValueOf(n.Store))
-			continue
-		}
-		h.u64(uint64(n.Inc))
-		h.u64(math.Float64bits(n.Value))
-		for i, t := range n.Timers {
-			w.timers[t.ID] = i + 1
-			h.str(t.Name)
-			h.u64(uint64(t.Arg))
-		}
-		if f, ok := n.Proc.(Fingerprinter); ok {
-			h.u64(f.Fingerprint())
+	view := c.View()
+	nodes := make([]nodeFP, len(view))
+	for i, n := range view {
+		if ordered && i < len(prev) && prev[i].touch == n.Touch {
+			nodes[i] = prev[i]
 		} else {
-			w.value(&h, reflect.ValueOf(n.Proc))
+			nodes[i] = nodeFP{touch: n.Touch, h: hashNode(n, tc, ordered)}
 		}
-		w.value(&h, reflect.ValueOf(n.Rand))
-		w.value(&h, reflect.ValueOf(n.Stack))
-		w.value(&h, reflect.ValueOf(n.Store))
+		h.u64(nodes[i].h[0])
+		h.u64(nodes[i].h[1])
+	}
+	if !ordered {
+		if extra != nil {
+			extra(&h)
+		}
+		return h.sum(), nil
 	}
 	// Pending events, without their times and numbers: in the order the
 	// simulator would take them, but for a run of protocol events due at
 	// one time, hashed as a set (the explorer takes them in every order;
 	// the network's events it takes in the simulator's order, so theirs
 	// is kept).
-	pend := c.Pending()
 	var group []fp
 	flush := func() {
 		slices.SortFunc(group, cmpFP)
@@ -315,6 +326,38 @@ func fingerprint(c *sim.Controller, tc types, extra func(h *hasher)) fp {
 	if extra != nil {
 		extra(&h)
 	}
+	return h.sum(), nodes
+}
+
+// hashNode is one node's part of the fingerprint (its network stack only
+// when ordered).
+func hashNode(n sim.NodeView, tc types, ordered bool) fp {
+	h := newHasher()
+	w := walker{seen: map[uintptr]uint64{}, timers: map[protocol.TimerID]int{}, types: tc}
+	h.u64(uint64(n.ID))
+	if !n.Alive {
+		h.u64(0xdead)
+		h.u64(uint64(n.Inc))
+		w.value(&h, reflect.ValueOf(n.Store))
+		return h.sum()
+	}
+	h.u64(uint64(n.Inc))
+	h.u64(math.Float64bits(n.Value))
+	for i, t := range n.Timers {
+		w.timers[t.ID] = i + 1
+		h.str(t.Name)
+		h.u64(uint64(t.Arg))
+	}
+	if f, ok := n.Proc.(Fingerprinter); ok {
+		h.u64(f.Fingerprint())
+	} else {
+		w.value(&h, reflect.ValueOf(n.Proc))
+	}
+	w.value(&h, reflect.ValueOf(n.Rand))
+	if ordered {
+		w.value(&h, reflect.ValueOf(n.Stack))
+	}
+	w.value(&h, reflect.ValueOf(n.Store))
 	return h.sum()
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"manetlab/protocol"
 	"manetlab/scenario"
@@ -37,6 +38,21 @@ type machine struct {
 	quiet   bool // nothing left but the network's periodic events
 	done    bool // the run reached its end
 	step    int  // the violating step, when chk.found
+	// pend caches c.Pending() at a choice point, for the fingerprint
+	// and the moves (nil: not listed since the last step).
+	pend []sim.Pending
+	// prev are the nodes' parts of the fingerprint of the state this
+	// machine's run (or a run with the same choices) had at its last
+	// fingerprint, or its parent's (nil: none); nodes are this state's.
+	prev, nodes []nodeFP
+}
+
+// pending is c.Pending(), listed once per choice point.
+func (m *machine) pending() []sim.Pending {
+	if m.pend == nil {
+		m.pend = m.c.Pending()
+	}
+	return m.pend
 }
 
 // move is one choice.
@@ -45,6 +61,7 @@ type move struct {
 	seq  uint64
 	node protocol.NodeID
 	text string
+	sl   sleeper // its identity and independence, for sleep sets
 }
 
 func (mv move) String() string {
@@ -67,7 +84,9 @@ func newMachine(x *explorer, s *scenario.Scenario, choices []sim.Choice) (*machi
 		return nil, err
 	}
 	m.c = c
-	if err := c.Play(choices, -1); err != nil {
+	c.Unlogged()
+	c.CountTouches()
+	if err := c.PlayOwn(choices); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("explore: replaying a state: %w", err)
 	}
@@ -172,7 +191,7 @@ func (m *machine) judgeEnd() {
 // timers, boots, faults and commands when due), then drops, crashes and
 // recoveries within the budgets.
 func (m *machine) moves() []move {
-	pend := m.c.Pending()
+	pend := m.pending()
 	var out []move
 	if len(pend) == 0 {
 		return nil
@@ -183,35 +202,54 @@ func (m *machine) moves() []move {
 			continue
 		}
 		if p.Type == "deliver" || p.At == due {
-			out = append(out, move{kind: 't', seq: p.Seq, text: p.Text})
+			out = append(out, move{kind: 't', seq: p.Seq, text: p.Text, sl: m.sleeper('t', p)})
 		}
 	}
 	if m.drops < m.x.opt.Drops {
 		for _, p := range pend {
 			if p.Class == sim.ClassProtocol && p.Droppable {
-				out = append(out, move{kind: 'd', seq: p.Seq, text: p.Text})
+				out = append(out, move{kind: 'd', seq: p.Seq, text: p.Text, sl: m.sleeper('d', p)})
 			}
 		}
 	}
 	if m.crashes < m.x.opt.Crashes {
 		for _, n := range m.c.Nodes() {
 			if n.Alive {
-				out = append(out, move{kind: 'c', node: n.ID})
+				out = append(out, move{kind: 'c', node: n.ID, sl: sleeper{key: 'c'<<32 | uint64(n.ID)}})
 			}
 		}
 	}
 	for _, id := range m.down {
-		out = append(out, move{kind: 'r', node: id})
+		out = append(out, move{kind: 'r', node: id, sl: sleeper{key: 'r'<<32 | uint64(id)}})
 	}
 	return out
+}
+
+// due is the time of the earliest pending event, when every choice is
+// taken (a frame taken early arrives then).
+func (m *machine) due() time.Duration {
+	if p, ok := m.c.Next(); ok {
+		return p.At
+	}
+	return m.c.Now()
+}
+
+// sleeper is the move's identity for sleep sets, computed only when the
+// search uses them.
+func (m *machine) sleeper(kind byte, p sim.Pending) sleeper {
+	if !m.x.opt.POR || m.x.opt.Strategy != DFS {
+		return sleeper{}
+	}
+	return sleeperOf(kind, p, m.x.types)
 }
 
 // apply makes a choice and settles.
 func (m *machine) apply(mv move) error {
 	var err error
+	m.pend = nil
 	switch mv.kind {
 	case 't':
-		err = m.c.Take(mv.seq)
+		err = m.c.TakeOwn(mv.seq, mv.text) // listed and offered (moves)
 	case 'd':
 		err = m.c.Drop(mv.seq)
 		m.drops++
@@ -235,22 +273,40 @@ func (m *machine) apply(mv move) error {
 // this machine's future beside it (the budgets used, the nodes it may
 // recover, the checker's memory).
 func (m *machine) fingerprint() fp {
-	return fingerprint(m.c, m.x.types, func(h *hasher) {
-		h.u64(uint64(m.crashes))
-		h.u64(uint64(m.drops))
-		down := slices.Clone(m.down)
-		slices.Sort(down)
-		for _, id := range down {
-			h.u64(uint64(id))
+	f, nodes := fingerprintOrdered(m.c, m.pending(), m.x.types, m.extra, true, m.prev)
+	if m.x.checkIncremental {
+		if full, _ := fingerprintOrdered(m.c, m.pending(), m.x.types, m.extra, true, nil); full != f {
+			m.x.incrementalWrong++
 		}
-		k := m.chk
-		h.u64(uint64(k.msgs))
-		h.u64(uint64(k.crashed))
-		w := walker{seen: map[uintptr]uint64{}, types: m.x.types}
-		for _, v := range []any{k.leader, k.epochs, k.inside, k.waiting} {
-			w.value(h, reflectOf(v))
-		}
-	})
+	}
+	m.nodes = nodes
+	return f
+}
+
+// fingerprintOrdered is fingerprint, or with ordered false the coarser
+// identity of fingerprintOrdered.
+func (m *machine) fingerprintOrdered(ordered bool) fp {
+	f, _ := fingerprintOrdered(m.c, m.pending(), m.x.types, m.extra, ordered, nil)
+	return f
+}
+
+// extra hashes what decides the machine's future beside the run: the
+// budgets used, the nodes it may recover, the checker's memory.
+func (m *machine) extra(h *hasher) {
+	h.u64(uint64(m.crashes))
+	h.u64(uint64(m.drops))
+	down := slices.Clone(m.down)
+	slices.Sort(down)
+	for _, id := range down {
+		h.u64(uint64(id))
+	}
+	k := m.chk
+	h.u64(uint64(k.msgs))
+	h.u64(uint64(k.crashed))
+	w := walker{seen: map[uintptr]uint64{}, types: m.x.types}
+	for _, v := range []any{k.leader, k.epochs, k.inside, k.waiting} {
+		w.value(h, reflectOf(v))
+	}
 }
 
 func (m *machine) close() { m.c.Close() }

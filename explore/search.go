@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"manetlab/scenario"
@@ -18,12 +19,23 @@ type explorer struct {
 	// seen maps a state's fingerprint to the fewest choices it was
 	// reached with: a state reached again with no more depth left is not
 	// explored again.
-	seen     map[fp]int
-	hitDepth bool // some schedule was cut at Depth
-	found    *raw
-	notes    map[string]bool
-	report   time.Time // the last progress line
-	types    types     // the fingerprint's cache of types
+	seen map[fp]int
+	// slept is dfs's sleep set of a state in seen (sleep.go), when not
+	// empty.
+	slept map[fp][]uint64
+	// coarse, when not nil, collects the coarse identity of every state
+	// reached (a test's: sleep_test.go).
+	coarse map[fp]bool
+	// checkIncremental, a test's, also hashes every node of every state
+	// afresh and counts in incrementalWrong the fingerprints that differ
+	// from the incremental one.
+	checkIncremental bool
+	incrementalWrong int
+	hitDepth         bool // some schedule was cut at Depth
+	found            *raw
+	notes            map[string]bool
+	report           time.Time // the last progress line
+	types            types     // the fingerprint's cache of types
 }
 
 // raw is a violation as found, before minimisation.
@@ -34,7 +46,7 @@ type raw struct {
 }
 
 func newExplorer(s *scenario.Scenario, opt Options) (*explorer, error) {
-	x := &explorer{s: s, opt: opt, rules: newRules(s), start: time.Now(), seen: map[fp]int{}, notes: map[string]bool{}, types: types{}}
+	x := &explorer{s: s, opt: opt, rules: newRules(s), start: time.Now(), seen: map[fp]int{}, slept: map[fp][]uint64{}, notes: map[string]bool{}, types: types{}}
 	x.report = x.start
 	for _, n := range x.rules.notes {
 		x.note(n)
@@ -80,6 +92,9 @@ func (x *explorer) progress() {
 // reach counts a state reached and records a violation in it.
 func (x *explorer) reach(m *machine) {
 	x.res.States++
+	if x.coarse != nil {
+		x.coarse[m.fingerprintOrdered(false)] = true
+	}
 	x.res.MaxDepth = max(x.res.MaxDepth, m.depth)
 	if m.quiet || m.done {
 		x.res.Quiescent++
@@ -100,14 +115,14 @@ func (x *explorer) dfs() error {
 	if err != nil {
 		return err
 	}
-	if err := x.dfsFrom(m); err != nil {
+	if err := x.dfsFrom(m, nil); err != nil {
 		return err
 	}
 	x.res.Exhaustive = x.res.Budget == "" && x.found == nil
 	return nil
 }
 
-func (x *explorer) dfsFrom(m *machine) error {
+func (x *explorer) dfsFrom(m *machine, sleep []sleeper) error {
 	x.reach(m)
 	if m.leaf() {
 		x.res.Schedules++
@@ -115,22 +130,52 @@ func (x *explorer) dfsFrom(m *machine) error {
 		return nil
 	}
 	f := m.fingerprint()
+	var todo []move
 	if d, ok := x.seen[f]; ok && d <= m.depth {
-		x.res.Schedules++
-		m.close()
-		return nil
+		// Seen with as much depth left: explore only what was asleep
+		// then and is awake now (none without sleep sets).
+		was := x.slept[f]
+		for _, mv := range m.moves() {
+			if slices.Contains(was, mv.sl.key) && !asleep(sleep, mv) {
+				todo = append(todo, mv)
+			}
+		}
+		if len(todo) == 0 {
+			x.res.Schedules++
+			m.close()
+			return nil
+		}
+		x.sleepKeys(f, slices.DeleteFunc(was, func(k uint64) bool {
+			return !slices.ContainsFunc(sleep, func(s sleeper) bool { return s.key == k })
+		}))
+	} else {
+		x.seen[f] = m.depth
+		x.sleepKeys(f, keys(sleep))
+		for _, mv := range m.moves() {
+			if !asleep(sleep, mv) {
+				todo = append(todo, mv)
+			}
+		}
 	}
-	x.seen[f] = m.depth
 	if m.depth >= x.opt.Depth {
 		x.hitDepth = true
 		x.res.Schedules++
 		m.close()
 		return nil
 	}
-	moves := m.moves()
+	if len(todo) == 0 {
+		x.res.Schedules++
+		m.close()
+		return nil
+	}
 	path := m.c.Choices()
-	for i, mv := range moves {
+	due := m.due()
+	nodes := m.nodes // m becomes the first child
+	for i, mv := range todo {
 		if x.stop() {
+			if i == 0 {
+				m.close()
+			}
 			break
 		}
 		child := m
@@ -140,18 +185,29 @@ func (x *explorer) dfsFrom(m *machine) error {
 				return err
 			}
 		}
+		// The child's nodes that mv and the settling after it leave
+		// alone keep their parts of this state's fingerprint.
+		child.prev = nodes
 		if err := child.apply(mv); err != nil {
 			return err
 		}
-		if err := x.dfsFrom(child); err != nil {
+		if err := x.dfsFrom(child, wake(sleep, mv, due)); err != nil {
 			return err
 		}
-	}
-	if len(moves) == 0 {
-		x.res.Schedules++
-		m.close()
+		if x.opt.POR {
+			sleep = append(sleep, mv.sl)
+		}
 	}
 	return nil
+}
+
+// sleepKeys stores a state's sleep set (nothing for an empty one).
+func (x *explorer) sleepKeys(f fp, ks []uint64) {
+	if len(ks) == 0 {
+		delete(x.slept, f)
+		return
+	}
+	x.slept[f] = ks
 }
 
 // bfs explores breadth first: every state at k choices before any at

@@ -37,6 +37,7 @@ type Controller struct {
 	done    bool
 	closed  bool
 	log     []Taken
+	unlog   bool // Unlogged: steps are not logged
 	// got are the multi-hop messages delivered, by origin, origin
 	// sequence number and receiver: the copies still flooding elsewhere
 	// do not hold the next message of their channel back.
@@ -135,8 +136,10 @@ func (c *Controller) Step() bool {
 		return false
 	}
 	c.head = nil
-	p := c.describe(*it)
-	c.log = append(c.log, Taken{Step: c.step, At: it.at, Text: p.Text, Class: p.Class, Node: p.Node})
+	if !c.unlog {
+		p := c.describe(*it)
+		c.log = append(c.log, Taken{Step: c.step, At: it.at, Text: p.Text, Class: p.Class, Node: p.Node})
+	}
 	c.step++
 	c.w.now = it.at
 	c.w.res.Events++
@@ -202,6 +205,33 @@ func (c *Controller) items() []item {
 	return its
 }
 
+// lookup is the pending item seq, found without listing and sorting the
+// queue.
+func (c *Controller) lookup(seq uint64) (item, bool) {
+	h := c.peek()
+	if h == nil {
+		return item{}, false
+	}
+	if h.seq == seq {
+		return *h, true
+	}
+	var got item
+	ok := false
+	add := func(at time.Duration, v queued) {
+		if !ok && v.seq == seq && !c.skip[seq] && at <= c.w.end {
+			got, ok = item{at: at, kind: v.kind, node: v.node, gen: v.gen, ref: v.ref, f: v.f, to: v.to, seq: v.seq}, true
+		}
+	}
+	c.w.q.heap.Each(add)
+	for i := range c.w.q.lanes {
+		ln := &c.w.q.lanes[i]
+		for _, l := range ln.items[ln.head:] {
+			add(l.at, l.v)
+		}
+	}
+	return got, ok
+}
+
 // find is the pending item seq.
 func (c *Controller) find(seq uint64) (item, bool) {
 	for _, it := range c.items() {
@@ -235,20 +265,29 @@ func (c *Controller) Take(seq uint64) error {
 	if !p.Offered {
 		return fmt.Errorf("event %d (%s) is not offered: %s", seq, p.Text, p.Why)
 	}
-	at := max(c.w.now, its[0].at)
+	c.take(it, p, its[0].at)
+	return nil
+}
+
+// take takes item it, described by p, now or at first, the time of the
+// earliest pending item, if that is later.
+func (c *Controller) take(it item, p Pending, first time.Duration) {
+	seq := it.seq
+	at := max(c.w.now, first)
 	if c.head != nil && c.head.seq == seq {
 		c.head = nil
 	} else {
 		c.skip[seq] = true
 	}
 	c.choices = append(c.choices, Choice{Step: c.step, Take: seq, What: p.Text})
-	c.log = append(c.log, Taken{Step: c.step, At: at, Text: p.Text, Class: p.Class, Node: p.Node, Chosen: true})
+	if !c.unlog {
+		c.log = append(c.log, Taken{Step: c.step, At: at, Text: p.Text, Class: p.Class, Node: p.Node, Chosen: true})
+	}
 	c.step++
 	c.w.now = at
 	c.w.res.Events++
 	it.at = at
 	c.w.dispatch(it)
-	return nil
 }
 
 // Drop removes a pending frame: nobody hears it. Receivers of a
@@ -269,6 +308,7 @@ func (c *Controller) Drop(seq uint64) error {
 		c.skip[seq] = true
 	}
 	w := c.w
+	w.touchAll()
 	if f := it.f; f.To < 0 && f.Type != netstack.Hello {
 		w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
 		for _, rc := range w.rx {
@@ -305,6 +345,7 @@ func (c *Controller) fault(id protocol.NodeID, crash bool) error {
 		return fmt.Errorf("no node %d", id)
 	}
 	n := c.w.nodes[i]
+	c.w.touchAll()
 	// It happens at the time of the next event, as a Take does: what the
 	// node's boot queues then comes after the events already due.
 	if h := c.peek(); h != nil {
@@ -351,6 +392,7 @@ func (c *Controller) link(a, b protocol.NodeID, cut bool) error {
 		}
 		return fmt.Errorf("the link %d–%d is not cut", a, b)
 	}
+	c.w.touchAll()
 	if h := c.peek(); h != nil {
 		c.w.now = max(c.w.now, h.at)
 	}
@@ -469,6 +511,59 @@ func Replay(s *scenario.Scenario, opt Options, sched *Schedule, upTo int, observ
 // Replay does): for a caller that needs the Controller before the replay
 // (an observer that reads its step).
 func (c *Controller) Play(choices []Choice, upTo int) error { return c.replay(choices, upTo) }
+
+// CountTouches makes the run count, for each node, the events that may
+// change it (NodeView.Touch), from the start: call it before any step.
+// Off by default: a broadcast counts at every node.
+func (c *Controller) CountTouches() { c.w.touches = true }
+
+// Unlogged stops logging the steps (Log stays empty from now on): for a
+// search that replays runs by the thousand and never shows them.
+func (c *Controller) Unlogged() { c.unlog = true }
+
+// PlayOwn replays choices that a Controller of the same scenario and
+// options made (its Choices), from the start, as Play does, but trusts
+// them: a taken event is found by its number alone, neither described
+// nor checked against the schedule's text and the reliable channel's
+// order (what Take checks). The run is the one Play would replay; a
+// choice that does not fit it is not detected. For the explorer's
+// restoration of its own states; a schedule file goes through Play.
+func (c *Controller) PlayOwn(choices []Choice) error {
+	for _, ch := range choices {
+		for c.step < ch.Step {
+			if !c.Step() {
+				return fmt.Errorf("schedule: step %d: the run ended at step %d", ch.Step, c.step)
+			}
+		}
+		if ch.Take == 0 {
+			if err := c.Apply(ch); err != nil {
+				return fmt.Errorf("schedule: %w", err)
+			}
+			continue
+		}
+		if err := c.TakeOwn(ch.Take, ch.What); err != nil {
+			return fmt.Errorf("schedule: step %d: %w", ch.Step, err)
+		}
+	}
+	return nil
+}
+
+// TakeOwn takes pending event seq, as Take does, for a caller that knows
+// it is offered (it listed it with Pending since the last step, or
+// replays its own choices): it is neither described nor checked; what
+// is its text (Pending.Text), recorded in Choices.
+func (c *Controller) TakeOwn(seq uint64, what string) error {
+	it, ok := c.lookup(seq)
+	if !ok {
+		return fmt.Errorf("event %d (%s) is not pending", seq, what)
+	}
+	p := Pending{Text: what}
+	if !c.unlog {
+		p = c.describe(it)
+	}
+	c.take(it, p, c.head.at)
+	return nil
+}
 
 func (c *Controller) replay(choices []Choice, upTo int) error {
 	for _, ch := range choices {

@@ -61,6 +61,7 @@ func (c *Controller) Move(id protocol.NodeID, x, y float64) error {
 		return fmt.Errorf("move node %d: (%g, %g) is not a place", id, x, y)
 	}
 	d := c.w.mob.(*dragged)
+	c.w.touchAll()
 	if h := c.peek(); h != nil {
 		c.w.now = max(c.w.now, h.at)
 	}

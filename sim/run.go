@@ -93,6 +93,9 @@ func (w *world) progress(start time.Time) {
 
 func (w *world) dispatch(it item) {
 	n := w.nodes[it.node]
+	if w.touches {
+		w.touch(it, n)
+	}
 	switch it.kind {
 	case itemStart:
 		w.boot(n)
@@ -119,6 +122,35 @@ func (w *world) dispatch(it item) {
 		w.fault(w.s.Faults[it.ref])
 	case itemCommand:
 		w.command(w.s.Workload.Commands[it.ref])
+	}
+}
+
+// touch counts item it at the nodes whose state it may change: a
+// unicast frame's transmitter and receiver, every node for a broadcast,
+// a fault, a command or the DCF medium's events, else its node n.
+func (w *world) touch(it item, n *node) {
+	switch it.kind {
+	case itemArrive:
+		if it.f.To >= 0 {
+			w.nodes[it.f.To].touch++
+			w.nodes[it.f.From].touch++
+			return
+		}
+		w.touchAll()
+	case itemFault, itemCommand, itemAirStart, itemAirEnd:
+		w.touchAll()
+	default:
+		n.touch++
+	}
+}
+
+// touchAll counts a change at every node, when touches are counted.
+func (w *world) touchAll() {
+	if !w.touches {
+		return
+	}
+	for _, n := range w.nodes {
+		n.touch++
 	}
 }
 

@@ -124,10 +124,13 @@ type node struct {
 	// store is the node's stable storage: it outlives crashes, and every
 	// process the node boots gets it.
 	store protocol.MemStore
+	// touch counts the events that may have changed the node
+	// (NodeView.Touch), out of the lines read at every frame.
+	touch uint64
 	// pad makes a node a whole number of 64-byte cache lines, so that
 	// every node's head, link and stack head, read at every frame, take as
 	// few lines as they can (TestNodeCacheLines).
-	_ [32]byte
+	_ [24]byte
 }
 
 type pendingTimer struct {
@@ -151,6 +154,9 @@ func (n *node) timer(id uint64) (t pendingTimer, ok bool) {
 
 // world is one simulation run.
 type world struct {
+	// touches: count the events that may change each node (node.touch),
+	// for a Controller's caller that asked (CountTouches).
+	touches bool
 	s       *scenario.Scenario
 	opt     Options
 	spec    protocol.Spec

@@ -23,6 +23,13 @@ type NodeView struct {
 	Store  *protocol.MemStore
 	// Rand is the process's random stream (Env.Rand); nil while crashed.
 	Rand *rand.Rand
+	// Touch counts the events that may have changed the node, when the
+	// Controller counts them (CountTouches; else 0): two runs of one
+	// scenario with the same choices have the same counts at the same
+	// step, and a node whose count did not move between two steps of a
+	// run has the state it had (for the explorer's incremental
+	// fingerprint).
+	Touch uint64
 }
 
 // TimerView is one pending protocol timer.
@@ -36,7 +43,7 @@ type TimerView struct {
 func (c *Controller) View() []NodeView {
 	out := make([]NodeView, len(c.w.nodes))
 	for i, n := range c.w.nodes {
-		v := NodeView{ID: n.id, Alive: n.alive, Inc: n.inc, Value: n.value, Proc: n.proc, Stack: &n.stack, Store: &n.store}
+		v := NodeView{ID: n.id, Alive: n.alive, Inc: n.inc, Value: n.value, Proc: n.proc, Stack: &n.stack, Store: &n.store, Touch: n.touch}
 		if n.alive {
 			v.Rand = n.env.rng
 			v.Timers = make([]TimerView, len(n.timers))
