@@ -33,6 +33,20 @@ type FaultRecord struct {
 	Host string          `json:"host,omitempty"`
 }
 
+// Check reports what makes r no fault record, naming the field: a node
+// (not 0), "crash" or "recover", a time not before the run's start.
+func (r FaultRecord) Check() error {
+	switch {
+	case r.Node == protocol.None:
+		return errors.New("node: missing or 0; want a member of the scenario")
+	case r.Ev != EvCrash && r.Ev != EvRecover:
+		return fmt.Errorf("ev: %q; want \"crash\" or \"recover\"", r.Ev)
+	case r.T < 0:
+		return fmt.Errorf("t: %d is before the run's start", r.T)
+	}
+	return nil
+}
+
 // AppendFaultRecord writes r as one line to w.
 func AppendFaultRecord(w io.Writer, r FaultRecord) error {
 	b, err := json.Marshal(r)
@@ -75,15 +89,11 @@ func ReadFaults(path string, member func(protocol.NodeID) bool, dur time.Duratio
 			}
 			return nil, fmt.Errorf("%s:%d: not a fault record (want {\"node\":ID,\"ev\":\"crash\"|\"recover\",\"t\":NS,\"host\":NAME}): %v", path, ln, err)
 		}
-		switch {
-		case r.Node == protocol.None:
-			return nil, fmt.Errorf("%s:%d: node: missing or 0; want a member of the scenario", path, ln)
+		switch err := r.Check(); {
+		case err != nil:
+			return nil, fmt.Errorf("%s:%d: %w", path, ln, err)
 		case !member(r.Node):
 			return nil, fmt.Errorf("%s:%d: node: %d is no member of the scenario", path, ln, r.Node)
-		case r.Ev != EvCrash && r.Ev != EvRecover:
-			return nil, fmt.Errorf("%s:%d: ev: %q; want \"crash\" or \"recover\"", path, ln, r.Ev)
-		case r.T < 0:
-			return nil, fmt.Errorf("%s:%d: t: %d is before the run's start", path, ln, r.T)
 		case r.T >= int64(dur):
 			return nil, fmt.Errorf("%s:%d: t: %v is at or after the run's end %v: no fault is applied there", path, ln, time.Duration(r.T), dur)
 		}

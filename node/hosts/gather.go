@@ -133,14 +133,11 @@ func parseFaults(b []byte, host string) ([]trace.FaultRecord, []string) {
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		err := dec.Decode(&r)
+		if err == nil {
+			err = r.Check()
+		}
 		switch {
 		case err != nil:
-		case r.Ev != trace.EvCrash && r.Ev != trace.EvRecover:
-			err = fmt.Errorf("ev %q: want crash or recover", r.Ev)
-		case r.Node == 0:
-			err = fmt.Errorf("node 0")
-		case r.T < 0:
-			err = fmt.Errorf("t %d: before the start", r.T)
 		case r.Host != host:
 			err = fmt.Errorf("host %q: want %q", r.Host, host)
 		}
@@ -170,13 +167,11 @@ func appendTo(path string, b []byte) error {
 func writeFaults(out string, fs []trace.FaultRecord) error {
 	var buf bytes.Buffer
 	for _, f := range fs {
-		b, err := json.Marshal(f)
-		if err != nil {
+		if err := trace.AppendFaultRecord(&buf, f); err != nil {
 			return err
 		}
-		buf.Write(append(b, '\n'))
 	}
-	f, err := trace.CreateFile(filepath.Join(out, trace.FaultsFileName))
+	f, err := trace.CreateFile(trace.FaultsFile(out))
 	if err != nil {
 		return err
 	}
