@@ -270,26 +270,7 @@ func TestFaultScheduleKillsAndRestartsWithTheSameStart(t *testing.T) {
 	if got, want := strings.Join(faults, ", "), "crash 2, recover 2"; got != want {
 		t.Errorf("run file faults %q, want %q", got, want)
 	}
-	// The faults record holds the same faults at the same real times,
-	// each with the host that applied it.
-	recs, err := trace.ReadFaults(trace.FaultsFile(res.Dir), func(protocol.NodeID) bool { return true }, 2500*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ri int
-	for _, e := range run.RunEvents {
-		if e.Ev != trace.EvCrash && e.Ev != trace.EvRecover {
-			continue
-		}
-		if ri >= len(recs) || recs[ri].Node != e.Node || recs[ri].Ev != e.Ev || recs[ri].T != e.T || recs[ri].Host == "" {
-			t.Errorf("faults record %+v does not match the run file's %s of node %d at %d", recs, e.Ev, e.Node, e.T)
-			break
-		}
-		ri++
-	}
-	if ri != len(recs) {
-		t.Errorf("faults record %+v, run file has %d faults", recs, ri)
-	}
+	checkFaultsRecord(t, res.Dir, run.RunEvents)
 	// The killed instance wrote no end; the restarted one appended a
 	// second start and an end to the same file.
 	var evs []string
@@ -343,26 +324,7 @@ func TestDilatedFaultSchedule(t *testing.T) {
 	if got, want := strings.Join(faults, ", "), "crash 2, recover 2"; got != want {
 		t.Errorf("run file faults %q, want %q", got, want)
 	}
-	// The faults record holds the same faults at the same real times,
-	// each with the host that applied it.
-	recs, err := trace.ReadFaults(trace.FaultsFile(res.Dir), func(protocol.NodeID) bool { return true }, 2500*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ri int
-	for _, e := range run.RunEvents {
-		if e.Ev != trace.EvCrash && e.Ev != trace.EvRecover {
-			continue
-		}
-		if ri >= len(recs) || recs[ri].Node != e.Node || recs[ri].Ev != e.Ev || recs[ri].T != e.T || recs[ri].Host == "" {
-			t.Errorf("faults record %+v does not match the run file's %s of node %d at %d", recs, e.Ev, e.Node, e.T)
-			break
-		}
-		ri++
-	}
-	if ri != len(recs) {
-		t.Errorf("faults record %+v, run file has %d faults", recs, ri)
-	}
+	checkFaultsRecord(t, res.Dir, run.RunEvents)
 	t.Logf("took %v", time.Since(began).Round(time.Millisecond))
 }
 
@@ -899,5 +861,30 @@ func TestFailedRecoveryIsReported(t *testing.T) {
 	}
 	if sum.Alive != 2 || len(faults) != 1 || !strings.HasPrefix(faults[0], "node 2 crashed") {
 		t.Errorf("summary: %d alive, faults %q", sum.Alive, faults)
+	}
+}
+
+// checkFaultsRecord: the faults record of dir holds the run file's faults
+// (events), in order, at the same real times, each with the host that
+// applied it.
+func checkFaultsRecord(t *testing.T, dir string, events []trace.Event) {
+	t.Helper()
+	recs, err := trace.ReadFaults(trace.FaultsFile(dir), func(protocol.NodeID) bool { return true }, 2500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ri int
+	for _, e := range events {
+		if e.Ev != trace.EvCrash && e.Ev != trace.EvRecover {
+			continue
+		}
+		if ri >= len(recs) || recs[ri].Node != e.Node || recs[ri].Ev != e.Ev || recs[ri].T != e.T || recs[ri].Host == "" {
+			t.Errorf("faults record %+v does not match the run file's %s of node %d at %d", recs, e.Ev, e.Node, e.T)
+			return
+		}
+		ri++
+	}
+	if ri != len(recs) {
+		t.Errorf("faults record %+v, run file has %d faults", recs, ri)
 	}
 }
