@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
+
+	"manetlab/internal/safefs"
 )
 
 // Open opens the trace file at path for reading, refusing anything but a
@@ -26,71 +27,55 @@ func Open(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file (%s); trace files are regular files", path, kindOf(fi.Mode()))
+		return nil, fmt.Errorf("%s: not a regular file (%s); trace files are regular files", path, safefs.KindOf(fi.Mode()))
 	}
 	return f, nil
 }
 
-func kindOf(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a directory"
-	}
-	return m.Type().String()
-}
-
 // CreateFile creates (or truncates) the file at path for writing, with its
-// parent directories, without following a symbolic link at path: a link
+// parent directories, without following a symbolic link at path or one
+// someone else could have planted on the way (internal/safefs): a link
 // planted where a trace, a log or a run file goes (by anyone who can
 // write into the directory) would otherwise make the writer overwrite the
 // link's target, whatever it is.
 func CreateFile(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	return OpenNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	return safefs.Create(path)
 }
 
-// OpenNoFollow opens path with flag (and O_NOFOLLOW), mode 0644 when it
-// creates it, and explains a refusal to follow a symbolic link.
+// OpenNoFollow opens path with flag, mode 0644 when it creates it, as
+// safefs.OpenFile does: never through a link at path, nor through one on
+// the way that someone else could have planted; a file opened for
+// writing must be the user's own.
 func OpenNoFollow(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, 0o644)
-	if err != nil && errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%s is a symbolic link: refusing to write through it (remove it, or choose another directory)", path)
-	}
-	return f, err
+	return safefs.OpenFile(path, flag, 0o644)
 }
 
 // CheckOutDir refuses an output directory that others control: one owned
 // by another user, or writable by every user (a sticky bit does not help:
-// others may still plant files of their own names in it). A directory
-// that does not exist yet is fine: its writer creates it, as its own.
+// others may still plant files of their own names in it), or reached
+// through a symbolic link that someone else could have planted (a link
+// owned by another user in /tmp, say: safefs). A directory that does not
+// exist yet is fine: its writer creates it, as its own.
 func CheckOutDir(dir string) error {
-	fi, err := os.Stat(dir)
+	d, err := safefs.OpenDir(dir, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if !fi.IsDir() {
-		return fmt.Errorf("output %s is not a directory", dir)
+	defer d.Close()
+	uid, mode, err := d.Stat()
+	if err != nil {
+		return err
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+	if int(uid) != os.Geteuid() {
 		return fmt.Errorf("output directory %s belongs to uid %d, not to this user (uid %d): its owner could plant files in it; choose a directory of your own",
-			dir, st.Uid, os.Geteuid())
+			dir, uid, os.Geteuid())
 	}
-	if fi.Mode().Perm()&0o002 != 0 {
+	if mode.Perm()&0o002 != 0 {
 		return fmt.Errorf("output directory %s is writable by every user (mode %v): anyone could plant files in it; choose another, or chmod o-w it",
-			dir, fi.Mode().Perm())
+			dir, mode.Perm())
 	}
 	return nil
 }
