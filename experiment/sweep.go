@@ -9,11 +9,11 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"manetlab/internal/safefs"
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace/report"
@@ -249,7 +249,7 @@ func (s *sample) get(name string) (float64, bool) {
 
 // runOne simulates one job and returns its measurements.
 func runOne(path string, j job) (*sample, error) {
-	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+	if err := safefs.MkdirAll(j.dir); err != nil {
 		return nil, err
 	}
 	res, err := sim.Run(j.s, sim.Options{Out: j.dir, Record: report.Keep})

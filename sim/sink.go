@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"manetlab/internal/safefs"
 	"manetlab/trace"
 )
 
@@ -80,7 +81,7 @@ func newSink(dir string, paths []string, combined bool, record func(ev string) b
 	if err := trace.CheckOutDir(dir); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := safefs.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("trace directory: %w", err)
 	}
 	files := append([]string(nil), paths...)
@@ -270,7 +271,7 @@ func (s *sink) writeChunk(c chunk, files []*os.File, started []bool, keep bool) 
 	f := files[c.i]
 	var err error
 	if f == nil {
-		if f, err = os.OpenFile(s.paths[c.i], os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		if f, err = trace.OpenNoFollow(s.paths[c.i], os.O_WRONLY|os.O_APPEND); err != nil {
 			return fmt.Errorf("writing trace: %w", err)
 		}
 	}

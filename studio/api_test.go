@@ -16,7 +16,7 @@ import (
 func post(t *testing.T, url, path string, body any) *studio.State {
 	t.Helper()
 	b, _ := json.Marshal(body)
-	r, err := http.Post(url+path, "application/json", bytes.NewReader(b))
+	r, err := do(url, "POST", path, "application/json", bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestAPICutsAndHealsLinks(t *testing.T) {
 // text/plain POST) nor read through a rebound name.
 func TestAPIOnlyForThePage(t *testing.T) {
 	_, url := serve(t, "../configs/ring-chang-roberts.yaml")
-	r, err := http.Post(url+"/api/crash", "text/plain", strings.NewReader(`{"node": 1}`))
+	r, err := do(url, "POST", "/api/crash", "text/plain", strings.NewReader(`{"node": 1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,15 +155,40 @@ func TestAPIOnlyForThePage(t *testing.T) {
 	if r.StatusCode != http.StatusUnsupportedMediaType {
 		t.Fatalf("a text/plain POST: %s", r.Status)
 	}
-	req, _ := http.NewRequest("GET", url+"/api/state", nil)
-	req.Host = "evil.example:80"
-	r, err = http.DefaultClient.Do(req)
+	// Every route checks the Host, the page and the schedule too.
+	for _, path := range []string{"/api/state", "/", "/schedule.json?token=" + token(url)} {
+		req, _ := http.NewRequest("GET", url+path, nil)
+		req.Host = "evil.example:80"
+		req.Header.Set(studio.TokenHeader, token(url))
+		r, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != http.StatusForbidden {
+			t.Fatalf("GET %s for another host: %s", path, r.Status)
+		}
+	}
+	// Without the token (another user of the machine), nothing but the
+	// page, which holds no secret.
+	for path, want := range map[string]int{"/api/state": http.StatusForbidden, "/schedule.json": http.StatusForbidden,
+		"/schedule.json?token=0": http.StatusForbidden, "/": http.StatusOK} {
+		r, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != want {
+			t.Errorf("GET %s without the token: %s, want %d", path, r.Status, want)
+		}
+	}
+	r, err = do(url, "GET", "/schedule.json", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Body.Close()
-	if r.StatusCode != http.StatusForbidden {
-		t.Fatalf("a request for another host: %s", r.Status)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("GET /schedule.json with the token: %s", r.Status)
 	}
 }
 

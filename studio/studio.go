@@ -16,9 +16,9 @@ package studio
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"manetlab/internal/safefs"
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
 	"manetlab/scenario"
@@ -66,6 +67,7 @@ type Studio struct {
 	bound    *protocol.Bound
 	boundErr string
 	rounds   bool // a round algorithm (protocol/rounds)
+	token    string
 }
 
 // New builds the session, paused at t = 0 (or at the schedule's last
@@ -78,7 +80,7 @@ func New(cfg Config) (*Studio, error) {
 	if cfg.Save == "" {
 		cfg.Save = filepath.Join(cfg.Out, "schedule.json")
 	}
-	st := &Studio{cfg: cfg, spec: spec}
+	st := &Studio{cfg: cfg, spec: spec, token: newToken()}
 	_, st.rounds = rounds.Lookup(spec.Name)
 	if cx := spec.Complexity; cx != nil && cx.Bound != nil && spec.Goal != protocol.GoalMutex {
 		var ids []protocol.NodeID
@@ -137,7 +139,8 @@ func (st *Studio) Schedule() *sim.Schedule {
 		Steps: st.c.Steps(), Choices: st.c.Choices()}
 }
 
-// Handler serves the page and the API.
+// Handler serves the page and the API, to requests for 127.0.0.1 with
+// the session's token (guard).
 func (st *Studio) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -167,7 +170,7 @@ func (st *Studio) Handler() http.Handler {
 		w.Header().Set("Content-Disposition", `attachment; filename="schedule.json"`)
 		w.Write(b)
 	})
-	return mux
+	return st.guard(mux)
 }
 
 // request is the body of every POST (the fields each action reads).
@@ -192,12 +195,7 @@ func (st *Studio) api(do func(*request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		// Only this page may act: a POST must be JSON (which another
 		// site's page cannot send without a CORS preflight this server
-		// never answers), and the Host must be the loopback address
-		// (against DNS rebinding).
-		if h := r.Host; !strings.HasPrefix(h, "127.0.0.1:") && !strings.HasPrefix(h, "localhost:") && !strings.HasPrefix(h, "[::1]:") {
-			http.Error(w, "studio: only on 127.0.0.1", http.StatusForbidden)
-			return
-		}
+		// never answers); guard has checked the Host and the token.
 		if r.Method == http.MethodPost && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 			http.Error(w, "studio: POST application/json only", http.StatusUnsupportedMediaType)
 			return
@@ -209,22 +207,33 @@ func (st *Studio) api(do func(*request) error) http.HandlerFunc {
 				return
 			}
 		}
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		if st.c == nil {
-			http.Error(w, "the session failed to rebuild; restart the studio", http.StatusInternalServerError)
+		// The answer is encoded under the lock and written after it: a
+		// client that does not read must not hold the session.
+		b, err := st.act(req, do, r.URL.Query().Get("all") == "1")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		var errText string
-		if err := do(req); err != nil {
-			errText = err.Error()
-		}
-		s := st.state(r.URL.Query().Get("all") == "1")
-		s.Error = errText
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		json.NewEncoder(w).Encode(s)
+		w.Write(b)
 	}
+}
+
+// act does one action and returns the state after it, as JSON.
+func (st *Studio) act(req *request, do func(*request) error, all bool) ([]byte, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.c == nil {
+		return nil, errors.New("the session failed to rebuild; restart the studio")
+	}
+	var errText string
+	if err := do(req); err != nil {
+		errText = err.Error()
+	}
+	s := st.state(all)
+	s.Error = errText
+	return json.Marshal(s)
 }
 
 // maxSteps bounds the raw steps of one request.
@@ -319,10 +328,7 @@ func (st *Studio) branch(req *request) error {
 }
 
 func (st *Studio) save(*request) error {
-	if err := os.MkdirAll(filepath.Dir(st.cfg.Save), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(st.cfg.Save, st.Schedule().JSON(), 0o644)
+	return safefs.WriteFile(st.cfg.Save, st.Schedule().JSON())
 }
 
 // State is what GET /api/state returns (and every POST, after its

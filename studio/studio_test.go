@@ -3,12 +3,14 @@ package studio_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,9 +39,37 @@ func serve(t *testing.T, path string, sets ...string) (*studio.Studio, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { st.Close() })
+	return st, httptestServer(t, st)
+}
+
+// httptestServer serves st until the test ends and returns its URL.
+func httptestServer(t *testing.T, st *studio.Studio) string {
 	srv := httptest.NewServer(st.Handler())
-	t.Cleanup(func() { srv.Close(); st.Close() })
-	return st, srv.URL
+	t.Cleanup(srv.Close)
+	tokens.Store(srv.URL, st.Token())
+	return srv.URL
+}
+
+// tokens holds the token of the session served at each URL.
+var tokens sync.Map
+
+func token(url string) string {
+	tok, _ := tokens.Load(url)
+	return tok.(string)
+}
+
+// do sends a request with the session's token.
+func do(url, method, path, contentType string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequest(method, url+path, body)
+	if err != nil {
+		return nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set(studio.TokenHeader, token(url))
+	return http.DefaultClient.Do(req)
 }
 
 // shots is where the tests write the screenshots of docs/studio.md
@@ -89,7 +119,7 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	// ideal: the walk-through takes deliveries out of order, which the
 	// DCF medium never offers (its MAC orders the frames on the air).
 	st, url := serve(t, "../configs/ring-chang-roberts.yaml", "radio.mac=ideal")
-	p := chromiumtest.Open(t, url+"/", 1400, 1000)
+	p := chromiumtest.Open(t, url+"/?token="+token(url), 1400, 1000)
 	p.WaitFor(`document.body.dataset.ready === "1"`, 30*time.Second)
 	var nodes int
 	p.Eval(`document.querySelectorAll("#map .node").length`, &nodes)
@@ -202,7 +232,7 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	p.Key("s")
 	p.WaitFor(`document.getElementById("error").textContent.startsWith("saved")`, 10*time.Second)
 	var state struct{ Save string }
-	r, err := http.Get(url + "/api/state")
+	r, err := do(url, "GET", "/api/state", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +308,7 @@ func TestStudioBully(t *testing.T) {
 	// ideal, as the lesson says: on the DCF medium the MAC orders the
 	// frames on the air, and the lesson delivers and drops them by hand.
 	_, url := serve(t, "../configs/bully.yaml", "radio.mac=ideal")
-	p := chromiumtest.Open(t, url+"/", 1400, 1000)
+	p := chromiumtest.Open(t, url+"/?token="+token(url), 1400, 1000)
 	p.WaitFor(`document.body.dataset.ready === "1"`, 30*time.Second)
 	// Step until 4's election messages are in flight (after the route
 	// discovery, the network's, not listed).

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"manetlab/explore"
+	"manetlab/internal/safefs"
 )
 
 // errViolation makes `explore` exit with status 1 after printing the
@@ -114,7 +115,7 @@ violation exits with status 1. The scenario must use radio.mac: ideal.`,
 			}
 			v.Schedule.Scenario = c.Args().First()
 			v.Schedule.Set = c.StringSlice("set")
-			if err := os.WriteFile(out, v.Schedule.JSON(), 0o644); err != nil {
+			if err := safefs.WriteFile(out, v.Schedule.JSON()); err != nil {
 				return fmt.Errorf("explore: %w", err)
 			}
 			runDir := "runs/" + strings.TrimSuffix(filepath.Base(out), ".json")

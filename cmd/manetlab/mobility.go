@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"manetlab/internal/geo"
+	"manetlab/internal/safefs"
 	"manetlab/internal/units"
 	"manetlab/mobility"
 )
@@ -166,7 +166,7 @@ func genRWP(c *cli.Context) error {
 	if out == "" {
 		return mobility.WriteNS2(c.App.Writer, set)
 	}
-	f, err := os.Create(out)
+	f, err := safefs.Create(out)
 	if err != nil {
 		return fmt.Errorf("mobility gen rwp: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"manetlab/internal/safefs"
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace/report"
@@ -100,7 +101,7 @@ the simulator's order to its end: the session's traces, byte for byte.`,
 
 // startCPUProfile profiles the process into path until stop is called.
 func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
+	f, err := safefs.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
@@ -139,7 +140,7 @@ func setMemoryLimit(n int, m scenario.Machine) {
 // after a garbage collection (go tool pprof -sample_index=inuse_space;
 // alloc_space counts every allocation since the start).
 func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
+	f, err := safefs.Create(path)
 	if err != nil {
 		return fmt.Errorf("heap profile: %w", err)
 	}

@@ -29,8 +29,8 @@ Examples:
    manetlab studio configs/ring-chang-roberts.yaml
    manetlab studio configs/bully.yaml --port 8080
    manetlab studio configs/ring-chang-roberts.yaml --schedule lesson.json`,
-		Description: `Serves a page on 127.0.0.1 (the URL is printed; nothing on it loads from the
-network) on a simulator run paused at t = 0: the map with the messages in
+		Description: `Serves a page on 127.0.0.1 (the URL is printed, with the session's token:
+only its holder can act; nothing on it loads from the network) on a simulator run paused at t = 0: the map with the messages in
 flight, every node's belief and state, the pending events in the order the
 simulator would take them, the counts beside theory. Step (space), step to
 the next note (n), run and pause (r), deliver a chosen message or fire a
@@ -85,19 +85,19 @@ whose MAC orders the frames on the air. See docs/studio.md.`,
 			if err != nil {
 				return err
 			}
-			srv := &http.Server{Handler: st.Handler()}
+			srv := st.Server(ln)
 			if ideal {
 				fmt.Fprintln(c.App.Writer, "studio: on the ideal medium, so that any message can be taken next (the scenario names no radio.mac; --set radio.mac=dcf steps the DCF medium, whose MAC orders the frames on the air)")
 			}
-			fmt.Fprintf(c.App.Writer, "studio: %s on %s, seed %d: http://%s/ (Ctrl-C to stop; save writes %s)\n",
-				s.Protocol.Name, s.Path, s.Seed, ln.Addr(), save)
+			fmt.Fprintf(c.App.Writer, "studio: %s on %s, seed %d: %s (Ctrl-C to stop; save writes %s)\n",
+				s.Protocol.Name, s.Path, s.Seed, st.URL(ln.Addr()), save)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go func() {
 				<-ctx.Done()
 				srv.Close()
 			}()
-			if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+			if err := srv.Run(); err != nil && err != http.ErrServerClosed {
 				return err
 			}
 			return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"manetlab/experiment"
+	"manetlab/internal/safefs"
 	"manetlab/scenario"
 )
 
@@ -137,7 +138,7 @@ command line.
 				if err := res.WriteHTML(&buf, experiment.HTMLOptions{Metric: c.String("metric"), Command: sweepCommandLine(c)}); err != nil {
 					return err
 				}
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
 					return err
 				}
 				if !c.Bool("quiet") {

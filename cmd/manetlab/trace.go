@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"manetlab/internal/safefs"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 	"manetlab/trace/htmlreport"
@@ -89,7 +90,7 @@ as JSON).`,
 			var f *os.File
 			if p := c.String("out"); p != "" {
 				var err error
-				if f, err = os.Create(p); err != nil {
+				if f, err = safefs.Create(p); err != nil {
 					return err
 				}
 				defer f.Close()

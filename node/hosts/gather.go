@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"manetlab/internal/safefs"
 	"manetlab/trace"
 )
 
@@ -89,7 +90,7 @@ func (x *session) fetchLogs(ctx context.Context, out string) error {
 		return nil
 	}
 	dir := filepath.Join(out, "log", "hosts", safeName(x.c.host.Target))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := safefs.MkdirAll(dir); err != nil {
 		return err
 	}
 	tr := tar.NewReader(bytes.NewReader(b))

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"manetlab/internal/safefs"
 	"manetlab/node"
 	"manetlab/node/launch"
 	"manetlab/protocol"
@@ -206,7 +207,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if laddr == "" {
 		laddr = ":0"
 	}
-	colLog, err := os.Create(filepath.Join(logDir, "collector.log"))
+	colLog, err := safefs.Create(filepath.Join(logDir, "collector.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +424,7 @@ func (x *session) launch(opt Options, start time.Time, sink string, player bool)
 	if err != nil {
 		return err
 	}
-	logf, err := os.Create(filepath.Join(opt.Out, "log", "host-"+safeName(x.c.host.Target)+".log"))
+	logf, err := safefs.Create(filepath.Join(opt.Out, "log", "host-"+safeName(x.c.host.Target)+".log"))
 	if err != nil {
 		return err
 	}

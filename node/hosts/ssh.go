@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"manetlab/internal/safefs"
 )
 
 // conn is one host's multiplexed ssh connection: a master started once
@@ -54,7 +56,7 @@ func safeName(s string) string {
 // file, not a pipe: the master stays in the background (ControlPersist)
 // and would hold a pipe open.
 func (c *conn) master(ctx context.Context) error {
-	f, err := os.OpenFile(c.log, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	f, err := safefs.Create(c.log)
 	if err != nil {
 		return err
 	}

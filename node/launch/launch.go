@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"manetlab/internal/safefs"
 	"manetlab/node"
 	"manetlab/protocol"
 	"manetlab/scenario"
@@ -289,7 +290,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	if err := trace.CheckOutDir(opt.Out); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Join(opt.Out, "log"), 0o755); err != nil {
+	if err := safefs.MkdirAll(filepath.Join(opt.Out, "log")); err != nil {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
 	// One run at a time in a directory, and never on top of another's

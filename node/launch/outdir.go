@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"manetlab/internal/safefs"
 	"manetlab/scenario"
 	"manetlab/trace"
 )
@@ -62,7 +63,7 @@ func OpenOut(dir string, replace bool) (*os.File, error) {
 	if err := trace.CheckOutDir(dir); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "log"), 0o755); err != nil {
+	if err := safefs.MkdirAll(filepath.Join(dir, "log")); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	lock, err := lockOut(dir)

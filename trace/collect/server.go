@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"manetlab/internal/safefs"
 	"manetlab/protocol"
 	"manetlab/trace"
 )
@@ -179,7 +180,7 @@ func newCollector(opt Options) (*Collector, error) {
 	if err := trace.CheckOutDir(opt.Dir); err != nil {
 		return nil, fmt.Errorf("collect: %w", err)
 	}
-	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+	if err := safefs.MkdirAll(opt.Dir); err != nil {
 		return nil, fmt.Errorf("collect: %w", err)
 	}
 	c := &Collector{opt: opt, run: opt.Run, members: map[protocol.NodeID]bool{}, nodes: map[protocol.NodeID]*nodeState{},
@@ -703,7 +704,7 @@ func (c *Collector) create(ns *nodeState) error {
 // another run or node is refused.
 func (ns *nodeState) open(run string, id protocol.NodeID) error {
 	ns.f, ns.size = nil, 0
-	f, err := os.OpenFile(ns.path, os.O_RDWR, 0)
+	f, err := trace.OpenNoFollow(ns.path, os.O_RDWR)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -9,10 +9,11 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"manetlab/internal/safefs"
 )
 
 //go:embed page.html.tmpl
@@ -62,7 +63,7 @@ func WriteFile(dir, path string, opt Options) error {
 
 // Save writes the page for d to path.
 func Save(path string, d *Data) error {
-	f, err := os.Create(path)
+	f, err := safefs.Create(path)
 	if err != nil {
 		return err
 	}
