@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"manetlab/internal/geo"
+	"manetlab/internal/safefs"
 )
 
 // maxNS2Node bounds node indices so that a typo such as $node_(1000000000)
@@ -33,14 +33,24 @@ type ns2Event struct {
 	value float64 // teleport coordinate
 }
 
-// ReadNS2 reads the ns-2 mobility trace at path; see ParseNS2.
+// MaxNS2Bytes bounds an ns-2 mobility file: the reader keeps every
+// timed line (about seven times the file's size in memory), so a file
+// of 300 MB took 2 GB and was still being read (issue 40).
+const MaxNS2Bytes = 64 << 20
+
+// shortValue bounds what an error message quotes of a bad value.
+const shortValue = 60
+
+// ReadNS2 reads the ns-2 mobility trace at path, a regular file of at
+// most MaxNS2Bytes (a FIFO, a device or a directory is refused at once);
+// see ParseNS2.
 func ReadNS2(path string) (*Set, []string, error) {
-	f, err := os.Open(path)
+	f, err := safefs.OpenInput(path, "ns-2 trace", MaxNS2Bytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("ns-2 trace: %w", err)
+		return nil, nil, err
 	}
 	defer f.Close()
-	return ParseNS2(f, path)
+	return ParseNS2(safefs.Limit(f, path, "ns-2 trace", MaxNS2Bytes), path)
 }
 
 // ParseNS2 reads an ns-2 mobility trace as ns-3's Ns2MobilityHelper does.
@@ -186,13 +196,13 @@ func parseNS2Set(f []string) (node int, axis byte, v float64, err error) {
 		return 0, 0, 0, err
 	}
 	if len(f) != 4 || f[1] != "set" {
-		return 0, 0, 0, fmt.Errorf("want `$node_(i) set X_|Y_|Z_ value`, got %q", strings.Join(f, " "))
+		return 0, 0, 0, fmt.Errorf("want `$node_(i) set X_|Y_|Z_ value`, got %s", safefs.Short(strings.Join(f, " "), shortValue))
 	}
 	switch f[2] {
 	case "X_", "Y_", "Z_":
 		axis = f[2][0]
 	default:
-		return 0, 0, 0, fmt.Errorf("%q is not an axis (want X_, Y_ or Z_)", f[2])
+		return 0, 0, 0, fmt.Errorf("%s is not an axis (want X_, Y_ or Z_)", safefs.Short(f[2], shortValue))
 	}
 	if v, err = parseNS2Number(f[3], "coordinate"); err != nil {
 		return 0, 0, 0, err
@@ -213,7 +223,7 @@ func parseNS2At(text string) (ev ns2Event, kind skipKind, word string, err error
 		return ev, skipNone, "", fmt.Errorf("unbalanced quotes (want `$ns_ at T \"$node_(i) setdest X Y SPEED\"`)")
 	}
 	if len(head) != 3 || head[1] != "at" {
-		return ev, skipNone, "", fmt.Errorf("want `$ns_ at T \"...\"`, got %q", strings.TrimSpace(text[:q]))
+		return ev, skipNone, "", fmt.Errorf("want `$ns_ at T \"...\"`, got %s", safefs.Short(strings.TrimSpace(text[:q]), shortValue))
 	}
 	f := strings.Fields(strings.TrimSuffix(cmdText, `"`))
 	if strings.HasPrefix(head[2], "$") || (len(f) > 0 && strings.HasPrefix(f[0], "$node_($")) {
@@ -256,7 +266,7 @@ func parseNS2At(text string) (ev ns2Event, kind skipKind, word string, err error
 		return ev, skipNone, "", err
 	}
 	if len(f) != 5 {
-		return ev, skipNone, "", fmt.Errorf("want \"$node_(i) setdest X Y SPEED\" or \"$node_(i) set X_ v\", got %q", strings.Join(f, " "))
+		return ev, skipNone, "", fmt.Errorf("want \"$node_(i) setdest X Y SPEED\" or \"$node_(i) set X_ v\", got %s", safefs.Short(strings.Join(f, " "), shortValue))
 	}
 	ev.kind = 'd'
 	if ev.dest.X, err = parseNS2Number(f[2], "x"); err != nil {
@@ -300,11 +310,11 @@ func parseNS2Node(s string) (int, error) {
 		inner, ok = strings.CutSuffix(inner, ")")
 	}
 	if !ok {
-		return 0, fmt.Errorf("%q is not a node (want $node_(i))", s)
+		return 0, fmt.Errorf("%s is not a node (want $node_(i))", safefs.Short(s, shortValue))
 	}
 	n, err := strconv.Atoi(inner)
 	if err != nil || n < 0 || n >= maxNS2Node {
-		return 0, fmt.Errorf("%q: node index must be an integer from 0 to %d", s, maxNS2Node-1)
+		return 0, fmt.Errorf("%s: node index must be an integer from 0 to %d", safefs.Short(s, shortValue), maxNS2Node-1)
 	}
 	return n, nil
 }
@@ -313,7 +323,7 @@ func parseNS2Node(s string) (int, error) {
 func parseNS2Number(s, what string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s %q is not a finite number", what, s)
+		return 0, fmt.Errorf("%s %s is not a finite number", what, safefs.Short(s, shortValue))
 	}
 	return v, nil
 }

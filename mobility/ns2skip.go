@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"manetlab/internal/safefs"
 )
 
 // skipKind is why a line of an ns-2 trace is skipped, as ns-3's
@@ -40,6 +42,7 @@ func (s *ns2Skips) add(k skipKind, line int, word string) {
 		c.first = line
 	}
 	c.n++
+	word = safefs.Cut(word, shortValue)
 	if word != "" && !slices.Contains(c.words, word) && len(c.words) < 5 {
 		c.words = append(c.words, word)
 	}

@@ -2,12 +2,13 @@ package scenario
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"manetlab/internal/safefs"
 )
 
 // Load reads the scenario file at path, applies the --set overrides
@@ -16,12 +17,11 @@ import (
 // allowed. A relative mobility.file is resolved against the file's
 // directory.
 func Load(path string, sets []string) (*Scenario, error) {
-	if st, err := os.Stat(path); err == nil && st.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("scenario %s: %d bytes, at most %d (MaxFileBytes)", path, st.Size(), MaxFileBytes)
-	}
-	data, err := os.ReadFile(path)
+	// A regular file only (a FIFO would block the reader forever), of
+	// at most MaxFileBytes.
+	data, err := safefs.ReadInput(path, "scenario", MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, err
 	}
 	return parse(data, path, path, sets)
 }

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 
+	"manetlab/internal/safefs"
 	"manetlab/protocol"
 )
 
@@ -45,20 +46,50 @@ type Choice struct {
 	What string  `json:"what,omitempty"`
 }
 
-// ReadSchedule reads a schedule file.
+// MaxScheduleBytes bounds a schedule file, about 300,000 choices: an
+// 83 MB schedule took 1.44 GB to read (issue 40).
+const MaxScheduleBytes = 8 << 20
+
+// MaxWhatBytes bounds a choice's "what", the event as the studio
+// described it (a few dozen bytes).
+const MaxWhatBytes = 1024
+
+// maxField bounds the scenario's path and each --set of a schedule:
+// messages quote them whole.
+const maxField = 4096
+
+// ReadSchedule reads a schedule file: a regular file (a FIFO or a device
+// is refused at once) of at most MaxScheduleBytes.
 func ReadSchedule(path string) (*Schedule, error) {
-	b, err := os.ReadFile(path)
+	f, err := safefs.OpenInput(path, "schedule", MaxScheduleBytes)
 	if err != nil {
-		return nil, fmt.Errorf("schedule: %w", err)
+		return nil, err
 	}
+	defer f.Close()
+	return ParseSchedule(safefs.Limit(f, path, "schedule", MaxScheduleBytes), path)
+}
+
+// ParseSchedule reads a schedule from r; name labels errors.
+func ParseSchedule(r io.Reader, path string) (*Schedule, error) {
 	var s Schedule
-	d := json.NewDecoder(bytes.NewReader(b))
+	d := json.NewDecoder(r)
 	d.DisallowUnknownFields()
 	if err := d.Decode(&s); err != nil {
 		return nil, fmt.Errorf("schedule %s: %w", path, err)
 	}
+	if len(s.Scenario) > maxField {
+		return nil, fmt.Errorf("schedule %s: scenario %s is longer than %d bytes", path, safefs.Short(s.Scenario, 60), maxField)
+	}
+	for _, set := range s.Set {
+		if len(set) > maxField {
+			return nil, fmt.Errorf("schedule %s: set %s is longer than %d bytes", path, safefs.Short(set, 60), maxField)
+		}
+	}
 	last := 0
 	for i, ch := range s.Choices {
+		if len(ch.What) > MaxWhatBytes {
+			return nil, fmt.Errorf("schedule %s: choice %d: what %s is longer than the %d bytes an event's description takes", path, i+1, safefs.Short(ch.What, 60), MaxWhatBytes)
+		}
 		n := 0
 		if len(ch.Cut) != 0 && len(ch.Cut) != 2 || len(ch.Heal) != 0 && len(ch.Heal) != 2 {
 			return nil, fmt.Errorf("schedule %s: choice %d: a link is two nodes, [a, b]", path, i+1)

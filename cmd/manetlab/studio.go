@@ -14,6 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
 
+	"manetlab/internal/safefs"
+	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/studio"
 )
@@ -128,7 +130,7 @@ func studioMedium(c *cli.Context) (bool, error) {
 			return false, nil
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadInput(path, "scenario", scenario.MaxFileBytes)
 	if err != nil {
 		return false, nil // loadScenario says why
 	}

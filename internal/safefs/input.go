@@ -97,16 +97,23 @@ func KindOf(m os.FileMode) string {
 	return m.Type().String()
 }
 
-// Short quotes s for a message, cut to at most max bytes (at a rune
-// boundary) with its full length said: a value of a hostile file can be
-// megabytes long, and a message must not print it all.
+// Short quotes s for a message, cut to at most max bytes (Cut): a value
+// of a hostile file can be megabytes long, and a message must not print
+// it all.
 func Short(s string, max int) string {
 	if len(s) <= max {
 		return fmt.Sprintf("%q", s)
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return fmt.Sprintf("%q… (%d bytes)", Cut(s, max), len(s))
+}
+
+// Cut is s cut to at most max bytes, at a rune boundary.
+func Cut(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
 }

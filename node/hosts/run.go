@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"manetlab/internal/safefs"
+	"manetlab/mobility"
 	"manetlab/node"
 	"manetlab/node/launch"
 	"manetlab/protocol"
@@ -381,9 +382,9 @@ func inputs(s *scenario.Scenario, key []byte) ([]file, error) {
 	cp := *s
 	var files []file
 	if f := s.Mobility.File; f != "" {
-		b, err := os.ReadFile(f)
+		b, err := safefs.ReadInput(f, "mobility.file", mobility.MaxNS2Bytes)
 		if err != nil {
-			return nil, fmt.Errorf("mobility.file: %w", err)
+			return nil, err
 		}
 		name := "mobility" + filepath.Ext(f)
 		files = append(files, file{name: name, data: b})

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"manetlab/internal/safefs"
 )
 
 // Host is one entry of the host list: where to ssh to and what to run
@@ -27,6 +29,9 @@ type Host struct {
 	Dir string `yaml:"dir"`
 }
 
+// maxHostsFile bounds a --hosts file: a host a line.
+const maxHostsFile = 1 << 20
+
 // DefaultDir is Host.Dir when the entry names none.
 const DefaultDir = "manetlab-runs"
 
@@ -39,9 +44,9 @@ func Parse(arg string) ([]Host, error) {
 		return nil, errors.New("--hosts: empty: give a file or a list such as h1,h2,h3")
 	}
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		b, err := os.ReadFile(arg)
+		b, err := safefs.ReadInput(arg, "--hosts", maxHostsFile)
 		if err != nil {
-			return nil, fmt.Errorf("--hosts: %w", err)
+			return nil, err
 		}
 		return ParseFile(arg, b)
 	}
