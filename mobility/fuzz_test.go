@@ -5,6 +5,7 @@ import (
 	"flag"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -83,4 +84,38 @@ func TestWriteSeedCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// FuzzReadNS2File feeds arbitrary mobility files to ReadNS2, through a
+// file on disk as a scenario's mobility.file is read (a bounded regular
+// file): it must not panic, and its messages and warnings must stay short
+// whatever a line holds, quoting at most a prefix of a bad value.
+func FuzzReadNS2File(f *testing.F) {
+	for _, b := range ns2Seeds(f) {
+		f.Add(b)
+	}
+	long := bytes.Repeat([]byte("x"), 4000)
+	f.Add(append(append([]byte("$node_("), long...), ") set X_ 1\n"...))
+	f.Add(append(append([]byte("$node_(0) set X_ "), long...), '\n'))
+	f.Add(append(append([]byte("$ns_ at 1 \"$node_(0) "), long...), " 1 2\"\n"...))
+	f.Add(append(append([]byte("$node_(0) "), long...), '\n'))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "m.ns2")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, warns, err := ReadNS2(path)
+		if err != nil {
+			if n := len(err.Error()) - len(path); n > 400 {
+				t.Fatalf("a message of %d bytes: %.300s", n, err)
+			}
+			return
+		}
+		for _, w := range warns {
+			if n := len(w) - len(path); n > 700 {
+				t.Fatalf("a warning of %d bytes: %.300s", n, w)
+			}
+		}
+	})
 }

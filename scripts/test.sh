@@ -35,7 +35,7 @@ go test -count=1 -race ./sim ./node ./node/launch ./trace/collect ./node/link ./
 fuzzlog=$(mktemp)
 trap 'rm -f "$fuzzlog"' EXIT
 for target in trace/collect:FuzzConn trace/collect:FuzzStream trace:FuzzScan scenario:FuzzParse \
-  mobility:FuzzParseNS2 node/wire:FuzzDecodeFrame node/wire:FuzzDecodeBody node:FuzzDecodeStore; do
+  mobility:FuzzParseNS2 mobility:FuzzReadNS2File sim:FuzzReadSchedule node/wire:FuzzDecodeFrame node/wire:FuzzDecodeBody node:FuzzDecodeStore; do
   for try in 1 2; do
     if go test -run='^$' -fuzz="^${target#*:}\$" -fuzztime="${FUZZTIME:-4s}" -fuzzminimizetime=100ms "./${target%%:*}" >"$fuzzlog" 2>&1; then
       cat "$fuzzlog"

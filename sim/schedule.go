@@ -75,6 +75,10 @@ func ParseSchedule(r io.Reader, path string) (*Schedule, error) {
 	d := json.NewDecoder(r)
 	d.DisallowUnknownFields()
 	if err := d.Decode(&s); err != nil {
+		// A decoding error may quote a key of the file whole.
+		if msg := err.Error(); len(msg) > 200 {
+			return nil, fmt.Errorf("schedule %s: %s… (%d bytes)", path, safefs.Cut(msg, 200), len(msg))
+		}
 		return nil, fmt.Errorf("schedule %s: %w", path, err)
 	}
 	if len(s.Scenario) > maxField {
