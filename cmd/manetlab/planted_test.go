@@ -111,3 +111,26 @@ func TestPlantedLogLinkRefused(t *testing.T) {
 	_, err := runCLI(t, "run", "../../configs/static-line.yaml", "--out", out, "--set", "duration=3s")
 	wantRefusal(t, "run with a planted log link", err, filepath.Join(out, "log"), victim)
 }
+
+// TestRunNamesAreNames: --run ../../x would put a host's run directory
+// (DIR/RUN, removed after the run) outside DIR, and the default --out
+// (runs/RUN) outside runs (issue 40, item 13).
+func TestRunNamesAreNames(t *testing.T) {
+	t.Setenv(netnsEnv, "names-test")
+	for _, args := range [][]string{
+		{"run", "../../configs/static-line.yaml", "--run", "../../x", "--out", t.TempDir()},
+		{"run", "../../configs/static-line.yaml", "--run", "a/b"},
+		{"run", "../../configs/static-line.yaml", "--run", "../../x", "--hosts", "h1,h2"},
+	} {
+		_, err := runCLI(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "a name, not a path, is wanted") {
+			t.Errorf("manetlab %s: %v", strings.Join(args, " "), err)
+		}
+	}
+	for _, hosts := range []string{"h1 dir=../../etc,h2", "../h1,h2", "-oProxyCommand=x,h2"} {
+		_, err := runCLI(t, "run", "../../configs/static-line.yaml", "--run", "r", "--hosts", hosts)
+		if err == nil || !strings.Contains(err.Error(), "not a host name") && !strings.Contains(err.Error(), `".." component is not allowed`) {
+			t.Errorf("--hosts %q: %v", hosts, err)
+		}
+	}
+}

@@ -169,6 +169,9 @@ func runAction(c *cli.Context) error {
 	if name == "" {
 		name = fmt.Sprintf("%s-seed%d-%s", s.Name, s.Seed, time.Now().Format("20060102-150405"))
 	}
+	if err := checkRunName(c, name); err != nil {
+		return err
+	}
 	out := c.String("out")
 	if out == "" {
 		out = filepath.Join("runs", name)

@@ -212,3 +212,22 @@ func TestShort(t *testing.T) {
 		t.Fatal(Short("ok", 11))
 	}
 }
+
+func TestCheckName(t *testing.T) {
+	for _, bad := range []string{"", ".", "..", "../../x", "a/b", `a\b`, "a\x00b", strings.Repeat("n", 256)} {
+		if err := CheckName("--run", bad); err == nil {
+			t.Errorf("CheckName(%q) accepted it", bad)
+		}
+	}
+	for _, good := range []string{"demo", "r-1.2_x", "...", "a..b", "ring-seed1-20261207-180000"} {
+		if err := CheckName("--run", good); err != nil {
+			t.Errorf("CheckName(%q): %v", good, err)
+		}
+	}
+	if err := CheckDirPath("dir=", "runs/../../etc"); err == nil {
+		t.Error("CheckDirPath accepted a .. component")
+	}
+	if err := CheckDirPath("dir=", "/scratch/manetlab-runs"); err != nil {
+		t.Error(err)
+	}
+}

@@ -100,6 +100,11 @@ type session struct {
 // ran (its run file written, perhaps with causes in the error).
 func Run(ctx context.Context, opt Options) (*Result, error) {
 	s := opt.Scenario
+	// The run's name is its directory on every host (DIR/RUN), removed
+	// after the run.
+	if err := safefs.CheckName("run name", opt.Run); err != nil {
+		return nil, err
+	}
 	if opt.TTL == 0 {
 		opt.TTL = 1
 	}

@@ -165,14 +165,15 @@ func checkEntry(h Host) error {
 	switch {
 	case h.Target == "":
 		return errors.New("host: missing")
-	case strings.HasPrefix(h.Target, "-") || strings.ContainsAny(h.Target, " \t'\"\\;&|$`"):
-		return fmt.Errorf("host %q: not a host name ([user@]host)", h.Target)
+	case strings.HasPrefix(h.Target, "-") || strings.ContainsAny(h.Target, " \t'\"\\;&|$`/\x00") || h.Target == "." || h.Target == "..":
+		// The name becomes a path too: log/hosts/HOST, log/host-HOST.log.
+		return fmt.Errorf("host %s: not a host name ([user@]host)", safefs.Short(h.Target, 60))
 	case h.Share < 1:
 		return fmt.Errorf("share %d: want 1 or more", h.Share)
 	case strings.ContainsAny(h.Iface, " \t'\"\\;&|$`/"):
 		return fmt.Errorf("iface %q: not an interface name", h.Iface)
 	}
-	return nil
+	return safefs.CheckDirPath("host "+h.Target+": dir", h.Dir)
 }
 
 // check refuses an empty list and a host listed twice.
