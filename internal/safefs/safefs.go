@@ -105,7 +105,7 @@ func (w *walker) walk(path string) error {
 // symbolic link only when the rule of the package allows it.
 func (w *walker) step(comp string) error {
 	shown := joinShown(w.shown, comp)
-	for {
+	for try := 0; ; try++ {
 		fd, err := unix.Openat(w.fd, comp, dirFlags|unix.O_NOFOLLOW, 0)
 		if err == nil {
 			unix.Close(w.fd)
@@ -123,8 +123,11 @@ func (w *walker) step(comp string) error {
 			return &os.PathError{Op: "open", Path: shown, Err: serr}
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
-			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			switch {
+			case st.Mode&unix.S_IFMT != unix.S_IFDIR:
 				return &os.PathError{Op: "open", Path: shown, Err: unix.ENOTDIR}
+			case errors.Is(err, unix.ENOENT) && try < 3:
+				continue // made by another writer since the open
 			}
 			return &os.PathError{Op: "open", Path: shown, Err: err}
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -229,5 +230,22 @@ func TestCheckName(t *testing.T) {
 	}
 	if err := CheckDirPath("dir=", "/scratch/manetlab-runs"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestMkdirAllConcurrent: writers making the same directories at once
+// (a sweep's workers) all succeed.
+func TestMkdirAllConcurrent(t *testing.T) {
+	base := t.TempDir()
+	for round := range 150 {
+		errs := make(chan error, 16)
+		for w := range 16 {
+			go func() { errs <- MkdirAll(filepath.Join(base, strconv.Itoa(round), "runs", "p", strconv.Itoa(w))) }()
+		}
+		for range 16 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
