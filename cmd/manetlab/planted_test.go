@@ -67,6 +67,11 @@ func TestOutThroughPlantedLinkRefused(t *testing.T) {
 	wantRefusal(t, "sim --out", err, out, victim)
 	_, err = runCLI(t, "run", "../../configs/static-line.yaml", "--out", out, "--set", "duration=3s")
 	wantRefusal(t, "run --out", err, out, victim)
+	_, err = runCLI(t, "sweep", "../../configs/static-line.yaml", "--set", "duration=3s", "--vary", "radio.range=100|200", "--seeds", "1", "--quiet", "--out", out)
+	wantRefusal(t, "sweep --out", err, out, victim)
+	_, err = runCLI(t, "sweep", "../../configs/static-line.yaml", "--set", "duration=3s", "--vary", "radio.range=100", "--seeds", "1", "--quiet",
+		"--out", filepath.Join(t.TempDir(), "runs"), "--html", filepath.Join(out, "sweep.html"))
+	wantRefusal(t, "sweep --html", err, out, victim)
 	// Without the check the collector would serve (into VICTIM) until
 	// stopped: give it a few seconds to refuse.
 	collected := make(chan error, 1)

@@ -19,7 +19,11 @@ func CheckName(what, name string) error {
 	case name == "." || name == "..":
 		bad = "is " + name
 	case strings.ContainsAny(name, "/\\\x00"):
-		bad = `holds "/", "\" or a NUL byte`
+		c := name[strings.IndexAny(name, "/\\\x00")]
+		bad = fmt.Sprintf("holds %q, a path separator", c)
+		if c == 0 {
+			bad = "holds a NUL byte"
+		}
 	case len(name) > 255:
 		bad = fmt.Sprintf("is %d bytes long, more than a file name may be (255)", len(name))
 	}
