@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"manetlab/internal/safefs"
 	"manetlab/scenario"
 	"manetlab/trace"
 )
@@ -47,7 +48,7 @@ func WriteRunFile(dir string, s *scenario.Scenario, run string, extra []trace.Ev
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("run file: %w", err)
 	}
-	if err := os.Rename(tmp, final); err != nil {
+	if err := safefs.Rename(tmp, final); err != nil {
 		return fmt.Errorf("run file: %w", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"manetlab/internal/safefs"
 	"manetlab/protocol"
 )
 
@@ -149,7 +150,7 @@ func (s *fileStore) save() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, s.path)
+		err = safefs.Rename(tmp, s.path)
 	}
 	if err != nil {
 		os.Remove(tmp)

@@ -323,3 +323,24 @@ func openIn(dirfd int, path, name string, flag int, perm os.FileMode) (*os.File,
 	}
 	return f, nil
 }
+
+// Rename renames oldpath to newpath (a link at newpath is replaced, not
+// followed), resolving both directories as OpenDir does.
+func Rename(oldpath, newpath string) error {
+	odir, oname := filepath.Split(oldpath)
+	ndir, nname := filepath.Split(newpath)
+	ofd, err := resolve(odir, false)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ofd)
+	nfd, err := resolve(ndir, false)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(nfd)
+	if err := unix.Renameat(ofd, oname, nfd, nname); err != nil {
+		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
+	}
+	return nil
+}

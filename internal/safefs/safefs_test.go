@@ -249,3 +249,23 @@ func TestMkdirAllConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestRenameReplacesALink: renaming onto a link replaces the link and
+// leaves its target alone (the run file's temporary copy onto run.jsonl).
+func TestRenameReplacesALink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	final, tmp := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "run.jsonl.tmp")
+	os.Symlink(victim, final)
+	os.WriteFile(tmp, []byte("new"), 0o644)
+	if err := Rename(tmp, final); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Fatalf("victim: %q", b)
+	}
+	if fi, err := os.Lstat(final); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("run.jsonl: %v %v", fi, err)
+	}
+}
