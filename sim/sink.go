@@ -64,6 +64,10 @@ type sink struct {
 	observe func(e *trace.Event)
 	// discard writes nothing: events go to observe only (Options.Discard).
 	discard bool
+	// root is the output directory, opened: the files in it are opened
+	// by name (openat), without a walk of the path each time.
+	root    *safefs.Dir
+	rootDir string
 }
 
 type chunk struct {
@@ -89,8 +93,13 @@ func newSink(dir string, paths []string, combined bool, record func(ev string) b
 		files = []string{trace.NodesFile(dir)}
 	}
 	files = append(files, trace.RunFile(dir))
+	root, err := safefs.OpenDir(dir, false)
+	if err != nil {
+		return nil, fmt.Errorf("trace directory: %w", err)
+	}
 	s := &sink{combined: combined, paths: files, bufs: make([][]byte, len(files)),
-		chunks: make(chan chunk, 64), free: make(chan []byte, 80), done: make(chan error, 1)}
+		chunks: make(chan chunk, 64), free: make(chan []byte, 80), done: make(chan error, 1),
+		root: root, rootDir: filepath.Clean(dir)}
 	if combined {
 		s.chunks, s.free = make(chan chunk, 8), make(chan []byte, 10)
 	}
@@ -242,12 +251,15 @@ func (s *sink) write(keep bool) {
 			first = fmt.Errorf("writing trace %s: %w", s.paths[i], err)
 		}
 	}
+	if s.root != nil {
+		s.root.Close()
+	}
 	s.done <- first
 }
 
 // create creates or truncates file i, keeping it open if keep.
 func (s *sink) create(i int, files []*os.File, started []bool, keep bool) error {
-	f, err := trace.OpenNoFollow(s.paths[i], os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND)
+	f, err := s.open(i, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}
@@ -262,6 +274,15 @@ func (s *sink) create(i int, files []*os.File, started []bool, keep bool) error 
 	return nil
 }
 
+// open opens file i without following a link: by name in the opened
+// output directory when it lies there, else as trace.OpenNoFollow does.
+func (s *sink) open(i, flag int) (*os.File, error) {
+	if dir, name := filepath.Split(s.paths[i]); s.root != nil && filepath.Clean(dir) == s.rootDir {
+		return s.root.OpenFile(name, flag, 0o644)
+	}
+	return trace.OpenNoFollow(s.paths[i], flag)
+}
+
 func (s *sink) writeChunk(c chunk, files []*os.File, started []bool, keep bool) error {
 	if !started[c.i] {
 		if err := s.create(c.i, files, started, true); err != nil {
@@ -271,7 +292,7 @@ func (s *sink) writeChunk(c chunk, files []*os.File, started []bool, keep bool) 
 	f := files[c.i]
 	var err error
 	if f == nil {
-		if f, err = trace.OpenNoFollow(s.paths[c.i], os.O_WRONLY|os.O_APPEND); err != nil {
+		if f, err = s.open(c.i, os.O_WRONLY|os.O_APPEND); err != nil {
 			return fmt.Errorf("writing trace: %w", err)
 		}
 	}
