@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"manetlab/internal/safefs"
 	"manetlab/protocol"
 	"manetlab/scenario"
 )
@@ -108,6 +109,11 @@ func ParseIDs(s string) ([]protocol.NodeID, error) {
 	return ids, nil
 }
 
+// MaxKeyFileBytes bounds a key file (a key is 32 bytes, 64 in hex): a
+// key file is a regular file of at most this size, never a FIFO or a
+// device (/dev/zero would be read forever).
+const MaxKeyFileBytes = 64 << 10
+
 // KeyEnv is the environment variable that holds the run's key when no key
 // file is given.
 const KeyEnv = "MANETLAB_KEY"
@@ -122,9 +128,9 @@ func LoadKey(path string) ([]byte, error) {
 	var raw []byte
 	src := KeyEnv
 	if path != "" {
-		b, err := os.ReadFile(path)
+		b, err := safefs.ReadInput(path, "key file", MaxKeyFileBytes)
 		if err != nil {
-			return nil, fmt.Errorf("key file: %w", err)
+			return nil, err
 		}
 		raw, src = b, path
 	} else {

@@ -31,8 +31,8 @@ func within(t *testing.T, args ...string) (string, error) {
 	}
 }
 
-// TestInputsRefuseFIFOs: a FIFO as the mobility file, the schedule or the
-// scenario is refused at once with the reason (issue 40, item 7).
+// TestInputsRefuseFIFOs: a FIFO as the mobility file, the schedule, the
+// scenario or the key file is refused at once with the reason (issue 40, item 7).
 func TestInputsRefuseFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -48,6 +48,8 @@ func TestInputsRefuseFIFOs(t *testing.T) {
 		{"mobility", "sample", fifo, "--at", "0:1:1"},
 		{"sim", "../../configs/static-line.yaml", "--schedule", fifo, "--out", filepath.Join(dir, "out2"), "--quiet"},
 		{"sim", fifo, "--out", filepath.Join(dir, "out3"), "--quiet"},
+		{"trace", "collect", "--listen", "127.0.0.1:0", "--out", filepath.Join(dir, "out4"), "--run", "r",
+			"--scenario", "../../configs/static-line.yaml", "--key-file", fifo},
 	} {
 		_, err := within(t, args...)
 		if err == nil || !strings.Contains(err.Error(), fifo+": not a regular file (a FIFO)") {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"manetlab/internal/safefs"
+	"manetlab/node"
 	"manetlab/node/hosts"
 	"manetlab/scenario"
 	"manetlab/trace"
@@ -39,9 +41,9 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 	}
 	var key []byte
 	if p := c.String("key-file"); p != "" {
-		b, err := os.ReadFile(p)
+		b, err := safefs.ReadInput(p, "--key-file", node.MaxKeyFileBytes)
 		if err != nil {
-			return fmt.Errorf("--key-file: %w", err)
+			return err
 		}
 		if key = []byte(strings.TrimSpace(string(b))); len(key) == 0 {
 			return fmt.Errorf("--key-file %s: empty", p)
