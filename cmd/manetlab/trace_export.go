@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"manetlab/internal/safefs"
 	"manetlab/node"
 	"manetlab/trace/export"
 )
@@ -71,7 +72,7 @@ go to stderr as file:line: message. docs/collect.md describes the output.`,
 				// a failed export neither leaves a partial file nor
 				// clobbers an earlier one.
 				var err error
-				if f, err = os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*"); err != nil {
+				if f, err = safefs.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+"."); err != nil {
 					return err
 				}
 				defer os.Remove(f.Name())
@@ -90,7 +91,7 @@ go to stderr as file:line: message. docs/collect.md describes the output.`,
 				if err := os.Chmod(f.Name(), 0o644); err != nil {
 					return err
 				}
-				if err := os.Rename(f.Name(), out); err != nil {
+				if err := safefs.Rename(f.Name(), out); err != nil {
 					return err
 				}
 			}

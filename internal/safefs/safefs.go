@@ -15,6 +15,7 @@
 package safefs
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -343,4 +344,24 @@ func Rename(oldpath, newpath string) error {
 		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
 	}
 	return nil
+}
+
+// CreateTemp creates a new file named prefix followed by random digits in
+// dir (O_EXCL, 0600), resolving dir as OpenDir does; the caller renames
+// it into place (Rename) or removes it.
+func CreateTemp(dir, prefix string) (*os.File, error) {
+	fd, err := resolve(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	for try := 0; ; try++ {
+		var b [6]byte
+		rand.Read(b[:])
+		name := fmt.Sprintf("%s%x", prefix, b)
+		f, err := openIn(fd, filepath.Join(dir, name), name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil || !errors.Is(err, os.ErrExist) || try == 100 {
+			return f, err
+		}
+	}
 }
