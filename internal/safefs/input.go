@@ -58,8 +58,8 @@ func (l *limited) Read(p []byte) (int, error) {
 	if l.left < 0 {
 		return 0, fmt.Errorf("%s %s: more than the %d bytes allowed", l.what, l.path, l.max)
 	}
-	if int64(len(p)) > l.left+1 {
-		p = p[:l.left+1]
+	if room := l.left + 1; room > 0 && int64(len(p)) > room { // room <= 0: max near MaxInt64
+		p = p[:room]
 	}
 	n, err := l.r.Read(p)
 	l.left -= int64(n)

@@ -216,7 +216,8 @@ func (c *Collector) settleRun() error {
 		c.run = h.Run
 		dst := trace.RunFile(c.opt.Dir)
 		if !sameFile(p, dst) {
-			data, err := os.ReadFile(p)
+			// A regular file only: a FIFO would block the collector.
+			data, err := safefs.ReadInput(p, "run file", 1<<50)
 			if err != nil {
 				return fmt.Errorf("collect: %w", err)
 			}
