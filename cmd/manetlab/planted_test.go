@@ -32,8 +32,6 @@ func plantedOut(t *testing.T) (out, victim string) {
 	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
-	// run refuses before it starts anything: no private namespace needed.
-	t.Setenv(netnsEnv, "planted-test")
 	out = filepath.Join(shared, "outF")
 	plantLink(t, victim, out)
 	return out, victim

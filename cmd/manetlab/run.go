@@ -233,6 +233,11 @@ func runAction(c *cli.Context) error {
 		return printSummary(c, trace.Disk, out, nil)
 	}
 
+	// An output directory others control is refused before anything
+	// starts, a private network namespace included (docs/security.md).
+	if err := trace.CheckOutDir(out); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
 	if runNodeCommand == nil && len(opt.Wrap) == 0 {
 		// Only the command line itself can be re-run in a namespace.
 		private, err := needPrivateNet(opt.Iface)
