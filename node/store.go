@@ -134,7 +134,7 @@ func (s *fileStore) Put(key string, value []byte) error {
 // save writes the whole store to its file atomically.
 func (s *fileStore) save() error {
 	dir := filepath.Dir(s.path)
-	f, err := os.CreateTemp(dir, filepath.Base(s.path)+".tmp-*")
+	f, err := safefs.CreateTemp(dir, filepath.Base(s.path)+".tmp-")
 	if err != nil {
 		return err
 	}
