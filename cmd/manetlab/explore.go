@@ -142,7 +142,8 @@ violation exits with status 1. The scenario must use radio.mac: ideal.`,
 			fmt.Fprintf(w, "violation: %s: %s\n", v.Property, v.Witness)
 			fmt.Fprintf(w, "  at step %d; schedule minimised from %d to %d choices, written to %s\n", v.Step, v.Found, len(v.Schedule.Choices), file)
 			fmt.Fprintf(w, "  replayed: %s\n", v.Replayed)
-			fmt.Fprintf(w, "  replay: manetlab sim %s --schedule %s --out %s && manetlab trace check %s\n", c.Args().First(), file, runDir, runDir)
+			fmt.Fprintf(w, "  the replay's traces: %s (manetlab trace check %s)\n", runDir, runDir)
+			fmt.Fprintf(w, "  replay again: manetlab sim %s --schedule %s --out DIR\n", c.Args().First(), file)
 			fmt.Fprintf(w, "  step through it: manetlab studio %s --schedule %s\n", c.Args().First(), file)
 			return errViolation
 		},

@@ -46,7 +46,7 @@ func TestExploreCLI(t *testing.T) {
 	}
 	for _, want := range []string{"violation: one-leader-per-epoch: epoch 1 has two leaders", "minimised from", "to 1 choices, written to " + sched,
 		"replayed: the explorer's check: one-leader-per-epoch: epoch 1 has two leaders", "trace check: one-leader-per-epoch invalid",
-		"replay: manetlab sim " + sc + " --schedule " + sched, "step through it: manetlab studio " + sc + " --schedule " + sched} {
+		"the replay's traces: " + filepath.Join(folder, "violation-1"), "replay again: manetlab sim " + sc + " --schedule " + sched, "step through it: manetlab studio " + sc + " --schedule " + sched} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
