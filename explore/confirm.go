@@ -99,8 +99,10 @@ func (x *explorer) confirm(v *Violation) error {
 	switch {
 	case prop == nil:
 		says = append(says, "trace check does not judge "+v.Property)
-	case prop.Verdict != analysis.Invalid:
+	case prop.Verdict != analysis.Invalid && prop.Reason != "":
 		says = append(says, fmt.Sprintf("trace check: %s %s (%s)", prop.Name, prop.Verdict, prop.Reason))
+	case prop.Verdict != analysis.Invalid:
+		says = append(says, fmt.Sprintf("trace check: %s %s", prop.Name, prop.Verdict))
 	}
 	if len(invalid) > 0 {
 		says = append(says, "trace check: "+strings.Join(invalid, "; "))
