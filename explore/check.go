@@ -137,8 +137,10 @@ func (k *checker) fail(prop, format string, args ...any) {
 func (k *checker) observe(e *trace.Event) {
 	switch e.Ev {
 	case string(protocol.NoteLeader):
+		if k.leader[e.Node] != e.Leader {
+			k.noted = max(k.noted, time.Duration(e.T)) // a change of leader, not a new epoch of the same one
+		}
 		k.leader[e.Node] = e.Leader
-		k.noted = max(k.noted, time.Duration(e.T))
 		if e.Epoch == "" || e.Leader == protocol.None {
 			return
 		}
