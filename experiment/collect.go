@@ -12,7 +12,10 @@ import (
 // Gathered is a results directory read back.
 type Gathered struct {
 	Plan    *Plan
-	Records []*Record // in plan order; nil where a run is missing
+	Records []*Record // in plan order; nil where a run is missing or failed
+	// Rows are the records there are, failed ones included, in plan
+	// order: the tidy tables' rows.
+	Rows    []*Record
 	Missing []Spec    // runs with no record
 	Failed  []*Record // runs whose record holds an error
 	// First and Last are the earliest and latest record's modification
@@ -47,6 +50,7 @@ func Gather(dir string) (*Gathered, error) {
 				g.Last = t
 			}
 		}
+		g.Rows = append(g.Rows, r)
 		if r.Error != "" {
 			g.Failed = append(g.Failed, r)
 			continue

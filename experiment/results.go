@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,15 +22,16 @@ const ManifestName = "sweep.json"
 // TracesDir is where a results directory keeps traces (--traces).
 const TracesDir = "traces"
 
-// writeAtomic writes data to path through a temporary file in the same
-// directory and a rename.
-func writeAtomic(path string, data []byte) error {
+// writeAtomic writes path through write into a temporary file in the
+// same directory and a rename: readers see the old file or the whole new
+// one.
+func writeAtomic(path string, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}
@@ -56,7 +58,7 @@ func (p *Plan) Claim(dir string) error {
 	path := filepath.Join(dir, ManifestName)
 	old, err := ReadPlan(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return writeAtomic(path, append(want, '\n'))
+		return writeAtomic(path, bytesOf(append(want, '\n')))
 	}
 	if err != nil {
 		return err
@@ -91,6 +93,13 @@ func ReadPlan(dir string) (*Plan, error) {
 	return &p, nil
 }
 
+func bytesOf(b []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	}
+}
+
 // RecordPath is where run id's record lives in dir.
 func RecordPath(dir, id string) string { return filepath.Join(dir, id+".json") }
 
@@ -118,7 +127,7 @@ func WriteRecord(dir string, r *Record) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(RecordPath(dir, r.ID), append(b, '\n'))
+	return writeAtomic(RecordPath(dir, r.ID), bytesOf(append(b, '\n')))
 }
 
 // ShardReport says what a slice did.
