@@ -103,4 +103,3 @@ func Parquet(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	rep.Hosts = len(hosts)
 	return rep, pw.Close()
 }
-
