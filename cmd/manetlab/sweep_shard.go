@@ -83,7 +83,9 @@ func sweepResults(c *cli.Context, opt experiment.Options) error {
 			return err
 		}
 	}
-	opt.TempDir = dir
+	if c.IsSet("shard") {
+		opt.Progress = nil // a batch job's log: the slice's line below says it
+	}
 	rep, err := experiment.RunShard(opt, dir, i, n, c.Bool("traces"))
 	if err != nil {
 		return err
