@@ -34,8 +34,9 @@ type Plan struct {
 	Runs     []Spec   `json:"-"`
 }
 
-// NewPlan loads the base scenario and every run's (so that a bad value
-// is named before any run starts) and gives each run its id.
+// NewPlan loads the base scenario and lays the runs out with their ids;
+// no run's own scenario is read yet (load does, for the runs about to
+// run: a slice of a 100,000-run sweep reads only its own).
 func NewPlan(opt Options) (*Plan, error) {
 	if opt.Seeds <= 0 {
 		opt.Seeds = 1
@@ -50,18 +51,30 @@ func NewPlan(opt Options) (*Plan, error) {
 	}
 	p := &Plan{Scenario: base.Name, File: opt.Scenario, Hash: hash, Sets: opt.Sets, Axes: opt.Axes, Seeds: opt.Seeds}
 	p.lay()
-	for i := range p.Runs {
+	return p, nil
+}
+
+// load reads the scenario of each run in idx (the file with the --set
+// overrides, the point's values and the seed), so that a bad value is
+// named before any of them runs.
+func (p *Plan) load(idx []int) error {
+	for _, i := range idx {
 		r := &p.Runs[i]
-		r.sets = append([]string{}, opt.Sets...)
+		if r.s != nil {
+			continue
+		}
+		r.sets = append([]string{}, p.Sets...)
 		for a, v := range r.Values {
-			r.sets = append(r.sets, opt.Axes[a].Path+"="+v)
+			r.sets = append(r.sets, p.Axes[a].Path+"="+v)
 		}
 		r.sets = append(r.sets, fmt.Sprintf("seed=%d", r.Seed))
-		if r.s, err = scenario.Load(opt.Scenario, r.sets); err != nil {
-			return nil, err
+		s, err := scenario.Load(p.File, r.sets)
+		if err != nil {
+			return err
 		}
+		r.s = s
 	}
-	return p, nil
+	return nil
 }
 
 // lay fills Runs from Hash, Axes and Seeds (no scenario is read: a

@@ -168,6 +168,9 @@ func RunShard(opt Options, dir string, i, n int, keepTraces bool) (*ShardReport,
 		}
 		todo = append(todo, k)
 	}
+	if err := p.load(todo); err != nil {
+		return nil, err
+	}
 	err = p.execute(opt, todo, func(k int, r *Record) error {
 		rep.Ran++
 		if r.Error != "" {

@@ -149,6 +149,10 @@ func RunRecords(opt Options) (*Result, []*Record, error) {
 	for i := range idx {
 		idx[i] = i
 	}
+	// Validate every combination before spending time on any run.
+	if err := p.load(idx); err != nil {
+		return nil, nil, err
+	}
 	err = p.execute(opt, idx, func(i int, r *Record) error {
 		if r.Error != "" {
 			return errors.New(r.Error)
