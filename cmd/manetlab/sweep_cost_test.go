@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,45 +25,71 @@ func costGate(t *testing.T) {
 	}
 }
 
-// TestSweepCostSlurm times the same grid on one machine (2 workers) and
-// as 4 Slurm array tasks of 1 CPU on the local single-node Slurm.
+// TestSweepCostSlurm times the same grid three ways, three times each
+// in turn: the one-machine sweep keeping its traces (--out, 2 workers),
+// the one-machine sweep into a results directory (--results, 2
+// workers, traces removed after each run), and 4 Slurm array tasks of 1
+// CPU on the local single-node Slurm (sbatch to the queue empty).
 func TestSweepCostSlurm(t *testing.T) {
 	costGate(t)
 	s := startSlurm(t)
 	bin := buildBinary(t)
 	work := t.TempDir()
 	scenario, _ := filepath.Abs("../../configs/quickstart.yaml")
-	grid := []string{"--set", "duration=300s", "--vary", "protocol.name=adhoc/vasudevan|baseline/floodmax", "--vary", "nodes.count=10|20|40", "--seeds", "4"}
-	start := time.Now()
-	one, err := exec.Command(bin, append(append([]string{"sweep", scenario}, grid...), "--quiet", "--workers", "2", "--out", filepath.Join(work, "one"))...).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	oneWall := time.Since(start)
+	grid := []string{"--set", "duration=600s", "--vary", "protocol.name=adhoc/vasudevan|baseline/floodmax", "--vary", "nodes.count=20|40|80", "--seeds", "4"}
 	script, _ := filepath.Abs("../../scripts/slurm/sweep.sbatch")
-	res := filepath.Join(work, "results")
 	s.env = append(s.env, "MANETLAB="+bin)
-	start = time.Now()
-	out, err := s.run("sbatch", append([]string{"--parsable", "--array=0-3", "--mem-per-cpu=500M", "--output=" + filepath.Join(work, "task-%A_%a.out"), script, "4", res, scenario}, grid...)...)
-	if err != nil {
-		t.Fatal(err)
+	var one string
+	reps := 3
+	if r, err := strconv.Atoi(os.Getenv("MANETLAB_SWEEP_COST_REPS")); err == nil {
+		reps = r
 	}
-	s.waitJob(t, strings.TrimSpace(out))
-	slurmWall := time.Since(start)
-	got, err := runCLI(t, "sweep", "collect", res, "--quiet")
-	if err != nil || got != string(one) {
-		t.Fatalf("collect: %v\n%s\nwant\n%s", err, got, one)
+	for rep := 0; rep < reps; rep++ {
+		dir := filepath.Join(work, fmt.Sprint(rep))
+		start := time.Now()
+		out, err := exec.Command(bin, append(append([]string{"sweep", scenario}, grid...), "--quiet", "--workers", "2", "--out", filepath.Join(dir, "one"))...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		oneWall := time.Since(start)
+		one = string(out)
+		start = time.Now()
+		if _, err := exec.Command(bin, append(append([]string{"sweep", scenario}, grid...), "--quiet", "--workers", "2", "--results", filepath.Join(dir, "local"))...).Output(); err != nil {
+			t.Fatal(err)
+		}
+		localWall := time.Since(start)
+		res := filepath.Join(dir, "results")
+		start = time.Now()
+		job, err := s.run("sbatch", append([]string{"--parsable", "--array=0-3", "--mem-per-cpu=500M", "--output=" + filepath.Join(work, "task-%A_%a.out"), script, "4", res, scenario}, grid...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.waitJob(t, strings.TrimSpace(job))
+		slurmWall := time.Since(start)
+		got, err := runCLI(t, "sweep", "collect", res, "--quiet")
+		if err != nil || got != one {
+			t.Fatalf("collect: %v\n%s\nwant\n%s", err, got, one)
+		}
+		g, _ := experiment.Gather(res)
+		var wall, cpu float64
+		for _, r := range g.Rows {
+			wall += r.Wall
+			cpu += r.CPU
+		}
+		n := len(g.Rows)
+		// The engine's own cost: the same 4 tasks again, every run
+		// already there (scheduling, start, plan, 24 records read).
+		start = time.Now()
+		job, err = s.run("sbatch", append([]string{"--parsable", "--array=0-3", "--mem-per-cpu=500M", "--output=" + filepath.Join(work, "again-%A_%a.out"), script, "4", res, scenario}, grid...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.waitJob(t, strings.TrimSpace(job))
+		t.Logf("4 Slurm tasks with nothing left to run: %.1f s from sbatch to the queue empty", time.Since(start).Seconds())
+		up, _ := exec.Command("uptime").Output()
+		t.Logf("%d runs: one machine --out %.1f s, --results %.1f s; 4 Slurm tasks %.1f s (%+.2f s per run against --results); Slurm's runs: wall %.1f s, cpu %.1f s in all; %s",
+			n, oneWall.Seconds(), localWall.Seconds(), slurmWall.Seconds(), (slurmWall-localWall).Seconds()/float64(n), wall, cpu, strings.TrimSpace(string(up)))
 	}
-	g, _ := experiment.Gather(res)
-	var wall, cpu float64
-	for _, r := range g.Rows {
-		wall += r.Wall
-		cpu += r.CPU
-	}
-	n := len(g.Rows)
-	up, _ := exec.Command("uptime").Output()
-	t.Logf("%d runs: one machine (2 workers) %.1f s; 4 Slurm tasks of 1 CPU %.1f s from sbatch to the queue empty; overhead %.2f s per run; runs' wall %.1f s, cpu %.1f s in all (Slurm's); %s",
-		n, oneWall.Seconds(), slurmWall.Seconds(), (slurmWall-oneWall).Seconds()/float64(n), wall, cpu, strings.TrimSpace(string(up)))
 }
 
 // TestSweepCostHundredThousandRuns writes a results directory of
