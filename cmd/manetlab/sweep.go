@@ -64,6 +64,16 @@ theory beside complexity.messages, complexity.sync_messages (the counting
 rule) and mutex.messages_per_entry; then every point's metrics and the
 command line.
 
+--plan prints the runs (tab-separated: id, each axis's value, seed); a run's
+id is derived from the base scenario's hash, the point and the seed, so the
+same grid always gives the same ids. --results DIR writes one record per
+run into DIR (DIR/ID.json, written atomically; runs already there are
+skipped) and --shard I/N runs only every N-th run from I (--shard N: I from
+SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or PARALLEL_SEQ less one);
+"sweep collect DIR" then prints the table, JSON or chart of the whole
+sweep. Every sweep writes runs.csv and runs.parquet, one row per run,
+into --out or DIR. docs/sweeps.md: Slurm, GNU parallel, Kubernetes.
+
    manetlab sweep configs/sync-timeslice.yaml --vary 'protocol.params.synchronizer=simple|alpha|beta|abd' \
        --vary 'nodes.count=8|16|32|64' --html sync.html
 

@@ -111,14 +111,15 @@ func sweepCollectCommand() *cli.Command {
 --json) that the one-machine sweep prints for the same grid, writes
 DIR/runs.csv and DIR/runs.parquet (one row per run), and lists on stderr
 the runs that are missing or failed; it then exits with status 1.
---watch first prints a progress line every --every until no run is
-missing: runs done, failed, remaining and an estimate of the time left.`,
+--watch first looks every --every until no run is missing, and prints a
+line whenever runs have ended: runs done, failed, remaining and an
+estimate of the time left.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 			&cli.StringFlag{Name: "html", Usage: "write a chart of the sweep to this HTML file"},
 			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (as sweep's)"},
 			&cli.BoolFlag{Name: "watch", Usage: "print progress until no run is missing, then collect"},
-			&cli.DurationFlag{Name: "every", Value: 5 * time.Second, Usage: "--watch: time between progress lines"},
+			&cli.DurationFlag{Name: "every", Value: 5 * time.Second, Usage: "--watch: time between looks at the directory"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no file names on stderr"},
 		},
 		Action: func(c *cli.Context) error {
@@ -132,12 +133,17 @@ missing: runs done, failed, remaining and an estimate of the time left.`,
 			}
 			dir := c.Args().First()
 			if c.Bool("watch") {
+				last := ""
 				for {
 					g, err := experiment.Gather(dir)
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(c.App.ErrWriter, "sweep: %s: %s\n", dir, g.Progress(time.Now()))
+					// A line when a run has ended since the last one.
+					if counts := fmt.Sprint(g.Done(), len(g.Failed), len(g.Missing)); counts != last {
+						fmt.Fprintf(c.App.ErrWriter, "sweep: %s: %s\n", dir, g.Progress(time.Now()))
+						last = counts
+					}
 					if len(g.Missing) == 0 {
 						break
 					}

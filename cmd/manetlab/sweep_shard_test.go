@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -84,9 +85,18 @@ func TestSweepShardsCollectToTheOneMachineTable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "3 of 8 runs missing") {
 		t.Fatalf("collect of 2 slices of 3: %v", err)
 	}
+	// --watch waits for the last slice, run meanwhile.
+	watched := make(chan error, 1)
+	go func() {
+		_, err := runCLI(t, "sweep", "collect", res, "--quiet", "--watch", "--every", "20ms")
+		watched <- err
+	}()
 	t.Setenv("SLURM_ARRAY_TASK_ID", "1")
 	if _, err := runCLI(t, sweepArgs("--results", res, "--shard", "3")...); err != nil {
 		t.Fatal(err)
+	}
+	if err := <-watched; err != nil {
+		t.Fatalf("collect --watch: %v", err)
 	}
 	for _, l := range lines[1:] {
 		if _, err := os.Stat(filepath.Join(res, strings.Fields(l)[0]+".json")); err != nil {
@@ -102,6 +112,27 @@ func TestSweepShardsCollectToTheOneMachineTable(t *testing.T) {
 	}
 	if got, err = runCLI(t, "sweep", "collect", res, "--json", "--watch", "--quiet"); err != nil || got != oneJSON {
 		t.Fatalf("collected JSON differs (%v):\n%s\nwant\n%s", err, got, oneJSON)
+	}
+	// The chart is the one-machine sweep's.
+	if _, err := runCLI(t, sweepArgs("--out", filepath.Join(dir, "one"), "--html", filepath.Join(dir, "one.html"))...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, "sweep", "collect", res, "--quiet", "--html", filepath.Join(dir, "collect.html")); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := pageChart(t, filepath.Join(dir, "one.html")), pageChart(t, filepath.Join(dir, "collect.html")); !reflect.DeepEqual(a, b) {
+		t.Fatalf("collected chart %+v\nthe one-machine sweep's %+v", b, a)
+	}
+	// --traces keeps each run's traces under DIR/traces/ID.
+	kept := filepath.Join(dir, "kept")
+	if _, err := runCLI(t, sweepArgs("--results", kept, "--shard", "0/8", "--traces")...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(kept, "traces", strings.Fields(lines[1])[0], "run.jsonl")); err != nil {
+		t.Errorf("--traces: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(kept, "traces")); len(entries) != 1 {
+		t.Errorf("--traces with slice 0/8: %d trace directories, want 1", len(entries))
 	}
 	// --results without --shard: the whole sweep, every run already there.
 	if got, err = runCLI(t, sweepArgs("--results", res)...); err != nil || got != one {
