@@ -228,3 +228,32 @@ func TestTidyTablesHoldEveryValue(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedRunsAreRecordedAndRunAgain makes every run of a slice fail
+// (its trace directory cannot be made), then runs the slice again.
+func TestFailedRunsAreRecordedAndRunAgain(t *testing.T) {
+	opt := smallSweep(t)
+	opt.Axes, opt.Seeds = opt.Axes[:1], 1
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, TracesDir), []byte("not a directory"), 0o644)
+	rep, err := RunShard(opt, dir, 0, 1, true)
+	if err != nil || rep.Ran != 2 || rep.Failed != 2 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	g, err := Gather(dir)
+	if err != nil || len(g.Failed) != 2 || g.Done() != 0 || len(g.Rows) != 2 {
+		t.Fatalf("%+v %v", g, err)
+	}
+	var missing bytes.Buffer
+	g.WriteMissing(&missing)
+	if !strings.HasPrefix(missing.String(), "failed "+g.Plan.Runs[0].ID+" [adhoc/vasudevan] seed 1: ") {
+		t.Fatalf("%q", missing.String())
+	}
+	os.Remove(filepath.Join(dir, TracesDir))
+	if rep, err = RunShard(opt, dir, 0, 1, true); err != nil || rep.Skipped != 0 || rep.Ran != 2 || rep.Failed != 0 {
+		t.Fatalf("the failed runs were not run again: %+v %v", rep, err)
+	}
+	if g, err = Gather(dir); err != nil || g.Done() != 2 {
+		t.Fatalf("%v", err)
+	}
+}
