@@ -58,6 +58,11 @@ func (g ordered) Fields() []parquet.Field {
 	return fields
 }
 
+// RowGroupRows bounds a row group: the writer holds one in memory (a
+// 100,000-node run has tens of millions of events), and readers such as
+// DuckDB read row groups in parallel.
+const RowGroupRows = 128 << 10 // 131,072 rows
+
 // BatchRows is how many rows are buffered before they are handed to the
 // Parquet writer (which cuts row groups at its own default size).
 const BatchRows = 16 << 10
@@ -74,7 +79,7 @@ type Writer struct {
 }
 
 // NewWriter starts a Parquet file of these columns on w (Snappy
-// compression). Column names must differ.
+// compression, row groups of at most RowGroupRows). Column names must differ.
 func NewWriter(w io.Writer, name string, cols []Column) (*Writer, error) {
 	g := ordered{Group: parquet.Group{}}
 	for _, c := range cols {
@@ -85,7 +90,7 @@ func NewWriter(w io.Writer, name string, cols []Column) (*Writer, error) {
 		g.order = append(g.order, c.Name)
 	}
 	schema := parquet.NewSchema(name, g)
-	pw := parquet.NewWriter(w, schema, parquet.Compression(&parquet.Snappy))
+	pw := parquet.NewWriter(w, schema, parquet.Compression(&parquet.Snappy), parquet.MaxRowsPerRowGroup(RowGroupRows))
 	return &Writer{cols: cols, pw: pw, cur: make(parquet.Row, len(cols)), set: make([]bool, len(cols))}, nil
 }
 
