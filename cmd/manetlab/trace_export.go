@@ -99,6 +99,10 @@ go to stderr as file:line: message. docs/collect.md describes the output.`,
 					return err
 				}
 			}
+			if c.String("format") == "parquet" { // no pairs or packets: one row per event
+				fmt.Fprintf(c.App.ErrWriter, "exported %d events, %d hosts; %d trace problems\n", rep.Events, rep.Hosts, rep.Problems)
+				return nil
+			}
 			fmt.Fprintf(c.App.ErrWriter, "exported %d events, %d hosts, %d send->recv pairs, %d packets (%d receptions); %d trace problems\n",
 				rep.Events, rep.Hosts, rep.Edges, rep.Packets, rep.Receptions, rep.Problems)
 			return nil
