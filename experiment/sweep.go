@@ -7,14 +7,16 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"manetlab/internal/safefs"
-	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace/report"
 )
@@ -44,6 +46,14 @@ type Options struct {
 	Out      string // traces go to Out/<point>/seed<N>
 	Workers  int    // concurrent simulations (default 2)
 	Progress func(done, total int)
+	// Version is written in every run's record (`manetlab version`).
+	Version string
+	// TempDir holds the traces of runs whose traces are not kept (Out
+	// empty); default os.TempDir.
+	TempDir string
+	// TracesByID names the trace directories by run id (Out/<id>)
+	// rather than point and seed.
+	TracesByID bool
 }
 
 // Point is one combination of axis values with its results over seeds.
@@ -122,87 +132,85 @@ type sample struct {
 	theory  *Theory
 }
 
-type job struct {
-	point, seed int
-	sets        []string
-	dir         string
-	s           *scenario.Scenario
+// Run performs the sweep on this machine, the traces under Out.
+func Run(opt Options) (*Result, error) {
+	res, _, err := RunRecords(opt)
+	return res, err
 }
 
-// Run performs the sweep.
-func Run(opt Options) (*Result, error) {
-	if opt.Seeds <= 0 {
-		opt.Seeds = 1
+// RunRecords performs the sweep and also returns every run's record, in
+// plan order.
+func RunRecords(opt Options) (*Result, []*Record, error) {
+	p, err := NewPlan(opt)
+	if err != nil {
+		return nil, nil, err
 	}
-	if opt.Workers <= 0 {
-		opt.Workers = 2
-	}
-	points := grid(opt.Axes)
-	var jobs []job
-	for p, vals := range points {
-		label := pointLabel(opt.Axes, vals)
-		for seed := 1; seed <= opt.Seeds; seed++ {
-			sets := append([]string{}, opt.Sets...)
-			for a, v := range vals {
-				sets = append(sets, opt.Axes[a].Path+"="+v)
-			}
-			sets = append(sets, fmt.Sprintf("seed=%d", seed))
-			jobs = append(jobs, job{point: p, seed: seed, sets: sets, dir: filepath.Join(opt.Out, label, fmt.Sprintf("seed%d", seed))})
-		}
+	recs := make([]*Record, len(p.Runs))
+	idx := make([]int, len(p.Runs))
+	for i := range idx {
+		idx[i] = i
 	}
 	// Validate every combination before spending time on any run.
-	for i := range jobs {
-		s, err := scenario.Load(opt.Scenario, jobs[i].sets)
-		if err != nil {
-			return nil, err
-		}
-		jobs[i].s = s
+	if err := p.load(idx); err != nil {
+		return nil, nil, err
 	}
-	// Samples by seed, so that means do not depend on which run ends first.
-	samples := make([][]*sample, len(points))
-	for p := range samples {
-		samples[p] = make([]*sample, opt.Seeds)
+	err = p.execute(opt, idx, func(i int, r *Record) error {
+		if r.Error != "" {
+			return errors.New(r.Error)
+		}
+		recs[i] = r
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.result(recs), recs, nil
+}
+
+// execute runs the plan's runs idx on opt.Workers workers and hands each
+// record to done (under a lock) as it ends; the first error done returns
+// stops the sweep after the runs under way.
+func (p *Plan) execute(opt Options, idx []int, done func(i int, r *Record) error) error {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = 2
 	}
 	var mu sync.Mutex
 	var firstErr error
-	done := 0
-	ch := make(chan job)
+	n := 0
+	cpu := newCPUMeter()
+	ch := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < opt.Workers; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range ch {
-				s, err := runOne(opt.Scenario, j)
+			for i := range ch {
+				r := p.runOne(opt, i, cpu)
 				mu.Lock()
-				if err != nil && firstErr == nil {
+				if err := done(i, r); err != nil && firstErr == nil {
 					firstErr = err
 				}
-				samples[j.point][j.seed-1] = s
-				done++
+				n++
 				if opt.Progress != nil {
-					opt.Progress(done, len(jobs))
+					opt.Progress(n, len(idx))
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for _, j := range jobs {
-		ch <- j
+	for _, i := range idx {
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		ch <- i
 	}
 	close(ch)
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	res := &Result{Axes: opt.Axes, Seeds: opt.Seeds}
-	if len(jobs) > 0 {
-		res.Scenario = jobs[0].s.Name
-	}
-	for p, vals := range points {
-		res.Points = append(res.Points, aggregate(vals, samples[p]))
-	}
-	return res, nil
+	return firstErr
 }
 
 // aggregate makes a grid point from its runs' samples (nil: no run).
@@ -247,20 +255,57 @@ func (s *sample) get(name string) (float64, bool) {
 	return v, ok
 }
 
-// runOne simulates one job and returns its measurements.
-func runOne(path string, j job) (*sample, error) {
-	if err := safefs.MkdirAll(j.dir); err != nil {
-		return nil, err
+// runOne simulates run i and returns its record; a failed run's says
+// why. The traces go to opt.Out/<point>/seed<N>, or, with opt.Out empty,
+// to a temporary directory removed after.
+func (p *Plan) runOne(opt Options, i int, cpu *cpuMeter) *Record {
+	j := &p.Runs[i]
+	rec := &Record{ID: j.ID, Point: j.Point, Values: j.Values, Seed: j.Seed, Version: opt.Version, ScenarioHash: p.Hash}
+	rec.RunHash, _ = j.s.Hash()
+	fail := func(err error) *Record {
+		rec.Error = err.Error()
+		return rec
 	}
-	res, err := sim.Run(j.s, sim.Options{Out: j.dir, Record: report.Keep})
+	dir := opt.Out
+	if dir == "" {
+		tmp, err := os.MkdirTemp(opt.TempDir, "sweep-"+j.ID+"-")
+		if err != nil {
+			return fail(err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else {
+		dir = filepath.Join(opt.Out, opt.traceDir(p, j))
+		if err := safefs.MkdirAll(dir); err != nil {
+			return fail(err)
+		}
+	}
+	var sum *report.Summary
+	start := time.Now()
+	cpu.start(i)
+	res, err := sim.Run(j.s, sim.Options{Out: dir, Record: report.Keep})
 	if err != nil {
-		return nil, fmt.Errorf("%s %v: %w", path, j.sets, err)
+		err = fmt.Errorf("%s %v: %w", p.File, j.sets, err)
+	} else {
+		sum, err = report.SummarizeFrom(res.Recording, dir)
 	}
-	sum, err := report.SummarizeFrom(res.Recording, j.dir)
+	rec.CPU = cpu.stop(i).Seconds()
+	rec.Wall = time.Since(start).Seconds()
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	return measure(sum), nil
+	s := measure(sum)
+	rec.Verdict, rec.Metrics, rec.Theory = s.verdict, s.metrics, s.theory
+	return rec
+}
+
+// traceDir names a run's trace directory under Out: the point's label
+// and the seed, or, for a results directory's kept traces, the id.
+func (opt Options) traceDir(p *Plan, j *Spec) string {
+	if opt.TracesByID {
+		return j.ID
+	}
+	return filepath.Join(pointLabel(p.Axes, j.Values), fmt.Sprintf("seed%d", j.Seed))
 }
 
 // measure takes a run's metrics by name from its summary.

@@ -7,7 +7,11 @@
 # check) and chromium (the HTML report's test renders the page in headless
 # Chromium, and skips without it), and ns-3 3.37 with what builds its
 # programs: g++, pkg-config, libns3-dev and libgsl-dev (the DCF medium's
-# tests compile scripts/ns3/*.cc and compare with it). Idempotent and quiet: it prints one line
+# tests compile scripts/ns3/*.cc and compare with it), munge, slurmctld,
+# slurmd and slurm-client (the sweep's Slurm test starts a single-node
+# Slurm of its own), parallel (GNU parallel: the sweep's parallel test)
+# and python3-pandas (docs/sweeps.md's pandas query, run by a test with
+# Debian's /usr/bin/python3). Idempotent and quiet: it prints one line
 # when it installs something, nothing otherwise. scripts/test.sh runs it
 # first as root.
 #
@@ -24,6 +28,12 @@ command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists ns3-core ns3-wifi 2>/dev/null || need+=(libns3-dev)
 pkg-config --exists gsl 2>/dev/null || need+=(libgsl-dev)
+[ -x /usr/sbin/munged ] || need+=(munge)
+[ -x /usr/sbin/slurmctld ] || need+=(slurmctld)
+[ -x /usr/sbin/slurmd ] || need+=(slurmd)
+command -v sbatch >/dev/null 2>&1 || need+=(slurm-client)
+command -v parallel >/dev/null 2>&1 || need+=(parallel)
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import pandas' 2>/dev/null || need+=(python3-pandas)
 
 [ ${#need[@]} -eq 0 ] && exit 0
 

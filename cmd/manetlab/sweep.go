@@ -22,6 +22,9 @@ func sweepCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab sweep SCENARIO.yaml --vary path=v1|v2... [--vary ...] [--seeds N] [--set path=value]... [--out DIR] [--json]
        [--html FILE [--metric NAME]]
+   manetlab sweep SCENARIO.yaml --vary ... --seeds N --plan
+   manetlab sweep SCENARIO.yaml --vary ... --seeds N --results DIR [--shard I/N | --shard N] [--traces]
+   manetlab sweep collect DIR [--json] [--html FILE [--metric NAME]] [--watch]
 
 Examples:
    manetlab sweep configs/quickstart.yaml --vary 'protocol.name=adhoc/vasudevan|baseline/floodmax' --seeds 5
@@ -62,12 +65,23 @@ theory beside complexity.messages, complexity.sync_messages (the counting
 rule) and mutex.messages_per_entry; then every point's metrics and the
 command line.
 
+--plan prints the runs (tab-separated: id, each axis's value, seed); a run's
+id is derived from the base scenario's hash, the point and the seed, so the
+same grid always gives the same ids. --results DIR writes one record per
+run into DIR (DIR/ID.json, written atomically; runs already there are
+skipped) and --shard I/N runs only every N-th run from I (--shard N: I from
+SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or PARALLEL_SEQ less one);
+"sweep collect DIR" then prints the table, JSON or chart of the whole
+sweep. Every sweep writes runs.csv and runs.parquet, one row per run,
+into --out or DIR. docs/sweeps.md: Slurm, GNU parallel, Kubernetes.
+
    manetlab sweep configs/sync-timeslice.yaml --vary 'protocol.params.synchronizer=simple|alpha|beta|abd' \
        --vary 'nodes.count=8|16|32|64' --html sync.html
 
    manetlab sweep configs/mutex-ricart-agrawala.yaml \
        --vary 'workload.rate=0.1|0.5|2' --vary 'protocol.name=mutex/centralized|mutex/ricart-agrawala' \
        --html mutex.html --metric mutex.messages_per_entry`,
+		Subcommands: []*cli.Command{sweepCollectCommand()},
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "set", Usage: "override a scenario field in every run (repeatable)"},
 			&cli.StringSliceFlag{Name: "vary", Usage: "a field and its values, path=v1|v2 (repeatable)"},
@@ -78,6 +92,10 @@ command line.
 			&cli.StringFlag{Name: "html", Usage: "write a chart of the sweep to this HTML file"},
 			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (default complexity.sync_messages for round protocols, else complexity.messages where measured, else mutex.messages_per_entry, else F)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
+			&cli.BoolFlag{Name: "plan", Usage: "print the runs (id, axis values, seed) and run none"},
+			&cli.StringFlag{Name: "results", Usage: "write one record per run into `DIR` (runs already there are skipped); docs/sweeps.md"},
+			&cli.StringFlag{Name: "shard", Usage: "with --results: run only the I-th of N slices, `I/N` (0 <= I < N), or N with I from SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or PARALLEL_SEQ-1"},
+			&cli.BoolFlag{Name: "traces", Usage: "with --results: keep each run's traces in DIR/traces/ID"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -94,7 +112,7 @@ command line.
 				}
 			}
 			opt := experiment.Options{Scenario: c.Args().First(), Sets: c.StringSlice("set"),
-				Seeds: c.Int("seeds"), Workers: c.Int("workers"), Out: c.String("out")}
+				Seeds: c.Int("seeds"), Workers: c.Int("workers"), Out: c.String("out"), Version: sweepVersion()}
 			if s, err := scenario.Load(opt.Scenario, opt.Sets); err == nil {
 				printWarnings(c, s.Warnings) // errors come with the grid's
 			}
@@ -120,34 +138,68 @@ command line.
 					}
 				}
 			}
-			res, err := experiment.Run(opt)
+			if c.Bool("plan") {
+				p, err := experiment.NewPlan(opt)
+				if err != nil {
+					return err
+				}
+				return p.WritePlan(c.App.Writer)
+			}
+			if c.IsSet("results") || c.IsSet("shard") || c.Bool("traces") {
+				return sweepResults(c, opt)
+			}
+			res, recs, err := experiment.RunRecords(opt)
 			if err != nil {
 				return err
 			}
-			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
-					return err
-				}
-			} else {
-				res.WriteTable(c.App.Writer)
+			if err := printSweep(c, res, sweepCommandLine(c)); err != nil {
+				return err
 			}
-			if path := c.String("html"); path != "" {
-				var buf bytes.Buffer
-				if err := res.WriteHTML(&buf, experiment.HTMLOptions{Metric: c.String("metric"), Command: sweepCommandLine(c)}); err != nil {
-					return err
-				}
-				if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
-					return err
-				}
-				if !c.Bool("quiet") {
-					fmt.Fprintf(os.Stderr, "sweep: wrote %s\n", path)
-				}
+			p, err := experiment.NewPlan(opt)
+			if err != nil {
+				return err
 			}
-			return nil
+			return writeTidy(c, opt.Out, p, recs)
 		},
 	}
+}
+
+// printSweep prints a sweep's table or JSON and writes its chart.
+func printSweep(c *cli.Context, res *experiment.Result, command string) error {
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		res.WriteTable(c.App.Writer)
+	}
+	if path := c.String("html"); path != "" {
+		var buf bytes.Buffer
+		if err := res.WriteHTML(&buf, experiment.HTMLOptions{Metric: c.String("metric"), Command: command}); err != nil {
+			return err
+		}
+		if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
+			return err
+		}
+		if !c.Bool("quiet") {
+			fmt.Fprintf(os.Stderr, "sweep: wrote %s\n", path)
+		}
+	}
+	return nil
+}
+
+// writeTidy writes the runs' CSV and Parquet tables into dir.
+func writeTidy(c *cli.Context, dir string, p *experiment.Plan, recs []*experiment.Record) error {
+	paths, err := experiment.WriteTidy(dir, p, recs)
+	if err != nil {
+		return err
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintf(os.Stderr, "sweep: wrote %s\n", strings.Join(paths, ", "))
+	}
+	return nil
 }
 
 // sweepCommandLine spells out the sweep as a command line that repeats
