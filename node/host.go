@@ -27,6 +27,11 @@ type Host struct {
 	spec  protocol.Spec
 	codec *wire.Codec
 	runID uint64
+	// stopEarly: the process was stopped before its start was known
+	// (Options.StartLater); lateStart is how long after the run's start
+	// the start reached it, if after.
+	stopEarly bool
+	lateStart time.Duration
 	// scenarioHash is the resolved scenario's (scenario.Hash), for the
 	// traces' headers.
 	scenarioHash string
@@ -128,18 +133,56 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 		h.closeAll()
 		return nil, err
 	}
+	if opt.StartLater != nil {
+		// Frames wait in the sockets' buffers until the start is known:
+		// the run's id on the wire and the run clock depend on it.
+		go func() {
+			select {
+			case ns, ok := <-opt.StartLater:
+				if !ok {
+					h.stopEarly = true
+					break
+				}
+				h.setStart(ns)
+				if h.now() >= 0 {
+					// The start came late: boot now, and say by how much.
+					h.lateStart = h.clock.wallSince()
+					if err := h.bootAll(); err != nil {
+						h.fail(err)
+						h.stopEarly = true
+					}
+				}
+			case <-ctx.Done():
+			}
+			h.run(ctx)
+		}()
+		return h, nil
+	}
 	if h.now() >= 0 {
 		if err := h.bootAll(); err != nil {
 			h.closeAll()
 			return nil, err
 		}
 	}
+	h.run(ctx)
+	return h, nil
+}
+
+// setStart sets the run's start (Unix ns) of a Host started with
+// Options.StartLater, before its readers and loop run.
+func (h *Host) setStart(ns int64) {
+	h.opt.Start = ns
+	h.runID = wire.RunIDAt(h.opt.Run, ns)
+	h.clock = newRunClock(time.Now(), ns, h.opt.Dilation)
+}
+
+// run starts the readers and the loop.
+func (h *Host) run(ctx context.Context) {
 	for _, c := range []*link.Conn{h.data, h.ctrl} {
 		h.readers.Add(1)
 		go h.read(c)
 	}
 	go h.loop(ctx)
-	return h, nil
 }
 
 func newHost(opt Options) (*Host, error) {
@@ -339,6 +382,9 @@ func (h *Host) Wait() (*Result, error) {
 // loop is the one goroutine that touches protocol state.
 func (h *Host) loop(ctx context.Context) {
 	defer h.finish()
+	if h.stopEarly {
+		return
+	}
 	if h.now() < 0 {
 		// Boot at the run's start; until then frames are read and counted.
 		if !h.waitStart(ctx) {

@@ -39,6 +39,13 @@ type Options struct {
 	// Env.Now() is the time since Start, and the run stops at Start plus
 	// the scenario's duration (both dilated: see Dilation).
 	Start int64
+	// StartLater, when not nil, says the start is not known yet (Start
+	// is ignored): Start opens the sockets and trace files and returns,
+	// so that the process can say it is ready, and the run begins once a
+	// start (Unix ns) comes on the channel, chosen after every process
+	// of the run was ready (the launcher's readiness handshake). A
+	// channel closed first stops the process, its nodes never booted.
+	StartLater <-chan int64
 	// Dilation, when above 1, runs the nodes in dilated time: the run
 	// clock (Env.Now, the stack's clock, the air stamps, trace times)
 	// advances at 1/Dilation of the host's clock since Start, so every

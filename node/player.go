@@ -30,6 +30,10 @@ type PlayOptions struct {
 	// of the model's time.
 	Start    int64
 	Dilation int
+	// StartLater, when not nil, is where the start comes from once
+	// known (Options.StartLater): Start is ignored, the socket opened and
+	// the player waits; a channel closed first stops it.
+	StartLater <-chan int64
 	// Control is the group location frames go to (default DefaultControl).
 	Control string
 	Iface   string
@@ -91,6 +95,23 @@ func StartPlayer(ctx context.Context, opt PlayOptions) (*Player, error) {
 		return nil, fmt.Errorf("mobility play: %w", err)
 	}
 	p.run = newRunClock(time.Now(), opt.Start, opt.Dilation)
+	if opt.StartLater != nil {
+		go func() {
+			select {
+			case ns, ok := <-opt.StartLater:
+				if ok {
+					p.opt.Start, p.runID = ns, wire.RunIDAt(opt.Run, ns)
+					p.run = newRunClock(time.Now(), ns, opt.Dilation)
+					p.play(ctx)
+					return
+				}
+			case <-ctx.Done():
+			}
+			p.conn.Close()
+			close(p.done)
+		}()
+		return p, nil
+	}
 	go p.play(ctx)
 	return p, nil
 }

@@ -35,7 +35,7 @@ import (
 // `date` wrapper first in its sshd sessions' PATH) is refused with its
 // name and the figure.
 func TestRunHosts(t *testing.T) {
-	h := newSSHHosts(t)
+	h := newSSHHosts(t, false)
 	hostsFile := filepath.Join(h.dir, "hosts")
 	var hl strings.Builder
 	// Each in its home's manetlab-runs (the default; each host's root has
@@ -127,8 +127,8 @@ func TestRunHosts(t *testing.T) {
 		// stops the hosts in order and gets their results.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		err := wait(t, cmd, stderr)
-		if err == nil || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
-			t.Errorf("exit %v, want a failure naming SIGTERM", err)
+		if exitCode(err) != 1 || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
+			t.Errorf("exit %v, want status 1 naming SIGTERM", err)
 		}
 		if strings.Contains(stderr.String(), "dropped out") || !strings.Contains(stderr.String(), "host h2: 2 faults of 2 not applied") {
 			t.Errorf("the hosts did not all stop in order and report")
@@ -147,7 +147,7 @@ func TestRunHosts(t *testing.T) {
 		killed := 0
 		for _, p := range strings.Fields(string(b)) {
 			pid, _ := strconv.Atoi(p)
-			if strings.Contains(cmdline(pid), "manetlab launch ") {
+			if f := strings.Fields(cmdline(pid)); len(f) > 1 && f[1] == "launch" {
 				syscall.Kill(pid, syscall.SIGKILL)
 				killed++
 			}
@@ -170,8 +170,8 @@ func TestRunHosts(t *testing.T) {
 		b, err := cmd.CombinedOutput()
 		t.Logf("run --hosts with h3fast:\n%s", b)
 		m := regexp.MustCompile(`host h3fast: its clock is ([0-9.]+)s ahead of this machine's`).FindSubmatch(b)
-		if err == nil || m == nil {
-			t.Fatalf("exit %v; want host h3fast refused with its offset", err)
+		if exitCode(err) != 1 || m == nil {
+			t.Fatalf("exit %v; want status 1, host h3fast refused with its offset", err)
 		}
 		if off, _ := strconv.ParseFloat(string(m[1]), 64); off < 1.9 || off > 2.1 {
 			t.Errorf("offset %ss, want about 2s", m[1])
@@ -266,10 +266,10 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 	found := 0
 	for i := 1; i <= 3; i++ {
 		base := "manetlab-runs"
-		if i == 3 {
+		if i == 3 && !h.shared {
 			base = "runs3"
 		}
-		rd := filepath.Join(h.dir, fmt.Sprintf("home%d", i), base, run)
+		rd := filepath.Join(h.home(i), base, run, fmt.Sprintf("h%d", i))
 		if st, err := os.Stat(filepath.Join(rd, "in", "run.key")); err != nil || st.Mode().Perm() != 0o600 {
 			t.Errorf("host h%d: the run's key: %v, want a file of mode 0600", i, err)
 		}

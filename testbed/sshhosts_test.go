@@ -25,14 +25,25 @@ type sshHosts struct {
 	bin    string // a static manetlab
 	ns     []string
 	sshd   []*exec.Cmd
+	// shared: every host's root has one home directory (an NFS home).
+	shared bool
+}
+
+// home is the home directory of host i's root (1 to 3).
+func (h *sshHosts) home(i int) string {
+	if h.shared {
+		i = 0
+	}
+	return filepath.Join(h.dir, fmt.Sprintf("home%d", i))
 }
 
 const skipSSH = "needs root, iproute2 and openssh-server (sshd, ssh, ssh-keygen) for hosts with their own sshd; CI runs as root (scripts/deps.sh installs them)"
 
-// newSSHHosts builds the hosts, or skips t saying what is missing. Its
-// cleanup kills every sshd and deletes the namespaces (with the veths
-// and the bridge), whatever the test did.
-func newSSHHosts(t *testing.T) *sshHosts {
+// newSSHHosts builds the hosts, or skips t saying what is missing; with
+// shared, their roots share one home directory. Its cleanup kills every
+// sshd and deletes the namespaces (with the veths and the bridge),
+// whatever the test did.
+func newSSHHosts(t *testing.T, shared bool) *sshHosts {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip(skipSSH + " (not root)")
@@ -42,7 +53,7 @@ func newSSHHosts(t *testing.T) *sshHosts {
 			t.Skip(skipSSH + " (no " + c + ")")
 		}
 	}
-	h := &sshHosts{dir: t.TempDir()}
+	h := &sshHosts{dir: t.TempDir(), shared: shared}
 	id := os.Getpid()
 	sub := fmt.Sprintf("10.79.%d", id%250)
 	sw := fmt.Sprintf("mlhsw%d", id)
@@ -87,7 +98,7 @@ func newSSHHosts(t *testing.T) *sshHosts {
 		// Each host's root has a home of its own (the run directories'
 		// default place), without the machine's shell start-up files:
 		// ip netns exec mounts /etc/netns/NS/passwd over /etc/passwd.
-		home := filepath.Join(h.dir, fmt.Sprintf("home%d", i))
+		home := h.home(i)
 		if err := os.MkdirAll(filepath.Join("/etc/netns", ns), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -80,7 +80,7 @@ every host at once (ssh -o BatchMode=yes, one multiplexed connection each,
 this binary, which must be a static build: CGO_ENABLED=0 go build; the
 clock offset, refused above --max-offset naming the host and the figure),
 copies the resolved scenario, its mobility file and the run's key
-(--key-file's, else a fresh one, written 0600) to DIR/RUN/in, and starts
+(--key-file's, else a fresh one, written 0600) to DIR/RUN/HOST/in, and starts
 one launcher per host (--iface, --ttl 1, the player on the first host)
 against a common start time with lead for the slowest host. Each host
 applies the crashes and recoveries of its own nodes and records them in

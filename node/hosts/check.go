@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"debug/elf"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"runtime"
@@ -36,7 +38,7 @@ type file struct {
 }
 
 // prepare checks host c and readies its run directory: it creates
-// DIR/RUN (refusing one that exists) and DIR/RUN/in (mode 0700), finds a
+// DIR/RUN/HOST (refusing one that exists) and its in/ (mode 0700), finds a
 // manetlab of our version there or copies exe, measures the clock offset,
 // and copies files into in/ (the key among them, created 0600).
 func prepare(ctx context.Context, c *conn, run, version, exe string, files []file) (*hostInfo, error) {
@@ -51,9 +53,14 @@ func prepare(ctx context.Context, c *conn, run, version, exe string, files []fil
 	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
 		d = `"$HOME"/` + quote(rest)
 	}
-	script := `set -e; d=` + d + `; mkdir -p "$d"; cd "$d"; pwd; mkdir ` + quote(run) + `; mkdir -m 700 ` + quote(run+"/in") + `
+	// The run directory is DIR/RUN/HOST: with a home shared by every
+	// host (NFS), each host's mkdir of its own succeeds, and a run of
+	// that name run before on that host is refused.
+	rel := run + "/" + safeName(c.host.Target)
+	vbin := versionedBin(version)
+	script := `set -e; d=` + d + `; mkdir -p "$d"; cd "$d"; pwd; mkdir -p ` + quote(run) + `; mkdir ` + quote(rel) + `; mkdir -m 700 ` + quote(rel+"/in") + `
 uname -sm; echo "${SSH_CONNECTION:-}"
-if [ -x bin/manetlab ]; then bin/manetlab version 2>/dev/null || echo none; else echo none; fi
+v=none; for b in ` + quote(vbin) + ` bin/manetlab; do if [ -x "$b" ]; then v=$("$b" version 2>/dev/null || echo none); [ "$v" = ` + quote(version) + ` ] && { v="$b $v"; break; }; fi; done; echo "$v"
 p=$(command -v manetlab || true); echo "${p:-none}"
 if [ -n "$p" ]; then "$p" version 2>/dev/null || echo none; else echo none; fi
 ip -o -4 addr show 2>/dev/null || true`
@@ -65,7 +72,7 @@ ip -o -4 addr show 2>/dev/null || true`
 	if len(lines) < 6 {
 		return nil, fmt.Errorf("%s: the check printed %q, want six lines or more", c.host.Target, out)
 	}
-	hi := &hostInfo{base: lines[0], runDir: lines[0] + "/" + run}
+	hi := &hostInfo{base: lines[0], runDir: lines[0] + "/" + rel}
 	conn := strings.Fields(lines[2])
 	if len(conn) != 4 {
 		return nil, fmt.Errorf("%s: $SSH_CONNECTION is %q: cannot tell which address this machine has there", c.host.Target, lines[2])
@@ -77,13 +84,13 @@ ip -o -4 addr show 2>/dev/null || true`
 			return nil, fmt.Errorf("%s: no interface holds %s, the address ssh reached: name one (iface=IF in the host list)", c.host.Target, conn[2])
 		}
 	}
-	switch {
-	case lines[3] == version:
-		hi.bin = hi.base + "/bin/manetlab"
+	switch b, v, _ := strings.Cut(lines[3], " "); {
+	case v == version:
+		hi.bin = hi.base + "/" + b
 	case lines[5] == version:
 		hi.bin = lines[4]
 	default:
-		if err := copyBinary(ctx, c, hi, lines[1], exe); err != nil {
+		if err := copyBinary(ctx, c, hi, lines[1], exe, version); err != nil {
 			return nil, err
 		}
 	}
@@ -135,10 +142,10 @@ func unameOf(goos, goarch string) string {
 	return sys + " " + arch
 }
 
-// copyBinary copies exe to DIR/bin/manetlab on the host, which must be
+// copyBinary copies exe to DIR/bin/manetlab-HASH on the host, which must be
 // of this platform; exe must be static (no dynamic loader), so that it
 // runs whatever the host's libraries.
-func copyBinary(ctx context.Context, c *conn, hi *hostInfo, uname, exe string) error {
+func copyBinary(ctx context.Context, c *conn, hi *hostInfo, uname, exe, version string) error {
 	if want := unameOf(runtime.GOOS, runtime.GOARCH); uname != want && !(want == "Linux i686" && strings.HasPrefix(uname, "Linux i")) {
 		return fmt.Errorf("%s runs %s and has no manetlab of this version; this one is built for %s/%s: install one built for the host (CGO_ENABLED=0 GOOS=... GOARCH=... go build ./cmd/manetlab) as %s/bin/manetlab", c.host.Target, uname, runtime.GOOS, runtime.GOARCH, hi.base)
 	}
@@ -150,12 +157,27 @@ func copyBinary(ctx context.Context, c *conn, hi *hostInfo, uname, exe string) e
 		return err
 	}
 	defer f.Close()
-	tmp := hi.base + "/bin/.manetlab.tmp"
-	if _, err := c.run(ctx, f, "mkdir -p "+quote(hi.base+"/bin")+" && cat > "+quote(tmp)+" && chmod 755 "+quote(tmp)+" && mv -f "+quote(tmp)+" "+quote(hi.base+"/bin/manetlab")); err != nil {
+	// A temporary file of this host's own, renamed over the name of
+	// this version: hosts sharing DIR copy at once without mixing their
+	// bytes, a run of another version keeps its own binary (a node
+	// recovered mid-run starts the version it started with), and a
+	// binary is never seen half written.
+	bin := hi.base + "/" + versionedBin(version)
+	tmp := bin + ".tmp-" + safeName(c.host.Target) + "-$$"
+	if _, err := c.run(ctx, f, "mkdir -p "+quote(hi.base+"/bin")+" && cat > "+tmp+" && chmod 755 "+tmp+" && mv -f "+tmp+" "+quote(bin)); err != nil {
 		return fmt.Errorf("copy %s: %w", exe, err)
 	}
-	hi.bin, hi.copied = hi.base+"/bin/manetlab", true
+	hi.bin, hi.copied = bin, true
 	return nil
+}
+
+// versionedBin is where, under DIR, a copied manetlab of version goes:
+// bin/manetlab-HASH, HASH of the version line (revision, platform and
+// executable's hash), so that hosts of several platforms or runs of
+// several versions share one DIR safely.
+func versionedBin(version string) string {
+	h := sha256.Sum256([]byte(version))
+	return "bin/manetlab-" + hex.EncodeToString(h[:6])
 }
 
 // CheckStatic says whether the executable at exe can be copied to

@@ -1,0 +1,133 @@
+package testbed
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestRunHostsSharedHomeAndStatus runs the README's command, `manetlab
+// run configs/quickstart.yaml --hosts h1,h2,h3` (shortened), on three
+// namespace hosts whose roots share one home directory, as NFS homes
+// are in a lab: each host gets its own run directory
+// (manetlab-runs/RUN/HOST), one copy of the binary serves all three
+// (bin/manetlab-HASH), the run is valid and exits 0. Then a run with a
+// node process without the run's key on host h3 (an unkeyed `manetlab
+// node` claiming node 3, started in h3's namespace with the run's name
+// and start): its frames are refused, a cross-host problem, and `run
+// --hosts` exits with status 3.
+func TestRunHostsSharedHomeAndStatus(t *testing.T) {
+	h := newSSHHosts(t, true)
+	const hosts = "h1,h2,h3"
+	runHosts := func(t *testing.T, name string, during func(*testing.T, *syncBuf), args ...string) (string, string, error) {
+		t.Helper()
+		out := filepath.Join(h.dir, "home-"+name)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, h.bin, append([]string{"run", "../configs/quickstart.yaml", "--hosts", hosts, "--ssh-config", h.config,
+			"--run", name, "--out", out}, args...)...)
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.WaitDelay = 30 * time.Second
+		var stdout bytes.Buffer
+		stderr := &syncBuf{}
+		cmd.Stdout, cmd.Stderr = &stdout, stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if during != nil {
+			during(t, stderr)
+		}
+		err := cmd.Wait()
+		t.Logf("run --hosts %s:\n%s%s", name, stdout.String(), stderr.String())
+		return out, stdout.String() + stderr.String(), err
+	}
+
+	t.Run("shared-home", func(t *testing.T) {
+		out, text, err := runHosts(t, "qs", nil, "--ids-per-process", "4",
+			"--set", "duration=12s", "--set", "faults=[{at: 4s, crash: [8]}, {at: 8s, recover: [8]}]")
+		if code := exitCode(err); code != 0 {
+			t.Fatalf("exit status %d (%v), want 0", code, err)
+		}
+		if n := strings.Count(text, "this manetlab copied there"); n < 1 {
+			t.Errorf("the binary was copied to %d hosts, want 1 at least", n)
+		}
+		bins, _ := filepath.Glob(filepath.Join(h.home(1), "manetlab-runs", "bin", "*"))
+		if len(bins) != 1 || !strings.HasPrefix(filepath.Base(bins[0]), "manetlab-") {
+			t.Errorf("binaries in the shared home: %v, want one manetlab-HASH (no temporary file left)", bins)
+		}
+		h.checkRun(t, out, "qs", 20, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
+	})
+
+	t.Run("unkeyed-node", func(t *testing.T) {
+		var intruder *exec.Cmd
+		during := func(t *testing.T, stderr *syncBuf) {
+			// Host 3's launcher holds the run's start on its command line.
+			var start string
+			for deadline := time.Now().Add(60 * time.Second); start == ""; time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Errorf("no launcher on host 3:\n%s", stderr.String())
+					return
+				}
+				b, _ := exec.Command("ip", "netns", "pids", h.ns[2]).Output()
+				for _, p := range strings.Fields(string(b)) {
+					pid, _ := strconv.Atoi(p)
+					if f := strings.Fields(cmdline(pid)); len(f) > 1 && f[1] == "launch" {
+						if i := slices.Index(f, "--start"); i > 0 && i+1 < len(f) {
+							start = f[i+1]
+						}
+					}
+				}
+			}
+			rd := filepath.Join(h.home(3), "manetlab-runs", "unkeyed", "h3")
+			intruder = exec.Command("ip", "netns", "exec", h.ns[2], h.bin, "node", "--scenario", filepath.Join(rd, "in", "scenario.yaml"),
+				"--id", "3", "--out", filepath.Join(h.dir, "intruder"), "--run", "unkeyed", "--start", start, "--ttl", "1", "--iface", "mlan0")
+			if err := intruder.Start(); err != nil {
+				t.Error(err)
+				intruder = nil
+			}
+		}
+		_, text, err := runHosts(t, "unkeyed", during, "--set", "duration=8s", "--set", "faults=[]")
+		if intruder != nil {
+			// It stops at the run's end by itself.
+			done := make(chan error, 1)
+			go func() { done <- intruder.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				intruder.Process.Kill()
+				<-done
+				t.Errorf("the unkeyed node did not stop at the run's end")
+			}
+		}
+		if code := exitCode(err); code != 3 {
+			t.Errorf("exit status %d (%v), want 3", code, err)
+		}
+		if !strings.Contains(text, "problem: ") || !strings.Contains(text, "no-hmac") {
+			t.Errorf("no cross-host problem naming the unsigned frames")
+		}
+	})
+	if left := h.leftOver(10 * time.Second); len(left) > 0 {
+		t.Errorf("left after the runs:\n%s", strings.Join(left, "\n"))
+	}
+}
+
+// exitCode is the exit status of a command's error (0: none, -1: no
+// exit status).
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
+}
