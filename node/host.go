@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -32,6 +33,9 @@ type Host struct {
 	// the start reached it, if after.
 	stopEarly bool
 	lateStart time.Duration
+	startLoad [2]string // machineLoad then
+	// addr is where this process's frames leave from (Stats.Addr).
+	addr netip.Addr
 	// scenarioHash is the resolved scenario's (scenario.Hash), for the
 	// traces' headers.
 	scenarioHash string
@@ -104,6 +108,7 @@ type Result struct {
 // first needed.
 type rxFrame struct {
 	f       wire.Frame
+	src     netip.Addr     // where the datagram came from (zero: not known)
 	nf      netstack.Frame // the stack's view of f
 	msg     protocol.Message
 	decoded bool
@@ -147,6 +152,7 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 				if h.now() >= 0 {
 					// The start came late: boot now, and say by how much.
 					h.lateStart = h.clock.wallSince()
+					h.startLoad = machineLoad()
 					if err := h.bootAll(); err != nil {
 						h.fail(err)
 						h.stopEarly = true
@@ -317,6 +323,7 @@ func (h *Host) open() error {
 	if h.ctrl, err = link.Open(link.Config{Group: h.opt.Control, Iface: h.opt.Iface, TTL: h.opt.TTL}); err != nil {
 		return fmt.Errorf("node: control group: %w", err)
 	}
+	h.addr = ifaceAddr(h.data.Interface())
 	return h.openTraces()
 }
 
@@ -366,6 +373,7 @@ func (h *Host) Stats() Stats { return h.snapshot() }
 func (h *Host) snapshot() Stats {
 	st := h.cnt.snapshot()
 	st.Dilation = h.clock.dilation()
+	st.LateStart, st.StartLoad, st.Addr = h.lateStart, h.startLoad, h.addr
 	return st
 }
 
@@ -453,7 +461,7 @@ func (h *Host) waitStart(ctx context.Context) bool {
 			return false
 		case rfs := <-h.frames:
 			for i := range rfs {
-				if f := &rfs[i].f; f.Type == wire.TypeLocation && h.admit(f) {
+				if f := &rfs[i].f; f.Type == wire.TypeLocation && h.admit(f, rfs[i].src) {
 					h.location(f)
 				}
 			}
@@ -519,7 +527,8 @@ func (h *Host) read(c *link.Conn) {
 		for i := range n {
 			d := batch.Datagram(i)
 			rf := &rfs[k]
-			if !h.decode(d, &rf.f) {
+			rf.src = batch.Source(i)
+			if !h.decode(d, &rf.f, rf.src) {
 				continue
 			}
 			size += len(rf.f.Body)
@@ -548,30 +557,35 @@ func (h *Host) read(c *link.Conn) {
 
 // decode decodes datagram d into f and checks that it is of this run;
 // false (counted and logged) if not.
-func (h *Host) decode(d []byte, f *wire.Frame) bool {
+func (h *Host) decode(d []byte, f *wire.Frame, src netip.Addr) bool {
 	if err := wire.Decode(d, h.opt.Key, f); err != nil {
 		reason := wire.Reason(err)
 		h.reject(reason, "%d bytes: %v", len(d), err)
 		if reason == "hmac" || reason == "no-hmac" {
-			// Counted by the sender it claims, when of this run.
+			// Of this run: counted for the ground truth by the sender it
+			// claims (Stats.RefusedFrom), but as a problem by the address
+			// it came from alone: nothing proves the claim.
 			if t, run, from, ok := wire.Claimed(d); ok && run == h.runID && t != wire.TypeLocation {
-				h.refuse(from, reason)
+				if i, ok := h.index[from]; ok {
+					h.cnt.refused[i].Add(1)
+				}
+				h.cnt.refusedBy(0, reason, src)
 			}
 		}
 		return false
 	}
 	if f.Run != h.runID {
-		h.refuse(f.From, "run")
+		h.refuse(f.From, "run", src)
 		h.reject("run", "%s frame from node %d of run %#x, not %#x (%s)", f.Type, f.From, f.Run, h.runID, h.opt.Run)
 		return false
 	}
 	return true
 }
 
-// refuse counts a frame of member from refused for reason, one of
-// RefusedReasons (Stats.RefusedFrom) or "run" (Stats.RefusedBy only); a
-// sender that is no member is not counted.
-func (h *Host) refuse(from protocol.NodeID, reason string) {
+// refuse counts a frame of member from, come from address src,
+// refused for reason, one of RefusedReasons (Stats.RefusedFrom) or "run"
+// (Stats.RefusedBy only); a sender that is no member is not counted.
+func (h *Host) refuse(from protocol.NodeID, reason string, src netip.Addr) {
 	i, ok := h.index[from]
 	if !ok {
 		return
@@ -579,7 +593,7 @@ func (h *Host) refuse(from protocol.NodeID, reason string) {
 	if reason != "run" {
 		h.cnt.refused[i].Add(1)
 	}
-	h.cnt.refusedBy(from, reason)
+	h.cnt.refusedBy(from, reason, src)
 }
 
 // reject counts a dropped datagram and logs it at a limited rate.

@@ -94,9 +94,6 @@ func (h *Host) boot(n *hosted) error {
 		h.emitLocal(n, &trace.Event{Ev: string(protocol.NoteInfo), Text: "store: " + n.storeLost.Error()})
 		n.storeLost = nil
 	}
-	if h.lateStart > 0 && n.inc == 1 {
-		h.emitLocal(n, &trace.Event{Ev: string(protocol.NoteInfo), Text: LateStartNote(h.lateStart)})
-	}
 	now := h.now()
 	n.stack.Start()
 	for i, c := range h.s.Workload.Commands {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
-	"slices"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,21 +69,24 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 	t.Run("unkeyed-node", func(t *testing.T) {
 		var intruder *exec.Cmd
 		during := func(t *testing.T, stderr *syncBuf) {
-			// Host 3's launcher holds the run's start on its command line.
+			// The start, as home prints it once every host is ready.
 			var start string
-			for deadline := time.Now().Add(60 * time.Second); start == ""; time.Sleep(100 * time.Millisecond) {
+			re := regexp.MustCompile(`starts at (\d\d:\d\d:\d\d\.\d\d\d)`)
+			for deadline := time.Now().Add(60 * time.Second); start == ""; time.Sleep(50 * time.Millisecond) {
 				if time.Now().After(deadline) {
-					t.Errorf("no launcher on host 3:\n%s", stderr.String())
+					t.Errorf("the run did not start:\n%s", stderr.String())
 					return
 				}
-				b, _ := exec.Command("ip", "netns", "pids", h.ns[2]).Output()
-				for _, p := range strings.Fields(string(b)) {
-					pid, _ := strconv.Atoi(p)
-					if f := strings.Fields(cmdline(pid)); len(f) > 1 && f[1] == "launch" {
-						if i := slices.Index(f, "--start"); i > 0 && i+1 < len(f) {
-							start = f[i+1]
-						}
+				if m := re.FindStringSubmatch(stderr.String()); m != nil {
+					now := time.Now()
+					at, err := time.ParseInLocation("2006-01-02 15:04:05.000", now.Format("2006-01-02 ")+m[1], time.Local)
+					if err != nil {
+						t.Fatal(err)
 					}
+					if at.Sub(now) < -12*time.Hour { // across midnight
+						at = at.AddDate(0, 0, 1)
+					}
+					start = strconv.FormatInt(at.UnixNano(), 10)
 				}
 			}
 			rd := filepath.Join(h.home(3), "manetlab-runs", "unkeyed", "h3")

@@ -42,9 +42,11 @@ Examples:
    manetlab run configs/quickstart.yaml --set duration=20s --set faults=[] --json
    manetlab run configs/static-line.yaml --set nodes.count=200 --ids-per-process 50 --stats`,
 		Description: `Starts the mobility player and one "manetlab node" process per node (with
---ids-per-process K, processes of K nodes each), all against a common start
-time a moment ahead; waits for every process to print "ready"; applies the
-fault schedule (a crash is SIGKILL of the node's process, a recovery starts
+--ids-per-process K, processes of K nodes each); waits for every process to
+print "ready", then sets a common start time a moment ahead (--start-delay)
+and writes it to every process's standard input (the readiness handshake:
+a process slow to start delays the start, it does not start late); applies
+the fault schedule (a crash is SIGKILL of the node's process, a recovery starts
 it again with the same ID and start time; nodes named in faults always get
 a process of their own; a fault the launcher has not reached by the end of
 the run, or by a signal, is not applied, and a warning counts them); stops
@@ -142,7 +144,7 @@ alone.`,
 			&cli.BoolFlag{Name: "replace", Usage: "remove the files of an earlier run in --out (run file, traces, stores, logs) instead of refusing the directory"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
 			&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time: the run clock and every timer `K` times slower than the host's clock, so the run lasts K times the duration"},
-			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
+			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead of the moment every process (with --hosts, every host) was ready the common start time is set", DefaultText: "250ms + 5ms per process; with --hosts 500ms + twice the slowest round trip + 5ms per process"},
 			&cli.StringFlag{Name: "hosts", Usage: "run across machines over ssh: a host list `FILE` or h1,h2,... (each [user@]host [iface=IF] [share=N] [dir=PATH])"},
 			&cli.StringFlag{Name: "ssh-config", Usage: "with --hosts, ssh's configuration `FILE` (ssh -F; default ~/.ssh/config)"},
 			&cli.StringFlag{Name: "collector", Usage: "with --hosts, where the trace collector listens, `ADDR:PORT` (default every address, a free port; hosts dial the address their ssh connection came from)"},

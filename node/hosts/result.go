@@ -19,8 +19,9 @@ type HostResult struct {
 	Error       string             `json:"error,omitempty"`
 }
 
-// Line prefixes of a host launcher's standard output: "ready START_NS"
-// once every process there is ready, "result JSON" at the end.
+// Line prefixes of a host launcher's standard output: "ready JSON"
+// (launch.Readiness) once every process there is ready, "result JSON" at
+// the end.
 const (
 	ReadyPrefix  = "ready "
 	ResultPrefix = "result "
