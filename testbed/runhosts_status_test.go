@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -66,7 +67,11 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 		h.checkRun(t, out, "qs", 20, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
 	})
 
-	t.Run("unkeyed-node", func(t *testing.T) {
+	// intrude runs run NAME with an unkeyed `manetlab node` claiming node
+	// 3, started once home prints the start, with the run's name and
+	// start: in host 3's namespace (ns), or here on home's cable to the
+	// bridge (ns ""), and returns what run --hosts printed and its error.
+	intrude := func(t *testing.T, name, ns string) (string, error) {
 		var intruder *exec.Cmd
 		during := func(t *testing.T, stderr *syncBuf) {
 			// The start, as home prints it once every host is ready.
@@ -89,15 +94,21 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 					start = strconv.FormatInt(at.UnixNano(), 10)
 				}
 			}
-			rd := filepath.Join(h.home(3), "manetlab-runs", "unkeyed", "h3")
-			intruder = exec.Command("ip", "netns", "exec", h.ns[2], h.bin, "node", "--scenario", filepath.Join(rd, "in", "scenario.yaml"),
-				"--id", "3", "--out", filepath.Join(h.dir, "intruder"), "--run", "unkeyed", "--start", start, "--ttl", "1", "--iface", "mlan0")
+			scen := filepath.Join(h.home(1), "manetlab-runs", name, "h1", "in", "scenario.yaml")
+			args := []string{h.bin, "node", "--scenario", scen, "--id", "3", "--out", filepath.Join(h.dir, "intruder-"+name),
+				"--run", name, "--start", start, "--ttl", "1", "--iface", "mlan0"}
+			if ns != "" {
+				args = append([]string{"ip", "netns", "exec", ns}, args...)
+			} else {
+				args[len(args)-1] = h.veth
+			}
+			intruder = exec.Command(args[0], args[1:]...)
 			if err := intruder.Start(); err != nil {
 				t.Error(err)
 				intruder = nil
 			}
 		}
-		_, text, err := runHosts(t, "unkeyed", during, "--set", "duration=8s", "--set", "faults=[]")
+		_, text, err := runHosts(t, name, during, "--set", "duration=8s", "--set", "faults=[]")
 		if intruder != nil {
 			// It stops at the run's end by itself.
 			done := make(chan error, 1)
@@ -110,11 +121,30 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 				t.Errorf("the unkeyed node did not stop at the run's end")
 			}
 		}
+		return text, err
+	}
+	t.Run("unkeyed-node", func(t *testing.T) {
+		// On host 3: a process there without the run's key, a problem of
+		// the nodes at its address (14-20), not of node 3.
+		text, err := intrude(t, "unkeyed", h.ns[2])
 		if code := exitCode(err); code != 3 {
 			t.Errorf("exit status %d (%v), want 3", code, err)
 		}
-		if !strings.Contains(text, "problem: ") || !strings.Contains(text, "no-hmac") {
-			t.Errorf("no cross-host problem naming the unsigned frames")
+		want := fmt.Sprintf("problem: frames from %s.3 (proving no sender), the address of 7 nodes (14, 15, 16, 17, 18, 19, 20), were refused by ", h.sub)
+		if !strings.Contains(text, want) || !strings.Contains(text, " no-hmac: ") || strings.Contains(text, "node 3's frames") {
+			t.Errorf("want the problem %q..., naming the unsigned frames, not node 3", want)
+		}
+	})
+	t.Run("forged", func(t *testing.T) {
+		// From home's address, which no node of the run sends from: no
+		// node's problem, a note, exit status 0.
+		text, err := intrude(t, "forged", "")
+		if code := exitCode(err); code != 0 {
+			t.Errorf("exit status %d (%v), want 0", code, err)
+		}
+		m := regexp.MustCompile(`note: (\d+) unauthenticated frames from ` + regexp.QuoteMeta(h.sub) + `\.100, which no node of the run sends from \(proving no sender\)`).FindStringSubmatch(text)
+		if m == nil || m[1] == "0" || strings.Contains(text, "problem: ") {
+			t.Errorf("want no problem and a note counting the unauthenticated frames from %s.100", h.sub)
 		}
 	})
 	if left := h.leftOver(10 * time.Second); len(left) > 0 {

@@ -27,6 +27,8 @@ type sshHosts struct {
 	sshd   []*exec.Cmd
 	// shared: every host's root has one home directory (an NFS home).
 	shared bool
+	// sub is the hosts' /24 (host i is SUB.i, home SUB.100 on veth).
+	sub, veth string
 }
 
 // home is the home directory of host i's root (1 to 3).
@@ -58,6 +60,7 @@ func newSSHHosts(t *testing.T, shared bool) *sshHosts {
 	sub := fmt.Sprintf("10.79.%d", id%250)
 	sw := fmt.Sprintf("mlhsw%d", id)
 	veth := fmt.Sprintf("mlhr%d", id)
+	h.sub, h.veth = sub, veth
 	run := func(args ...string) {
 		t.Helper()
 		if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
