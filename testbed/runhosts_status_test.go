@@ -64,7 +64,7 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 		if len(bins) != 1 || !strings.HasPrefix(filepath.Base(bins[0]), "manetlab-") {
 			t.Errorf("binaries in the shared home: %v, want one manetlab-HASH (no temporary file left)", bins)
 		}
-		h.checkRun(t, out, "qs", 20, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
+		h.checkRun(t, out, "qs", 20, 8, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
 	})
 
 	// intrude runs run NAME with an unkeyed `manetlab node` claiming node

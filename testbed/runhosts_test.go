@@ -69,7 +69,7 @@ func TestRunHosts(t *testing.T) {
 		if !strings.Contains(stderr, "this manetlab copied there") {
 			t.Errorf("the binary was not copied to the hosts")
 		}
-		h.checkRun(t, out, "qs", 20, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
+		h.checkRun(t, out, "qs", 20, 8, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
 	})
 	t.Run("mutex", func(t *testing.T) {
 		out, _, err := runHosts(t, "mx", "../configs/mutex-centralized.yaml")
@@ -77,7 +77,7 @@ func TestRunHosts(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Nodes 1-3 on h1, 4-6 on h2, 7-8 on h3.
-		h.checkRun(t, out, "mx", 8, map[string]time.Duration{"crash": 8 * time.Second}, "h3")
+		h.checkRun(t, out, "mx", 8, 8, map[string]time.Duration{"crash": 8 * time.Second}, "h3")
 	})
 	// start starts a run of quickstart (45 s: its recovery at 40 s stays
 	// inside the run) in the background and
@@ -188,7 +188,7 @@ func TestRunHosts(t *testing.T) {
 // checkRun checks a run --hosts of n nodes named run in out: valid, the
 // faults (of node 8, applied on host faultHost at the times at), the
 // run file, the traces against the hosts' copies, nothing left.
-func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]time.Duration, faultHost string) {
+func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, node protocol.NodeID, at map[string]time.Duration, faultHost string) {
 	t.Helper()
 	sum, err := report.Summarize(out)
 	if err != nil {
@@ -216,14 +216,14 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("faults.jsonl: %q: %v", sc.Text(), err)
 		}
-		if r.Node != 8 || r.Host != faultHost || at[r.Ev] == 0 {
-			t.Errorf("fault %+v, want node 8's on %s", r, faultHost)
+		if r.Node != node || r.Host != faultHost || at[r.Ev] == 0 {
+			t.Errorf("fault %+v, want node %d's on %s", r, node, faultHost)
 			continue
 		}
 		late := time.Duration(r.T) - at[r.Ev]
-		t.Logf("%s of node 8 applied on %s at %s: %s after the schedule", r.Ev, r.Host, time.Duration(r.T), late)
+		t.Logf("%s of node %d applied on %s at %s: %s after the schedule", r.Ev, node, r.Host, time.Duration(r.T), late)
 		if late < 0 || late > 100*time.Millisecond {
-			t.Errorf("%s of node 8 at %s, want within 100 ms after %s", r.Ev, time.Duration(r.T), at[r.Ev])
+			t.Errorf("%s of node %d at %s, want within 100 ms after %s", r.Ev, node, time.Duration(r.T), at[r.Ev])
 		}
 		got[r.Ev] = r.T
 	}
@@ -237,7 +237,7 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 	// The run file holds those times.
 	for _, e := range tr.RunEvents {
 		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
-			if e.Node != 8 || e.T != got[e.Ev] {
+			if e.Node != node || e.T != got[e.Ev] {
 				t.Errorf("run file: %s of node %d at %d, faults.jsonl says %d", e.Ev, e.Node, e.T, got[e.Ev])
 			}
 		}
@@ -246,21 +246,21 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 	// "recover" event, then "start"), no earlier than the recovery
 	// applied.
 	life, recovered := 1, 0
-	for _, e := range tr.Nodes[8] {
+	for _, e := range tr.Nodes[node] {
 		if e.Ev == trace.EvRecover {
 			life, recovered = 2, recovered+1
 			if e.T < got["recover"] {
-				t.Errorf("node 8 recovered at %d in its trace, before its recovery was applied at %d", e.T, got["recover"])
+				t.Errorf("node %d recovered at %d in its trace, before its recovery was applied at %d", node, e.T, got["recover"])
 			}
 			continue
 		}
 		if life == 1 && e.T > got["crash"] {
-			t.Errorf("node 8 has a %s at %d after its crash at %d", e.Ev, e.T, got["crash"])
+			t.Errorf("node %d has a %s at %d after its crash at %d", node, e.Ev, e.T, got["crash"])
 			break
 		}
 	}
 	if want := len(at) - 1; recovered != want {
-		t.Errorf("node 8 recovered %d times in its trace, want %d", recovered, want)
+		t.Errorf("node %d recovered %d times in its trace, want %d", node, recovered, want)
 	}
 	// Every trace at home equals the copy on the host that ran it.
 	found := 0

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"manetlab/node"
@@ -65,6 +66,11 @@ type Options struct {
 	// address, a free port); hosts dial it, or when it names no host,
 	// this machine's address as their ssh connection shows it.
 	Collector string
+	// HostTimeout is how long a host may stay unreachable (no answer to
+	// ssh's keepalives) before its connection is given up, which stops
+	// the run (0: DefaultHostTimeout). Within it the host runs on, its
+	// launcher applying its faults, and home hears from it again.
+	HostTimeout time.Duration
 	// Progress receives what happens, and the hosts' own lines prefixed
 	// with their names; Quiet leaves the hosts' progress lines out.
 	Progress io.Writer
@@ -94,9 +100,17 @@ type session struct {
 	// ready is closed).
 	readiness launch.Readiness
 	done      chan struct{}
-	res       *HostResult
-	err       error // the ssh client's end
-	ended     time.Time
+	// last is when a line last came from its launcher (Unix ns; the
+	// launcher prints progress every 5 s); outages are the silences
+	// longer than silentAfter (watch).
+	last        atomic.Int64
+	mu          sync.Mutex
+	outages     []outage
+	silentSince time.Time // the last line before a silence watch noticed
+	progress    io.Writer
+	res         *HostResult
+	err         error // the ssh client's end
+	ended       time.Time
 }
 
 // Run runs the scenario across opt.Hosts and returns when every host's
@@ -115,6 +129,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	if opt.Dilation < 1 {
 		opt.Dilation = 1
+	}
+	if opt.HostTimeout <= 0 {
+		opt.HostTimeout = DefaultHostTimeout
 	}
 	blocks, err := assign(s.MemberIDs(), shares(opt.Hosts))
 	if err != nil {
@@ -143,7 +160,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	logDir := filepath.Join(opt.Out, "log")
 	ss := make([]*session, len(opt.Hosts))
 	for i, h := range opt.Hosts {
-		ss[i] = &session{i: i, c: newConn(h, ctl, i, opt.SSHConfig, logDir), ids: blocks[i], ready: make(chan struct{}), done: make(chan struct{})}
+		ss[i] = &session{i: i, c: newConn(h, ctl, i, opt.SSHConfig, logDir, opt.HostTimeout), ids: blocks[i], ready: make(chan struct{}), done: make(chan struct{})}
 	}
 	defer func() {
 		for _, x := range ss {
@@ -263,6 +280,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		line := fmt.Sprintf("start %d\n", start.UnixNano())
 		for _, x := range ss {
 			io.WriteString(x.stdin, line)
+			go x.watch(start, opt.Progress, opt.HostTimeout)
 		}
 	} else if notReady != "" {
 		fmt.Fprintf(opt.Progress, "run: %s; stopping every host\n", notReady)
@@ -316,6 +334,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		}
 	}
 	res.Unapplied = strings.Join(unapplied, "; ")
+	res.Notes = append(res.Notes, outageNotes(ss, start)...)
 	res.Procs = append(res.Procs, players...)
 	if len(players) == 0 {
 		res.Procs = append(res.Procs, launch.ProcStats{Name: "player", Host: 1})
@@ -489,6 +508,7 @@ func (x *session) launch(opt Options, sink string, player bool) error {
 		defer copies.Done()
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			x.heard()
 			fmt.Fprintf(logf, "%s\n", sc.Text())
 			if line := sc.Text(); !opt.Quiet || strings.Contains(line, "warning") {
 				fmt.Fprintf(opt.Progress, "%s: %s\n", x.c.host.Target, line)
@@ -501,6 +521,7 @@ func (x *session) launch(opt Options, sink string, player bool) error {
 		sc.Buffer(nil, 1<<24)
 		readyOnce := sync.OnceFunc(func() { close(x.ready) })
 		for sc.Scan() {
+			x.heard()
 			line := sc.Text()
 			switch {
 			case strings.HasPrefix(line, ReadyPrefix):
