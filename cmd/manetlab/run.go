@@ -107,7 +107,9 @@ schedule: those of --out/faults.jsonl when present (the launchers' records),
 else those the traces show (a crash at the last event of a process whose
 trace ends without an end event, a recovery where a new process starts). It
 warns of a node whose trace goes on after its recorded crash, and of
-restarts or early ends the record lacks.
+restarts or early ends the record lacks. The run lasts the scenario's
+duration unless it stopped early (an earlier run file's end, or traces
+that all stop early with end events: an interrupted run), which it says.
 
 Cross-host problems (scenario nodes without a trace, a node whose frames
 others refused with the reason and count, nodes that started more than 2s
@@ -232,6 +234,9 @@ func runAction(c *cli.Context) error {
 			w = os.Stderr
 		}
 		fmt.Fprintf(w, "manetlab: run --collected: %s\n", collectedFrom(col, out))
+		if col.EndFrom != "" {
+			fmt.Fprintf(w, "manetlab: run --collected: the run lasted %v, not the scenario's %v: from %s\n", col.End, s.Duration.D(), col.EndFrom)
+		}
 		printWarnings(c, col.Warnings)
 		return printSummary(c, trace.Disk, out, nil)
 	}
