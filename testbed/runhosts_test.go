@@ -183,6 +183,34 @@ func TestRunHosts(t *testing.T) {
 			t.Errorf("left after a refusal:\n%s", strings.Join(left, "\n"))
 		}
 	})
+	t.Run("iface", func(t *testing.T) {
+		// An interface that does not exist, and one with the same
+		// address on two hosts (a NAT interface, as Vagrant's first):
+		// refused before anything starts, naming the host.
+		for i := 0; i < 2; i++ {
+			for _, c := range [][]string{{"link", "add", "nat0", "type", "veth", "peer", "name", "nat0p"}, {"addr", "add", "10.0.2.15/24", "dev", "nat0"}, {"link", "set", "nat0p", "up"}, {"link", "set", "nat0", "up"}} {
+				if b, err := exec.Command("ip", append([]string{"-n", h.ns[i]}, c...)...).CombinedOutput(); err != nil {
+					t.Fatalf("ip %s: %v: %s", c, err, b)
+				}
+			}
+		}
+		for list, want := range map[string]string{
+			"h1,h2 iface=eth9":            "host h2: interface eth9: no such interface there (it has lo, mlan0, nat0, nat0p)",
+			"h1 iface=nat0,h2 iface=nat0": "host h1: its interface nat0 has the address 10.0.2.15, as h2's nat0 has: a NAT interface",
+		} {
+			cmd := exec.Command(h.bin, "run", "../configs/static-line.yaml", "--hosts", list, "--ssh-config", h.config, "--out", filepath.Join(h.dir, "home-iface"))
+			b, err := cmd.CombinedOutput()
+			if exitCode(err) != 1 || !bytes.Contains(b, []byte(want)) {
+				t.Errorf("--hosts %q: exit %v, want status 1 and %q:\n%s", list, err, want, b)
+			}
+			if bytes.Contains(b, []byte("starts at")) {
+				t.Errorf("--hosts %q: the run started", list)
+			}
+		}
+		if left := h.leftOver(5 * time.Second); len(left) > 0 {
+			t.Errorf("left after a refusal:\n%s", strings.Join(left, "\n"))
+		}
+	})
 }
 
 // checkRun checks a run --hosts of n nodes named run in out: valid, the

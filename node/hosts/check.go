@@ -8,8 +8,10 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +27,7 @@ type hostInfo struct {
 	// address of $SSH_CONNECTION): where its nodes reach the collector.
 	home  string
 	iface string
+	nets  []netip.Prefix // the interface's IPv4 addresses
 	clock clockSample
 	// setup is how long one command of that manetlab took over the
 	// connection (a start of the launcher takes about as long).
@@ -63,7 +66,8 @@ uname -sm; echo "${SSH_CONNECTION:-}"
 v=none; for b in ` + quote(vbin) + ` bin/manetlab; do if [ -x "$b" ]; then v=$("$b" version 2>/dev/null || echo none); [ "$v" = ` + quote(version) + ` ] && { v="$b $v"; break; }; fi; done; echo "$v"
 p=$(command -v manetlab || true); echo "${p:-none}"
 if [ -n "$p" ]; then "$p" version 2>/dev/null || echo none; else echo none; fi
-ip -o -4 addr show 2>/dev/null || true`
+ip -o -4 addr show 2>/dev/null || true
+echo ` + linkMarker + `; ip -o link show 2>/dev/null || true`
 	out, err := c.run(ctx, nil, script)
 	if err != nil {
 		return nil, fmt.Errorf("cannot prepare the run directory: %w", err)
@@ -78,11 +82,20 @@ ip -o -4 addr show 2>/dev/null || true`
 		return nil, fmt.Errorf("%s: $SSH_CONNECTION is %q: cannot tell which address this machine has there", c.host.Target, lines[2])
 	}
 	hi.home = conn[0]
+	addrs, linkLines := lines[6:], []string(nil)
+	if i := slices.Index(addrs, linkMarker); i >= 0 {
+		addrs, linkLines = addrs[:i], addrs[i+1:]
+	}
 	hi.iface = c.host.Iface
 	if hi.iface == "" {
-		if hi.iface = ifaceOf(lines[6:], conn[2]); hi.iface == "" {
+		if hi.iface = ifaceOf(addrs, conn[2]); hi.iface == "" {
 			return nil, fmt.Errorf("%s: no interface holds %s, the address ssh reached: name one (iface=IF in the host list)", c.host.Target, conn[2])
 		}
+	}
+	// The interface, before anything is copied or started anywhere.
+	hi.nets = ifaceNets(addrs, hi.iface)
+	if err := checkIface(hi.iface, links(linkLines), hi.nets); err != nil {
+		return nil, err
 	}
 	switch b, v, _ := strings.Cut(lines[3], " "); {
 	case v == version:

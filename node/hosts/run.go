@@ -160,6 +160,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	logDir := filepath.Join(opt.Out, "log")
 	ss := make([]*session, len(opt.Hosts))
 	for i, h := range opt.Hosts {
+		if h.Iface == "" {
+			h.Iface = opt.Iface
+		}
 		ss[i] = &session{i: i, c: newConn(h, ctl, i, opt.SSHConfig, logDir, opt.HostTimeout), ids: blocks[i], ready: make(chan struct{}), done: make(chan struct{})}
 	}
 	defer func() {
@@ -202,6 +205,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			bad = append(bad, fmt.Sprintf("host %s: its clock is %s %s this machine's (measured over a %s round trip), more than --max-offset %s allows: synchronise the clocks (chrony or NTP)",
 				x.c.host.Target, x.info.clock.Offset.Abs().Round(time.Millisecond), dir, x.info.clock.RTT.Round(time.Millisecond), opt.MaxOffset))
 		}
+	}
+	if len(bad) == 0 {
+		bad = checkNetworks(ss)
 	}
 	if len(bad) > 0 {
 		removeRunDirs(ss)
