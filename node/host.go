@@ -179,7 +179,7 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 func (h *Host) setStart(ns int64) {
 	h.opt.Start = ns
 	h.runID = wire.RunIDAt(h.opt.Run, ns)
-	h.clock = newRunClock(time.Now(), ns, h.opt.Dilation)
+	h.clock = newRunClock(wallNow(), ns, h.opt.Dilation)
 }
 
 // run starts the readers and the loop.
@@ -310,7 +310,7 @@ func newHost(opt Options) (*Host, error) {
 	} else if warn != nil && opt.Log != nil {
 		fmt.Fprintf(opt.Log, "%s: warning: %s\n", s.Path, warn.Text)
 	}
-	h.clock = newRunClock(time.Now(), opt.Start, opt.Dilation)
+	h.clock = newRunClock(wallNow(), opt.Start, opt.Dilation)
 	return h, nil
 }
 

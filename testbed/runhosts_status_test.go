@@ -8,11 +8,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
 )
 
 // TestRunHostsSharedHomeAndStatus runs the README's command, `manetlab
@@ -145,6 +149,62 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 		m := regexp.MustCompile(`note: (\d+) unauthenticated frames from ` + regexp.QuoteMeta(h.sub) + `\.100, which no node of the run sends from \(proving no sender\)`).FindStringSubmatch(text)
 		if m == nil || m[1] == "0" || strings.Contains(text, "problem: ") {
 			t.Errorf("want no problem and a note counting the unauthenticated frames from %s.100", h.sub)
+		}
+	})
+	t.Run("skewed", func(t *testing.T) {
+		// Host 2's nodes 200 ms behind, host 3's 250 ms ahead, within
+		// --max-offset (500 ms): frames cross, the hybrid logical clocks
+		// order them, and the run is judged valid, exit status 0.
+		out := filepath.Join(h.dir, "home-skewed")
+		cmd := exec.Command(h.bin, "run", "../configs/quickstart.yaml", "--hosts", "h1,h2slow,h3ahead", "--ssh-config", h.config,
+			"--run", "skewed", "--out", out, "--set", "duration=10s", "--set", "faults=[]")
+		b, err := cmd.CombinedOutput()
+		t.Logf("run --hosts skewed:\n%s", b)
+		if code := exitCode(err); code != 0 {
+			t.Fatalf("exit status %d (%v), want 0", code, err)
+		}
+		if !bytes.Contains(b, []byte("verdict: valid")) {
+			t.Errorf("the skewed run was not judged valid")
+		}
+		// The skew was real: a frame nodes 1-6 (host 1, right) sent is
+		// received on host 2 (nodes 7-13) and 3 (14-20), by the
+		// receiver's wall clock, that host's offset later (plus the
+		// network's latency).
+		run, err := trace.ReadDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type frame struct {
+			from protocol.NodeID
+			seq  uint64
+		}
+		sent := map[frame]int64{}
+		for id := protocol.NodeID(1); id <= 6; id++ {
+			for _, e := range run.Nodes[id] {
+				if e.Ev == trace.EvSend {
+					sent[frame{id, e.Seq}] = e.Wall
+				}
+			}
+		}
+		for host, want := range map[int]time.Duration{2: -200 * time.Millisecond, 3: 250 * time.Millisecond} {
+			var lags []time.Duration
+			for id := protocol.NodeID(7*host - 7); id <= protocol.NodeID(7*host-1); id++ {
+				for _, e := range run.Nodes[id] {
+					if w, ok := sent[frame{e.From, e.Seq}]; ok && e.Ev == trace.EvRecv {
+						lags = append(lags, time.Duration(e.Wall-w))
+					}
+				}
+			}
+			if len(lags) == 0 {
+				t.Errorf("host %d's nodes received nothing host 1's sent", host)
+				continue
+			}
+			slices.Sort(lags)
+			lag := lags[len(lags)/2]
+			t.Logf("host %d's nodes receive host 1's frames %v later by their clocks (median of %d)", host, lag, len(lags))
+			if (lag - want).Abs() > 100*time.Millisecond {
+				t.Errorf("host %d's nodes receive host 1's frames %v later by their clocks, want about %v", host, lag, want)
+			}
 		}
 	})
 	if left := h.leftOver(10 * time.Second); len(left) > 0 {

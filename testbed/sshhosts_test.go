@@ -18,7 +18,10 @@ import (
 // sshHosts is three network-namespace hosts on a bridge, each with a
 // real sshd, that the root namespace reaches through a veth: what
 // `run --hosts` needs of machines. Host 3 runs a second sshd (port 2222,
-// ssh name h3fast) whose sessions see a `date` 2 s ahead.
+// ssh name h3fast) whose sessions see a `date` 2 s ahead; hosts 2 and 3
+// run one more each (port 2223, h2slow and h3ahead) whose manetlab
+// processes read a clock 200 ms behind and 250 ms ahead
+// (node.SkewEnv).
 type sshHosts struct {
 	dir    string // keys, configs, the hosts' run directories
 	config string // the ssh client's configuration (-F)
@@ -139,6 +142,11 @@ func newSSHHosts(t *testing.T, shared bool) *sshHosts {
 	}
 	os.WriteFile(filepath.Join(h.dir, "auth"), pub, 0o600)
 	os.WriteFile(filepath.Join(h.dir, "auth-fast"), append([]byte(`environment="PATH=`+fake+`:/usr/local/bin:/usr/bin:/bin" `), pub...), 0o600)
+	// Skewed nodes: sessions whose manetlab processes read a wall clock
+	// off by a test offset (node.SkewEnv), while date is right.
+	for name, off := range map[string]string{"auth-slow": "-200ms", "auth-ahead": "250ms"} {
+		os.WriteFile(filepath.Join(h.dir, name), append([]byte(`environment="MANETLAB_TEST_CLOCK_OFFSET=`+off+`" `), pub...), 0o600)
+	}
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +186,10 @@ func newSSHHosts(t *testing.T, shared bool) *sshHosts {
 	}
 	start(h.ns[2], sub+".3", 2222, "auth-fast")
 	fmt.Fprintf(&cfg, "Host h3fast\n  HostName %s.3\n  Port 2222\n", sub)
+	start(h.ns[1], sub+".2", 2223, "auth-slow")
+	fmt.Fprintf(&cfg, "Host h2slow\n  HostName %s.2\n  Port 2223\n", sub)
+	start(h.ns[2], sub+".3", 2223, "auth-ahead")
+	fmt.Fprintf(&cfg, "Host h3ahead\n  HostName %s.3\n  Port 2223\n", sub)
 	fmt.Fprintf(&cfg, "Host *\n  User root\n  IdentityFile %s\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n", key)
 	h.config = filepath.Join(h.dir, "ssh_config")
 	if err := os.WriteFile(h.config, []byte(cfg.String()), 0o600); err != nil {
