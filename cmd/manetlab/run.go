@@ -34,7 +34,7 @@ func runCommand() *cli.Command {
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
     [--key-file F] [--max-offset 500ms] [--run NAME] [--dilation K] [--replace] [--stats] [--quiet]
-    [--hosts FILE|h1,h2,... [--ssh-config F] [--collector ADDR:PORT] [--host-timeout 90s]]
+    [--hosts FILE|h1,h2,... [--ssh-config F] [--collector ADDR:PORT] [--host-timeout 90s] [--host-bin FILE]...]
 
 Examples:
    manetlab run configs/quickstart.yaml
@@ -152,6 +152,7 @@ alone.`,
 			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead of the moment every process (with --hosts, every host) was ready the common start time is set", DefaultText: "250ms + 5ms per process; with --hosts 500ms + twice the slowest round trip + 5ms per process"},
 			&cli.StringFlag{Name: "hosts", Usage: "run across machines over ssh: a host list `FILE` or h1,h2,... (each [user@]host [iface=IF] [share=N] [dir=PATH])"},
 			&cli.StringFlag{Name: "ssh-config", Usage: "with --hosts, ssh's configuration `FILE` (ssh -F; default ~/.ssh/config)"},
+			&cli.StringSliceFlag{Name: "host-bin", Usage: "with --hosts, a static manetlab `FILE` for the hosts of its platform (another OS or architecture than this one's; repeat for several)"},
 			&cli.DurationFlag{Name: "host-timeout", Usage: "with --hosts, how long a host may stay unreachable before its connection is given up (which stops the run); within it the host runs on by itself", DefaultText: "90s"},
 			&cli.StringFlag{Name: "collector", Usage: "with --hosts, where the trace collector listens, `ADDR:PORT` (default every address, a free port; hosts dial the address their ssh connection came from)"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
@@ -214,7 +215,7 @@ func runAction(c *cli.Context) error {
 	if c.IsSet("hosts") {
 		return runHosts(c, s, name, out)
 	}
-	for _, f := range []string{"ssh-config", "collector", "host-timeout"} {
+	for _, f := range []string{"ssh-config", "collector", "host-timeout", "host-bin"} {
 		if c.IsSet(f) {
 			return fmt.Errorf("--%s goes with --hosts", f)
 		}

@@ -42,12 +42,23 @@ type file struct {
 
 // prepare checks host c and readies its run directory: it creates
 // DIR/RUN/HOST (refusing one that exists) and its in/ (mode 0700), finds a
-// manetlab of our version there or copies exe, measures the clock offset,
-// and copies files into in/ (the key among them, created 0600).
-func prepare(ctx context.Context, c *conn, run, version, exe string, files []file) (*hostInfo, error) {
+// manetlab of the version of its platform's binary there (bins, by
+// `uname -sm`) or copies that binary, measures the clock offset, and
+// copies files into in/ (the key among them, created 0600).
+func prepare(ctx context.Context, c *conn, run string, bins map[string]binary, files []file) (*hostInfo, error) {
 	if err := c.master(ctx); err != nil {
 		return nil, err
 	}
+	u, err := c.run(ctx, nil, "uname -sm")
+	if err != nil {
+		return nil, fmt.Errorf("uname: %w", err)
+	}
+	uname := strings.TrimSpace(string(u))
+	b, ok := binaryFor(bins, uname)
+	if !ok {
+		return nil, fmt.Errorf("%s runs %s, and no manetlab for it was given (this one is built for %s/%s): build one, CGO_ENABLED=0 GOOS=... GOARCH=... go build -o manetlab-OS-ARCH ./cmd/manetlab, and give it with --host-bin", c.host.Target, uname, runtime.GOOS, runtime.GOARCH)
+	}
+	version, exe := b.version, b.path
 	dir := c.host.Dir
 	if dir == "" {
 		dir = DefaultDir
@@ -103,7 +114,7 @@ echo ` + linkMarker + `; ip -o link show 2>/dev/null || true`
 	case lines[5] == version:
 		hi.bin = lines[4]
 	default:
-		if err := copyBinary(ctx, c, hi, lines[1], exe, version); err != nil {
+		if err := copyBinary(ctx, c, hi, exe, version); err != nil {
 			return nil, err
 		}
 	}
@@ -155,13 +166,10 @@ func unameOf(goos, goarch string) string {
 	return sys + " " + arch
 }
 
-// copyBinary copies exe to DIR/bin/manetlab-HASH on the host, which must be
-// of this platform; exe must be static (no dynamic loader), so that it
+// copyBinary copies exe, the binary of version for the host's
+// platform, to DIR/bin/manetlab-HASH on the host; exe must be static (no dynamic loader), so that it
 // runs whatever the host's libraries.
-func copyBinary(ctx context.Context, c *conn, hi *hostInfo, uname, exe, version string) error {
-	if want := unameOf(runtime.GOOS, runtime.GOARCH); uname != want && !(want == "Linux i686" && strings.HasPrefix(uname, "Linux i")) {
-		return fmt.Errorf("%s runs %s and has no manetlab of this version; this one is built for %s/%s: install one built for the host (CGO_ENABLED=0 GOOS=... GOARCH=... go build ./cmd/manetlab) as %s/bin/manetlab", c.host.Target, uname, runtime.GOOS, runtime.GOARCH, hi.base)
-	}
+func copyBinary(ctx context.Context, c *conn, hi *hostInfo, exe, version string) error {
 	if err := CheckStatic(exe); err != nil {
 		return fmt.Errorf("%s has no manetlab of this version, and %w", c.host.Target, err)
 	}

@@ -42,8 +42,13 @@ type Options struct {
 	// random key for this run.
 	Key []byte
 	// Version is this binary's `manetlab version`; Exe its path, copied
-	// to hosts that lack that version.
+	// to hosts of its platform that lack that version.
 	Version, Exe string
+	// HostBins are static manetlab binaries for hosts of other
+	// platforms (or of this one, in place of Exe): each goes to the
+	// hosts of its platform (`uname -sm`) that lack its version, read
+	// from its build information without running it here (VersionOf).
+	HostBins []string
 	// MaxOffset is the largest clock offset allowed between this machine
 	// and a host (0: 500ms; negative: not checked), and is passed to the
 	// nodes.
@@ -152,6 +157,10 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	bins, err := binaries(opt.Exe, opt.Version, opt.HostBins)
+	if err != nil {
+		return nil, err
+	}
 	ctl, err := os.MkdirTemp("", "mlssh")
 	if err != nil {
 		return nil, err
@@ -184,7 +193,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			x.info, errs[i] = prepare(ctx, x.c, opt.Run, opt.Version, opt.Exe, files)
+			x.info, errs[i] = prepare(ctx, x.c, opt.Run, bins, files)
 		}()
 	}
 	wg.Wait()
