@@ -373,7 +373,7 @@ func (h *Host) Stats() Stats { return h.snapshot() }
 func (h *Host) snapshot() Stats {
 	st := h.cnt.snapshot()
 	st.Dilation = h.clock.dilation()
-	st.LateStart, st.StartLoad, st.Addr = h.lateStart, h.startLoad, h.addr
+	st.LateStart, st.StartLoad, st.Addr, st.Host = h.lateStart, h.startLoad, h.addr, h.opt.Host
 	return st
 }
 

@@ -81,6 +81,10 @@ type Options struct {
 	// hosted node's trace cannot be written; the node CLI prints a
 	// TraceErrorPrefix line for the launcher.
 	TraceError func(id protocol.NodeID, err error)
+	// Host, when not empty, names this machine in the stats (host=NAME):
+	// run --hosts gives each host's name, which the analysis names the
+	// host's address by.
+	Host string
 	// TraceSink, when set (host:port), also streams every trace to a
 	// `manetlab trace collect` collector (docs/collect.md).
 	TraceSink string

@@ -86,6 +86,8 @@ type Stats struct {
 	// interface's first IPv4 address; zero if none): the analysis tells
 	// a node's frames from frames claiming its ID by it.
 	Addr netip.Addr
+	// Host names the machine (Options.Host; empty: not given).
+	Host string
 	// LateStart, when not zero, is how long after the run's start the
 	// start reached this process (Options.StartLater): it was ready, but
 	// the machine did not run it in time; StartLoad is the machine's load
@@ -127,6 +129,9 @@ func (s Stats) String() string {
 	}
 	if s.Addr.IsValid() {
 		fmt.Fprintf(&b, " %s=%s", trace.StatsAddr, s.Addr)
+	}
+	if s.Host != "" && !strings.ContainsAny(s.Host, " =\t\n") {
+		fmt.Fprintf(&b, " %s=%s", trace.StatsHost, s.Host)
 	}
 	if s.Air > 0 {
 		fmt.Fprintf(&b, " air-frames=%d air-skewed=%d air-lag-p50-us=%d air-lag-p90-us=%d",

@@ -134,7 +134,7 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 		if code := exitCode(err); code != 3 {
 			t.Errorf("exit status %d (%v), want 3", code, err)
 		}
-		want := fmt.Sprintf("problem: frames from %s.3 (proving no sender), the address of 7 nodes (14, 15, 16, 17, 18, 19, 20), were refused by ", h.sub)
+		want := fmt.Sprintf("problem: frames from %s.3 (host h3), the address of 7 nodes (14, 15, 16, 17, 18, 19, 20), proving no sender, were refused by ", h.sub)
 		if !strings.Contains(text, want) || !strings.Contains(text, " no-hmac: ") || strings.Contains(text, "node 3's frames") {
 			t.Errorf("want the problem %q..., naming the unsigned frames, not node 3", want)
 		}

@@ -116,7 +116,10 @@ const (
 	StatsLateStart = "late-start-ms"
 	// StatsAddr is the address a real node's own frames leave from, in
 	// its stats: "addr=10.77.0.3".
-	StatsAddr          = "addr"
+	StatsAddr = "addr"
+	// StatsHost names the machine a real node ran on, when run --hosts
+	// named it: "host=h3".
+	StatsHost          = "host"
 	StatsStartLoad     = "load-at-start"
 	StatsStartRunnable = "runnable-at-start"
 	// Protocol notes use the protocol.NoteKind names: "leader",

@@ -60,6 +60,7 @@ static scenario):
 			&cli.BoolFlag{Name: "debug", Usage: "also log the protocols' debug lines to stderr"},
 			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before this process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
 			&cli.StringFlag{Name: "trace-sink", Usage: "also stream the traces to a collector at `HOST:PORT` (manetlab trace collect)"},
+			&cli.StringFlag{Name: "host", Usage: "name this machine `NAME` in the stats (run --hosts does)"},
 		}, realFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -88,7 +89,7 @@ static scenario):
 				Key: key, MaxOffset: c.Duration("max-offset"), Log: c.App.ErrWriter, StartLater: startLater(c),
 				TraceError: func(id protocol.NodeID, err error) {
 					fmt.Fprintf(c.App.Writer, "%s %d %s\n", node.TraceErrorPrefix, id, strings.ReplaceAll(err.Error(), "\n", " "))
-				}, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"), Dilation: c.Int("dilation"),
+				}, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"), Dilation: c.Int("dilation"), Host: c.String("host"),
 			})
 			if err != nil {
 				return err

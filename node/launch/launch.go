@@ -444,6 +444,9 @@ func (l *launcher) args(p *proc) []string {
 	if o.TraceSink != "" && p.ids != nil {
 		a = append(a, "--trace-sink", o.TraceSink)
 	}
+	if o.Host != "" && p.ids != nil {
+		a = append(a, "--host", o.Host)
+	}
 	// The copy has the overrides applied (Sets): they are not passed.
 	return a
 }

@@ -201,7 +201,8 @@ func (r *run) refusedProblems() []CrossHost {
 		add      bool
 	}
 	var counts []count
-	own := map[protocol.NodeID]string{} // each node's own address
+	own := map[protocol.NodeID]string{}    // each node's own address
+	hostOf := map[protocol.NodeID]string{} // and its machine's name, when given
 	for _, p := range r.procs[1:] {
 		for i := range p.evs {
 			e := &p.evs[i]
@@ -216,6 +217,10 @@ func (r *run) refusedProblems() []CrossHost {
 				k, v, ok := strings.Cut(f, "=")
 				if ok && k == trace.StatsAddr {
 					own[p.id] = v
+					continue
+				}
+				if ok && k == trace.StatsHost {
+					hostOf[p.id] = v
 					continue
 				}
 				n, err := strconv.ParseUint(v, 10, 64)
@@ -308,6 +313,19 @@ func (r *run) refusedProblems() []CrossHost {
 	for _, id := range slices.Sorted(maps.Keys(own)) {
 		at[own[id]] = append(at[own[id]], id)
 	}
+	// named is an address with the hosts of its nodes, when named.
+	named := func(addr string) string {
+		var hs []string
+		for _, id := range at[addr] {
+			if h := hostOf[id]; h != "" && !slices.Contains(hs, h) {
+				hs = append(hs, h)
+			}
+		}
+		if len(hs) == 0 {
+			return addr
+		}
+		return addr + " (host " + strings.Join(hs, ", ") + ")"
+	}
 	r.unauth = nil
 	for _, addr := range slices.Sorted(maps.Keys(byAddr)) {
 		f := byAddr[addr]
@@ -329,18 +347,18 @@ func (r *run) refusedProblems() []CrossHost {
 			for _, a := range slices.Sorted(maps.Keys(byAddr)) {
 				for _, id := range nodes {
 					if a != addr && byAddr[a].by[id] {
-						back = append(back, a)
+						back = append(back, named(a))
 						break
 					}
 				}
 			}
 			why := ": a process at that address runs without the run's key, or something else sends from it"
 			if len(back) > 0 {
-				why = fmt.Sprintf("; the nodes at %s refused those from %s in turn: the two sides hold different keys", addr, strings.Join(back, ", "))
+				why = fmt.Sprintf("; the nodes there refused those from %s in turn: the two sides hold different keys", strings.Join(back, ", "))
 			}
 			out = append(out, CrossHost{Kind: CrossRefusedAddr, Nodes: nodes,
-				Text: fmt.Sprintf("frames from %s (%s), the address of %s (%s), were refused by %s (%s)%s (refused by %s)",
-					addr, claims, nodeCount(len(nodes)), idsText(nodes), nodeCount(len(by)), whyOf(f), why, idsText(by))})
+				Text: fmt.Sprintf("frames from %s, the address of %s (%s), %s, were refused by %s (%s)%s (refused by %s)",
+					named(addr), nodeCount(len(nodes)), idsText(nodes), claims, nodeCount(len(by)), whyOf(f), why, idsText(by))})
 			continue
 		}
 		where := addr

@@ -106,7 +106,7 @@ func TestCrossHostKeylessNode(t *testing.T) {
 // keys. Without a key, frames claiming node 4 from another address than
 // node 4's are that address's.
 func TestCrossHostRefusedByAddress(t *testing.T) {
-	const a1, a2 = " addr=10.0.0.1", " addr=10.0.0.2"
+	const a1, a2 = " addr=10.0.0.1 host=h1", " addr=10.0.0.2 host=h2"
 	forged := crossRun(t, map[protocol.NodeID][]trace.Event{
 		1: onTime(4, statsAt(29.9, "received=90 no-hmac=50 refused-from-3=50 refused-no-hmac-at-10.0.0.9=50"+a1)),
 		2: onTime(4, statsAt(29.9, "received=90 no-hmac=40 refused-from-3=40 refused-no-hmac-at-10.0.0.9=40"+a1)),
@@ -132,7 +132,7 @@ func TestCrossHostRefusedByAddress(t *testing.T) {
 	})
 	ps := crossOf(t, twoKeys)
 	if len(ps) != 2 || ps[0].Kind != CrossRefusedAddr || len(ps[0].Nodes) != 2 || ps[0].Nodes[0] != 1 || ps[1].Nodes[0] != 3 ||
-		!strings.HasPrefix(ps[1].Text, "frames from 10.0.0.2 (proving no sender), the address of 2 nodes (3, 4), were refused by 2 nodes (60 hmac: a bad signature: it signs with another key than theirs); the nodes at 10.0.0.2 refused those from 10.0.0.1 in turn: the two sides hold different keys (refused by 1, 2)") {
+		!strings.HasPrefix(ps[1].Text, "frames from 10.0.0.2 (host h2), the address of 2 nodes (3, 4), proving no sender, were refused by 2 nodes (60 hmac: a bad signature: it signs with another key than theirs); the nodes there refused those from 10.0.0.1 (host h1) in turn: the two sides hold different keys (refused by 1, 2)") {
 		t.Errorf("two keys: problems %+v", ps)
 	}
 	if c := mustCheck(t, twoKeys); len(c.Unauthenticated) != 0 {

@@ -81,7 +81,7 @@ func run(args []string) error {
 	startStdin := fs.Bool("start-stdin", false, "")
 	seed := fs.Uint64("seed", 0, "")
 	dilation := fs.Int64("dilation", 1, "")
-	for _, s := range []string{"group", "control", "iface", "key-file", "ttl", "period", "trace-sink"} {
+	for _, s := range []string{"group", "control", "iface", "key-file", "ttl", "period", "trace-sink", "host"} {
 		fs.String(s, "", "")
 	}
 	if err := fs.Parse(args); err != nil {
