@@ -1,14 +1,11 @@
 package testbed
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -28,19 +25,9 @@ func TestRunHostsSurvivesALostConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(h.dir, "home-cut")
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, h.bin, "run", "../configs/quickstart.yaml", "--hosts", hostsFile, "--ssh-config", h.config,
+	cmd, stdout, stderr := h.runStart(t, 150*time.Second, "run", "../configs/quickstart.yaml", "--hosts", hostsFile, "--ssh-config", h.config,
 		"--run", "cut", "--out", out, "--ids-per-process", "5", "--set", "duration=40s",
 		"--set", "faults=[{at: 10s, crash: [17]}, {at: 20s, recover: [17]}]")
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 30 * time.Second
-	var stdout bytes.Buffer
-	stderr := &syncBuf{}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	route := func(op string) {
 		if b, err := exec.Command("ip", "-n", h.ns[2], "route", op, "blackhole", h.sub+".100/32").CombinedOutput(); err != nil {
 			t.Errorf("ip route %s blackhole: %v: %s", op, err, b)

@@ -2,7 +2,6 @@ package testbed
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,18 +33,8 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 	runHosts := func(t *testing.T, name string, during func(*testing.T, *syncBuf), args ...string) (string, string, error) {
 		t.Helper()
 		out := filepath.Join(h.dir, "home-"+name)
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, h.bin, append([]string{"run", "../configs/quickstart.yaml", "--hosts", hosts, "--ssh-config", h.config,
+		cmd, stdout, stderr := h.runStart(t, 90*time.Second, append([]string{"run", "../configs/quickstart.yaml", "--hosts", hosts, "--ssh-config", h.config,
 			"--run", name, "--out", out}, args...)...)
-		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-		cmd.WaitDelay = 30 * time.Second
-		var stdout bytes.Buffer
-		stderr := &syncBuf{}
-		cmd.Stdout, cmd.Stderr = &stdout, stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
 		if during != nil {
 			during(t, stderr)
 		}

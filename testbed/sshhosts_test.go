@@ -2,6 +2,7 @@ package testbed
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -261,6 +263,24 @@ func (h *sshHosts) leftOver(wait time.Duration) []string {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// runStart starts `manetlab ARGS...` here, as a user runs run --hosts:
+// SIGTERM when timeout passes (the test's cleanup kills it after), its
+// standard output and error kept. The caller waits for it.
+func (h *sshHosts) runStart(t *testing.T, timeout time.Duration, args ...string) (*exec.Cmd, *bytes.Buffer, *syncBuf) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, h.bin, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
+	stdout, stderr := &bytes.Buffer{}, &syncBuf{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdout, stderr
 }
 
 func cmdline(pid int) string {
