@@ -373,7 +373,10 @@ func (h *Host) Stats() Stats { return h.snapshot() }
 func (h *Host) snapshot() Stats {
 	st := h.cnt.snapshot()
 	st.Dilation = h.clock.dilation()
-	st.LateStart, st.StartLoad, st.Addr, st.Host = h.lateStart, h.startLoad, h.addr, h.opt.Host
+	st.LateStart, st.StartLoad, st.Host = h.lateStart, h.startLoad, h.opt.Host
+	if !st.Addr.IsValid() {
+		st.Addr = h.addr
+	}
 	return st
 }
 

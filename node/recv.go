@@ -61,6 +61,9 @@ func (h *Host) receive(rf *rxFrame) {
 	}
 	own := h.byID[f.From]
 	if own != nil {
+		// The address this process's frames come from, as the others
+		// see them (Stats.Addr): its own, looped back.
+		h.cnt.ownAddr(rf.src)
 		h.reject("own", "")
 		if len(h.nodes) == 1 {
 			return

@@ -82,7 +82,8 @@ type Stats struct {
 	// the HMAC check ("hmac", "no-hmac") prove no sender: they are
 	// counted with From 0, by address alone.
 	RefusedBy map[Refusal]uint64
-	// Addr is the address this process's own frames leave from (its
+	// Addr is the address this process's own frames come from, as the
+	// source of the first of them looped back to it (else its
 	// interface's first IPv4 address; zero if none): the analysis tells
 	// a node's frames from frames claiming its ID by it.
 	Addr netip.Addr
@@ -163,6 +164,7 @@ type counters struct {
 	refused   []atomic.Uint64
 	refMu     sync.Mutex
 	byReason  map[Refusal]uint64 // Stats.RefusedBy
+	addr      netip.Addr         // Stats.Addr, under refMu
 	airSkewed atomic.Uint64
 	// airLag[i] counts DCF frames that arrived less than 2^i µs after
 	// their stamped start (and at least 2^(i-1)); the last, later ones.
@@ -202,6 +204,19 @@ func (r Refusal) compare(o Refusal) int {
 		return c
 	}
 	return r.Addr.Compare(o.Addr)
+}
+
+// ownAddr notes the source address of a frame of this process's own,
+// looped back: the first one is Stats.Addr.
+func (c *counters) ownAddr(a netip.Addr) {
+	if !a.IsValid() {
+		return
+	}
+	c.refMu.Lock()
+	if !c.addr.IsValid() {
+		c.addr = a
+	}
+	c.refMu.Unlock()
 }
 
 // refusedBy counts a frame claiming member from (0: none proved), come
@@ -258,6 +273,7 @@ func (c *counters) snapshot() Stats {
 	if len(c.byReason) > 0 {
 		s.RefusedBy = maps.Clone(c.byReason)
 	}
+	s.Addr = c.addr
 	c.refMu.Unlock()
 	for q, frac := range []float64{0.5, 0.9} {
 		var seen uint64
