@@ -80,7 +80,7 @@ type Options struct {
 	// the first.
 	Wrap [][]string
 	// StartDelay is how far ahead of the moment every process was ready
-	// the common start time is set (default 250ms plus 5ms per process):
+	// the common start time is set (default 500ms plus 5ms per process):
 	// the readiness handshake. Every process is started with
 	// --start-stdin, prints its ready line once its sockets and traces
 	// are open, and only then is the start chosen and written to each
@@ -350,7 +350,11 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		return nil, fmt.Errorf("launch: %s: %w", opt.Scenario, err)
 	}
 	if l.opt.StartDelay <= 0 {
-		l.opt.StartDelay = 250*time.Millisecond + time.Duration(len(l.procs))*5*time.Millisecond
+		// Every process is ready and waits for its start line: the
+		// lead only has to see each one scheduled, which a loaded
+		// machine (load average 25 on 2 cores) may take a few hundred
+		// ms to do.
+		l.opt.StartDelay = 500*time.Millisecond + time.Duration(len(l.procs))*5*time.Millisecond
 	}
 	if l.opt.ReadyTimeout <= 0 {
 		l.opt.ReadyTimeout = 10*time.Second + time.Duration(len(l.procs))*100*time.Millisecond
