@@ -160,7 +160,7 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 	r, err := launch.Run(ctx, s, opt)
 	if r != nil {
 		res.Elapsed, res.Interrupted, res.Failures, res.Unapplied = r.Elapsed, r.Interrupted, r.Failures, r.Unapplied
-		res.TraceErrors, res.Procs = r.TraceErrors, r.Procs
+		res.TraceErrors, res.Procs, res.Deadlines = r.TraceErrors, r.Procs, r.Deadlines
 	}
 	if err == nil && r == nil {
 		err = errors.New("launch: no result")

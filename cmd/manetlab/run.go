@@ -281,6 +281,9 @@ func runAction(c *cli.Context) error {
 	if res.Unapplied != "" {
 		printWarnings(c, []string{res.Unapplied})
 	}
+	if w := res.Deadlines.Overloaded(); w != "" {
+		printWarnings(c, []string{w})
+	}
 	// The run ran: whatever went wrong afterwards (a full disk most
 	// often), print the summary of what was gathered, then the causes.
 	var causes []string

@@ -14,6 +14,7 @@ type HostResult struct {
 	Interrupted bool               `json:"interrupted,omitempty"`
 	Failures    []string           `json:"failures,omitempty"`
 	Unapplied   string             `json:"unapplied,omitempty"`
+	Deadlines   launch.Deadlines   `json:"deadlines"`
 	TraceErrors []string           `json:"trace_errors,omitempty"`
 	Procs       []launch.ProcStats `json:"procs"`
 	Error       string             `json:"error,omitempty"`

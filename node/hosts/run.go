@@ -339,6 +339,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		if x.res.Unapplied != "" {
 			unapplied = append(unapplied, "host "+x.c.host.Target+": "+x.res.Unapplied)
 		}
+		if w := x.res.Deadlines.Overloaded(); w != "" {
+			res.Notes = append(res.Notes, "host "+x.c.host.Target+": "+w)
+		}
 		for _, p := range x.res.Procs {
 			p.Host = x.i + 1
 			if p.IDs == nil {

@@ -164,6 +164,9 @@ type Result struct {
 	// (trace.WithRunFile): the file on disk is then the provisional one,
 	// without the faults applied.
 	RunFile []trace.Event
+	// Deadlines says how late the launcher's own checks came (every
+	// 250 ms): the figure of an overloaded machine.
+	Deadlines Deadlines
 	// Unapplied, when not empty, says how many faults of the schedule
 	// were not applied because the run ended (or was interrupted) before
 	// the launcher reached them, naming the first: no process is started
@@ -394,6 +397,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	}
 	events, end := sv.events, sv.end
 	res.Interrupted, res.Failures, res.Elapsed, res.Unapplied = sv.interrupted, sv.failures, end, sv.unapplied
+	res.Deadlines = sv.deadlines
 	res.Dilation, res.Wall = opt.Dilation, end*time.Duration(opt.Dilation)
 	res.TraceErrors = l.traceErrors()
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
@@ -680,6 +684,7 @@ func exitString(in *instance) string {
 // the end time for the run file, whether the run was interrupted, the
 // processes that failed on their own, and the faults not applied.
 type supervised struct {
+	deadlines   Deadlines
 	events      []trace.Event
 	end         time.Duration
 	interrupted bool
@@ -816,7 +821,8 @@ loop:
 				}
 			}
 			arm()
-		case <-check.C:
+		case due := <-check.C:
+			sv.deadlines.note(time.Since(due))
 			if over() {
 				continue // the top of the loop ends it
 			}
