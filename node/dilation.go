@@ -32,7 +32,7 @@ func newRunClock(base time.Time, start int64, k int) runClock {
 	if start == 0 {
 		start = base.UnixNano()
 	}
-	return runClock{base: base, offset: time.Duration(base.UnixNano() - start), k: time.Duration(max(k, 1)), since: time.Since}
+	return runClock{base: base, offset: time.Duration(base.UnixNano() - start), k: time.Duration(max(k, 1)), since: sinceWall}
 }
 
 // checkDilation reports a dilation out of range.

@@ -61,7 +61,7 @@ func (h *Host) fresh(f *wire.Frame) (reason string, err error) {
 	if mo == 0 {
 		return "", nil
 	}
-	if err := wire.CheckAhead(f.Clock, time.Now().UnixNano(), mo); err != nil {
+	if err := wire.CheckAhead(f.Clock, wallNS(), mo); err != nil {
 		return "clock", err
 	}
 	if since := h.clock.base.UnixNano() - int64(mo); f.Clock.Wall < since {
@@ -100,7 +100,7 @@ func (h *Host) locationOK(l *wire.Location) error {
 	mo := h.maxOffset()
 	start := h.clock.start() // the run's start, Unix ns
 	if mo > 0 {
-		if err := wire.CheckAhead(wire.HLC{Wall: l.Time}, time.Now().UnixNano(), mo); err != nil {
+		if err := wire.CheckAhead(wire.HLC{Wall: l.Time}, wallNS(), mo); err != nil {
 			return fmt.Errorf("location of node %d: %w", l.Node, err)
 		}
 	}

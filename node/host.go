@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -27,6 +28,14 @@ type Host struct {
 	spec  protocol.Spec
 	codec *wire.Codec
 	runID uint64
+	// stopEarly: the process was stopped before its start was known
+	// (Options.StartLater); lateStart is how long after the run's start
+	// the start reached it, if after.
+	stopEarly bool
+	lateStart time.Duration
+	startLoad [2]string // machineLoad then
+	// addr is where this process's frames leave from (Stats.Addr).
+	addr netip.Addr
 	// scenarioHash is the resolved scenario's (scenario.Hash), for the
 	// traces' headers.
 	scenarioHash string
@@ -99,6 +108,7 @@ type Result struct {
 // first needed.
 type rxFrame struct {
 	f       wire.Frame
+	src     netip.Addr     // where the datagram came from (zero: not known)
 	nf      netstack.Frame // the stack's view of f
 	msg     protocol.Message
 	decoded bool
@@ -128,18 +138,57 @@ func Start(ctx context.Context, opt Options) (*Host, error) {
 		h.closeAll()
 		return nil, err
 	}
+	if opt.StartLater != nil {
+		// Frames wait in the sockets' buffers until the start is known:
+		// the run's id on the wire and the run clock depend on it.
+		go func() {
+			select {
+			case ns, ok := <-opt.StartLater:
+				if !ok {
+					h.stopEarly = true
+					break
+				}
+				h.setStart(ns)
+				if h.now() >= 0 {
+					// The start came late: boot now, and say by how much.
+					h.lateStart = h.clock.wallSince()
+					h.startLoad = machineLoad()
+					if err := h.bootAll(); err != nil {
+						h.fail(err)
+						h.stopEarly = true
+					}
+				}
+			case <-ctx.Done():
+			}
+			h.run(ctx)
+		}()
+		return h, nil
+	}
 	if h.now() >= 0 {
 		if err := h.bootAll(); err != nil {
 			h.closeAll()
 			return nil, err
 		}
 	}
+	h.run(ctx)
+	return h, nil
+}
+
+// setStart sets the run's start (Unix ns) of a Host started with
+// Options.StartLater, before its readers and loop run.
+func (h *Host) setStart(ns int64) {
+	h.opt.Start = ns
+	h.runID = wire.RunIDAt(h.opt.Run, ns)
+	h.clock = newRunClock(wallNow(), ns, h.opt.Dilation)
+}
+
+// run starts the readers and the loop.
+func (h *Host) run(ctx context.Context) {
 	for _, c := range []*link.Conn{h.data, h.ctrl} {
 		h.readers.Add(1)
 		go h.read(c)
 	}
 	go h.loop(ctx)
-	return h, nil
 }
 
 func newHost(opt Options) (*Host, error) {
@@ -261,7 +310,7 @@ func newHost(opt Options) (*Host, error) {
 	} else if warn != nil && opt.Log != nil {
 		fmt.Fprintf(opt.Log, "%s: warning: %s\n", s.Path, warn.Text)
 	}
-	h.clock = newRunClock(time.Now(), opt.Start, opt.Dilation)
+	h.clock = newRunClock(wallNow(), opt.Start, opt.Dilation)
 	return h, nil
 }
 
@@ -274,6 +323,7 @@ func (h *Host) open() error {
 	if h.ctrl, err = link.Open(link.Config{Group: h.opt.Control, Iface: h.opt.Iface, TTL: h.opt.TTL}); err != nil {
 		return fmt.Errorf("node: control group: %w", err)
 	}
+	h.addr = ifaceAddr(h.data.Interface())
 	return h.openTraces()
 }
 
@@ -323,6 +373,10 @@ func (h *Host) Stats() Stats { return h.snapshot() }
 func (h *Host) snapshot() Stats {
 	st := h.cnt.snapshot()
 	st.Dilation = h.clock.dilation()
+	st.LateStart, st.StartLoad, st.Host = h.lateStart, h.startLoad, h.opt.Host
+	if !st.Addr.IsValid() {
+		st.Addr = h.addr
+	}
 	return st
 }
 
@@ -339,6 +393,9 @@ func (h *Host) Wait() (*Result, error) {
 // loop is the one goroutine that touches protocol state.
 func (h *Host) loop(ctx context.Context) {
 	defer h.finish()
+	if h.stopEarly {
+		return
+	}
 	if h.now() < 0 {
 		// Boot at the run's start; until then frames are read and counted.
 		if !h.waitStart(ctx) {
@@ -407,7 +464,7 @@ func (h *Host) waitStart(ctx context.Context) bool {
 			return false
 		case rfs := <-h.frames:
 			for i := range rfs {
-				if f := &rfs[i].f; f.Type == wire.TypeLocation && h.admit(f) {
+				if f := &rfs[i].f; f.Type == wire.TypeLocation && h.admit(f, rfs[i].src) {
 					h.location(f)
 				}
 			}
@@ -473,7 +530,8 @@ func (h *Host) read(c *link.Conn) {
 		for i := range n {
 			d := batch.Datagram(i)
 			rf := &rfs[k]
-			if !h.decode(d, &rf.f) {
+			rf.src = batch.Source(i)
+			if !h.decode(d, &rf.f, rf.src) {
 				continue
 			}
 			size += len(rf.f.Body)
@@ -502,30 +560,35 @@ func (h *Host) read(c *link.Conn) {
 
 // decode decodes datagram d into f and checks that it is of this run;
 // false (counted and logged) if not.
-func (h *Host) decode(d []byte, f *wire.Frame) bool {
+func (h *Host) decode(d []byte, f *wire.Frame, src netip.Addr) bool {
 	if err := wire.Decode(d, h.opt.Key, f); err != nil {
 		reason := wire.Reason(err)
 		h.reject(reason, "%d bytes: %v", len(d), err)
 		if reason == "hmac" || reason == "no-hmac" {
-			// Counted by the sender it claims, when of this run.
+			// Of this run: counted for the ground truth by the sender it
+			// claims (Stats.RefusedFrom), but as a problem by the address
+			// it came from alone: nothing proves the claim.
 			if t, run, from, ok := wire.Claimed(d); ok && run == h.runID && t != wire.TypeLocation {
-				h.refuse(from, reason)
+				if i, ok := h.index[from]; ok {
+					h.cnt.refused[i].Add(1)
+				}
+				h.cnt.refusedBy(0, reason, src)
 			}
 		}
 		return false
 	}
 	if f.Run != h.runID {
-		h.refuse(f.From, "run")
+		h.refuse(f.From, "run", src)
 		h.reject("run", "%s frame from node %d of run %#x, not %#x (%s)", f.Type, f.From, f.Run, h.runID, h.opt.Run)
 		return false
 	}
 	return true
 }
 
-// refuse counts a frame of member from refused for reason, one of
-// RefusedReasons (Stats.RefusedFrom) or "run" (Stats.RefusedBy only); a
-// sender that is no member is not counted.
-func (h *Host) refuse(from protocol.NodeID, reason string) {
+// refuse counts a frame of member from, come from address src,
+// refused for reason, one of RefusedReasons (Stats.RefusedFrom) or "run"
+// (Stats.RefusedBy only); a sender that is no member is not counted.
+func (h *Host) refuse(from protocol.NodeID, reason string, src netip.Addr) {
 	i, ok := h.index[from]
 	if !ok {
 		return
@@ -533,7 +596,7 @@ func (h *Host) refuse(from protocol.NodeID, reason string) {
 	if reason != "run" {
 		h.cnt.refused[i].Add(1)
 	}
-	h.cnt.refusedBy(from, reason)
+	h.cnt.refusedBy(from, reason, src)
 }
 
 // reject counts a dropped datagram and logs it at a limited rate.

@@ -58,7 +58,7 @@ func (h *Host) bootAll() error {
 // boot starts a hosted node's process.
 func (h *Host) boot(n *hosted) error {
 	n.timers = map[uint64]pendingTimer{}
-	n.clock = wire.NewClock(nil)
+	n.clock = wire.NewClock(wallNS)
 	n.clock.SetMaxOffset(h.maxOffset())
 	seed := h.s.Seed
 	n.rng = netstack.Source(seed, netstack.ProtocolStream, n.id, n.inc)

@@ -40,6 +40,13 @@ type Options struct {
 	// Env.Now() is the time since Start, and the run stops at Start plus
 	// the scenario's duration (both dilated: see Dilation).
 	Start int64
+	// StartLater, when not nil, says the start is not known yet (Start
+	// is ignored): Start opens the sockets and trace files and returns,
+	// so that the process can say it is ready, and the run begins once a
+	// start (Unix ns) comes on the channel, chosen after every process
+	// of the run was ready (the launcher's readiness handshake). A
+	// channel closed first stops the process, its nodes never booted.
+	StartLater <-chan int64
 	// Dilation, when above 1, runs the nodes in dilated time: the run
 	// clock (Env.Now, the stack's clock, the air stamps, trace times)
 	// advances at 1/Dilation of the host's clock since Start, so every
@@ -75,6 +82,10 @@ type Options struct {
 	// hosted node's trace cannot be written; the node CLI prints a
 	// TraceErrorPrefix line for the launcher.
 	TraceError func(id protocol.NodeID, err error)
+	// Host, when not empty, names this machine in the stats (host=NAME):
+	// run --hosts gives each host's name, which the analysis names the
+	// host's address by.
+	Host string
 	// TraceSink, when set (host:port), also streams every trace to a
 	// `manetlab trace collect` collector (docs/collect.md).
 	TraceSink string

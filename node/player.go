@@ -30,6 +30,10 @@ type PlayOptions struct {
 	// of the model's time.
 	Start    int64
 	Dilation int
+	// StartLater, when not nil, is where the start comes from once
+	// known (Options.StartLater): Start is ignored, the socket opened and
+	// the player waits; a channel closed first stops it.
+	StartLater <-chan int64
 	// Control is the group location frames go to (default DefaultControl).
 	Control string
 	Iface   string
@@ -83,14 +87,31 @@ func StartPlayer(ctx context.Context, opt PlayOptions) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Player{opt: opt, mob: mob, runID: wire.RunIDAt(opt.Run, opt.Start), clock: wire.NewClock(nil), done: make(chan struct{})}
+	p := &Player{opt: opt, mob: mob, runID: wire.RunIDAt(opt.Run, opt.Start), clock: wire.NewClock(wallNS), done: make(chan struct{})}
 	for _, m := range s.Members() {
 		p.ids = append(p.ids, m.ID)
 	}
 	if p.conn, err = link.Open(link.Config{Group: opt.Control, Iface: opt.Iface, TTL: opt.TTL}); err != nil {
 		return nil, fmt.Errorf("mobility play: %w", err)
 	}
-	p.run = newRunClock(time.Now(), opt.Start, opt.Dilation)
+	p.run = newRunClock(wallNow(), opt.Start, opt.Dilation)
+	if opt.StartLater != nil {
+		go func() {
+			select {
+			case ns, ok := <-opt.StartLater:
+				if ok {
+					p.opt.Start, p.runID = ns, wire.RunIDAt(opt.Run, ns)
+					p.run = newRunClock(wallNow(), ns, opt.Dilation)
+					p.play(ctx)
+					return
+				}
+			case <-ctx.Done():
+			}
+			p.conn.Close()
+			close(p.done)
+		}()
+		return p, nil
+	}
 	go p.play(ctx)
 	return p, nil
 }
@@ -154,7 +175,7 @@ func (p *Player) round(t time.Duration) {
 		pos := p.mob.Position(i, t)
 		p.seq++
 		f := wire.Frame{Type: wire.TypeLocation, Run: p.runID, Seq: p.seq, Clock: p.clock.Now(),
-			Loc: wire.Location{Node: id, X: pos.X, Y: pos.Y, Z: pos.Z, Time: time.Now().UnixNano()}}
+			Loc: wire.Location{Node: id, X: pos.X, Y: pos.Y, Z: pos.Z, Time: wallNS()}}
 		var err error
 		if buf, err = f.AppendTo(buf[:0], p.opt.Key); err != nil {
 			p.logf("%v", err)

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"net/netip"
 	"time"
 
 	"manetlab/internal/geo"
@@ -12,11 +13,11 @@ import (
 
 // admit applies the checks every frame passes first: its clock is not too
 // far ahead and it was not sent before this process started.
-func (h *Host) admit(f *wire.Frame) bool {
+func (h *Host) admit(f *wire.Frame, src netip.Addr) bool {
 	if reason, err := h.fresh(f); err != nil {
 		h.reject(reason, "%v", err)
 		if reason == "clock" && f.Type != wire.TypeLocation {
-			h.refuse(f.From, reason)
+			h.refuse(f.From, reason, src)
 		}
 		return false
 	}
@@ -30,7 +31,7 @@ func (h *Host) admit(f *wire.Frame) bool {
 // destination. A frame that fails a check has changed nothing.
 func (h *Host) receive(rf *rxFrame) {
 	f := &rf.f
-	if !h.admit(f) {
+	if !h.admit(f, rf.src) {
 		return
 	}
 	if f.Type == wire.TypeLocation {
@@ -60,6 +61,9 @@ func (h *Host) receive(rf *rxFrame) {
 	}
 	own := h.byID[f.From]
 	if own != nil {
+		// The address this process's frames come from, as the others
+		// see them (Stats.Addr): its own, looped back.
+		h.cnt.ownAddr(rf.src)
 		h.reject("own", "")
 		if len(h.nodes) == 1 {
 			return
@@ -157,7 +161,7 @@ func (h *Host) message(rf *rxFrame) (protocol.Message, bool) {
 		if err != nil {
 			rf.bad = true
 			h.reject(wire.Reason(err), "%s frame (%d, %d): %v", rf.f.Type, rf.f.From, rf.f.Seq, err)
-			h.refuse(rf.f.From, wire.Reason(err))
+			h.refuse(rf.f.From, wire.Reason(err), rf.src)
 		}
 		rf.msg = m
 	}
@@ -179,16 +183,16 @@ func (h *Host) airOK(rf *rxFrame) bool {
 	case h.air == nil && f.Air.Airtime == 0:
 		return true
 	case h.air == nil:
-		h.refuse(f.From, "air")
+		h.refuse(f.From, "air", rf.src)
 		h.reject("air", "%s frame (%d, %d) with an air section: its sender is on the DCF medium, this run on the ideal one", f.Type, f.From, f.Seq)
 		return false
 	case f.Air.Airtime == 0:
-		h.refuse(f.From, "air")
+		h.refuse(f.From, "air", rf.src)
 		h.reject("air", "%s frame (%d, %d) without an air section: its sender is on the ideal medium, this run on the DCF one", f.Type, f.From, f.Seq)
 		return false
 	}
 	if want := h.net.MAC.Airtime(&rf.nf); f.Air.Airtime != want {
-		h.refuse(f.From, "air")
+		h.refuse(f.From, "air", rf.src)
 		h.reject("air", "%s frame (%d, %d) says an airtime of %v, the scenario gives it %v", f.Type, f.From, f.Seq, f.Air.Airtime, want)
 		return false
 	}

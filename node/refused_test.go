@@ -1,6 +1,7 @@
 package node
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -10,12 +11,13 @@ import (
 )
 
 // TestRefusedFrom: frames of this run that fail the HMAC check count for
-// the member they claim (Stats.RefusedFrom, "refused-from-ID=N" in the
-// stats line), and by reason (Stats.RefusedBy, "refused-no-hmac-from-ID=N"),
-// which is how the analysis names a host without the key; a member's
-// signed frame of another run (another --start) counts by reason only
-// ("run"); those from no member, that do not decode as a frame, or that
-// the radio model's reasons drop, do not.
+// the member they claim for the ground truth (Stats.RefusedFrom,
+// "refused-from-ID=N" in the stats line), but by reason only by the
+// address they came from (Stats.RefusedBy, "refused-no-hmac-at-ADDR=N"):
+// they prove no sender, and the analysis names an address, not the
+// member they claim; a member's signed frame of another run (another
+// --start) counts by reason and address only ("run"); those that do not
+// decode as a frame, or that the radio model's reasons drop, do not.
 func TestRefusedFrom(t *testing.T) {
 	key := []byte("the run's key")
 	h := &Host{opt: Options{Key: key, Run: "r"}, runID: wire.RunIDAt("r", 1), index: map[protocol.NodeID]int{3: 0, 7: 1, 9: 2},
@@ -29,20 +31,24 @@ func TestRefusedFrom(t *testing.T) {
 		return b
 	}
 	var f wire.Frame
-	for _, d := range [][]byte{
-		frame(7, h.runID, []byte("another key")), // hmac: 7
-		frame(7, h.runID, nil),                   // no-hmac: 7
-		frame(9, h.runID, nil),                   // no-hmac: 9
-		frame(9, h.runID+1, nil),                 // another run's
-		frame(4, h.runID, nil),                   // no member
-		frame(3, h.runID+1, key),                 // run: 3, another --start
-		[]byte("garbage"),
+	at7, at3, forger := netip.MustParseAddr("10.0.0.7"), netip.MustParseAddr("10.0.0.3"), netip.MustParseAddr("10.0.0.66")
+	for _, d := range []struct {
+		b   []byte
+		src netip.Addr
+	}{
+		{frame(7, h.runID, []byte("another key")), at7}, // hmac: at 7's address
+		{frame(7, h.runID, nil), at7},                   // no-hmac: at 7's address
+		{frame(9, h.runID, nil), forger},                // no-hmac: claims 9, from elsewhere
+		{frame(9, h.runID+1, nil), forger},              // another run's
+		{frame(4, h.runID, nil), forger},                // no member: its address counts it
+		{frame(3, h.runID+1, key), at3},                 // run: 3, another --start
+		{[]byte("garbage"), forger},
 	} {
-		if h.decode(d, &f) {
-			t.Fatalf("%x accepted", d)
+		if h.decode(d.b, &f, d.src) {
+			t.Fatalf("%x accepted", d.b)
 		}
 	}
-	if !h.decode(frame(3, h.runID, key), &f) {
+	if !h.decode(frame(3, h.runID, key), &f, at3) {
 		t.Fatal("a good frame refused")
 	}
 	h.reject("range", "")
@@ -54,7 +60,14 @@ func TestRefusedFrom(t *testing.T) {
 	if s := st.String(); !strings.Contains(s, " refused-from-7=2 refused-from-9=1") || strings.Contains(s, "refused-from-3") {
 		t.Errorf("stats line %q", s)
 	}
-	if s, want := st.String(), " refused-run-from-3=1 refused-hmac-from-7=1 refused-no-hmac-from-7=1 refused-no-hmac-from-9=1"; !strings.Contains(s, want) {
-		t.Errorf("stats line %q lacks the counts by reason %q", s, want)
+	// The HMAC failures prove no sender: counted by address alone; the
+	// signed frame of another run by its sender and address.
+	for _, want := range []string{" refused-hmac-at-10.0.0.7=1", " refused-no-hmac-at-10.0.0.7=1", " refused-no-hmac-at-10.0.0.66=2", " refused-run-from-3-at-10.0.0.3=1"} {
+		if s := st.String(); !strings.Contains(s, want) {
+			t.Errorf("stats line %q lacks %q", s, want)
+		}
+	}
+	if s := st.String(); strings.Contains(s, "hmac-from-") {
+		t.Errorf("stats line %q blames a node for frames that prove no sender", s)
 	}
 }

@@ -1,10 +1,12 @@
 package node
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
 	"math/bits"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -71,12 +73,30 @@ type Stats struct {
 	// section this node cannot accept. For the HMAC reasons the sender is
 	// the one the frame claims. Members with none are left out.
 	RefusedFrom map[protocol.NodeID]uint64
-	// RefusedBy counts the same frames per member and reason, and the
-	// frames of a member refused as of another run ("run": another --run
-	// name or --start; left out of RefusedFrom, as frames of another run
-	// sharing the group are no sign of a lost link): what the analysis
-	// names a node's refused frames by (docs/analysis.md).
-	RefusedBy map[protocol.NodeID]map[string]uint64
+	// RefusedBy counts the same frames per member, reason and the
+	// address they came from, and the frames of a member refused as of
+	// another run ("run": another --run name or --start; left out of
+	// RefusedFrom, as frames of another run sharing the group are no
+	// sign of a lost link): what the analysis names a node's, or an
+	// address's, refused frames by (docs/analysis.md). Frames failing
+	// the HMAC check ("hmac", "no-hmac") prove no sender: they are
+	// counted with From 0, by address alone.
+	RefusedBy map[Refusal]uint64
+	// Addr is the address this process's own frames come from, as the
+	// source of the first of them looped back to it (else its
+	// interface's first IPv4 address; zero if none): the analysis tells
+	// a node's frames from frames claiming its ID by it.
+	Addr netip.Addr
+	// Host names the machine (Options.Host; empty: not given).
+	Host string
+	// LateStart, when not zero, is how long after the run's start the
+	// start reached this process (Options.StartLater): it was ready, but
+	// the machine did not run it in time; StartLoad is the machine's load
+	// average and runnable threads then (Linux's /proc/loadavg; empty
+	// elsewhere). The analysis names its nodes late with these figures
+	// (docs/analysis.md, "Cross-host problems").
+	LateStart time.Duration
+	StartLoad [2]string
 }
 
 // RefusedReasons are the reasons counted by sender in Stats.RefusedFrom.
@@ -103,12 +123,16 @@ func (s Stats) String() string {
 			fmt.Fprintf(&b, " %s%d=%d", RefusedFromPrefix, id, n)
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(s.RefusedBy)) {
-		for _, r := range Reasons {
-			if n := s.RefusedBy[id][r]; n > 0 {
-				fmt.Fprintf(&b, " %s%s-from-%d=%d", trace.StatsRefusedPrefix, r, id, n)
-			}
+	for _, k := range slices.SortedFunc(maps.Keys(s.RefusedBy), Refusal.compare) {
+		if n := s.RefusedBy[k]; n > 0 {
+			fmt.Fprintf(&b, " %s", k.key(n))
 		}
+	}
+	if s.Addr.IsValid() {
+		fmt.Fprintf(&b, " %s=%s", trace.StatsAddr, s.Addr)
+	}
+	if s.Host != "" && !strings.ContainsAny(s.Host, " =\t\n") {
+		fmt.Fprintf(&b, " %s=%s", trace.StatsHost, s.Host)
 	}
 	if s.Air > 0 {
 		fmt.Fprintf(&b, " air-frames=%d air-skewed=%d air-lag-p50-us=%d air-lag-p90-us=%d",
@@ -116,6 +140,12 @@ func (s Stats) String() string {
 	}
 	if s.Dilation > 1 {
 		fmt.Fprintf(&b, " dilation=%d", s.Dilation)
+	}
+	if s.LateStart > 0 {
+		fmt.Fprintf(&b, " %s=%d", trace.StatsLateStart, s.LateStart.Milliseconds())
+		if s.StartLoad[0] != "" {
+			fmt.Fprintf(&b, " %s=%s %s=%s", trace.StatsStartLoad, s.StartLoad[0], trace.StatsStartRunnable, s.StartLoad[1])
+		}
 	}
 	return b.String()
 }
@@ -133,27 +163,71 @@ type counters struct {
 	ids       []protocol.NodeID
 	refused   []atomic.Uint64
 	refMu     sync.Mutex
-	byReason  map[refusal]uint64 // Stats.RefusedBy
+	byReason  map[Refusal]uint64 // Stats.RefusedBy
+	addr      netip.Addr         // Stats.Addr, under refMu
 	airSkewed atomic.Uint64
 	// airLag[i] counts DCF frames that arrived less than 2^i µs after
 	// their stamped start (and at least 2^(i-1)); the last, later ones.
 	airLag [24]atomic.Uint64
 }
 
-// refusal is a member's frames refused for one reason.
-type refusal struct {
-	from   protocol.NodeID
-	reason string
+// Refusal is frames refused for one reason, come from one address
+// (zero: not known), claiming one member (0: frames that prove no
+// sender, failing the HMAC check).
+type Refusal struct {
+	From   protocol.NodeID
+	Reason string
+	Addr   netip.Addr
 }
 
-// refusedBy counts a frame of member from refused for reason (a rare
-// path: a map under a lock, holding only the pairs that occur).
-func (c *counters) refusedBy(from protocol.NodeID, reason string) {
+// key is the refusal's count n in the stats line:
+// refused-REASON-from-ID-at-ADDR=N, refused-REASON-at-ADDR=N (no sender
+// proved), refused-REASON-from-ID=N (no address known).
+func (r Refusal) key(n uint64) string {
+	k := trace.StatsRefusedPrefix + r.Reason
+	if r.From != 0 {
+		k += fmt.Sprintf("-from-%d", r.From)
+	}
+	if r.Addr.IsValid() {
+		k += "-at-" + r.Addr.String()
+	}
+	return fmt.Sprintf("%s=%d", k, n)
+}
+
+// compare orders refusals by member, then reason (Reasons' order), then
+// address.
+func (r Refusal) compare(o Refusal) int {
+	if c := cmp.Compare(r.From, o.From); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(slices.Index(Reasons, r.Reason), slices.Index(Reasons, o.Reason)); c != 0 {
+		return c
+	}
+	return r.Addr.Compare(o.Addr)
+}
+
+// ownAddr notes the source address of a frame of this process's own,
+// looped back: the first one is Stats.Addr.
+func (c *counters) ownAddr(a netip.Addr) {
+	if !a.IsValid() {
+		return
+	}
+	c.refMu.Lock()
+	if !c.addr.IsValid() {
+		c.addr = a
+	}
+	c.refMu.Unlock()
+}
+
+// refusedBy counts a frame claiming member from (0: none proved), come
+// from src, refused for reason (a rare path: a map under a lock, holding
+// only the keys that occur).
+func (c *counters) refusedBy(from protocol.NodeID, reason string, src netip.Addr) {
 	c.refMu.Lock()
 	if c.byReason == nil {
-		c.byReason = map[refusal]uint64{}
+		c.byReason = map[Refusal]uint64{}
 	}
-	c.byReason[refusal{from, reason}]++
+	c.byReason[Refusal{from, reason, src}]++
 	c.refMu.Unlock()
 }
 
@@ -196,15 +270,10 @@ func (c *counters) snapshot() Stats {
 		}
 	}
 	c.refMu.Lock()
-	for k, n := range c.byReason {
-		if s.RefusedBy == nil {
-			s.RefusedBy = map[protocol.NodeID]map[string]uint64{}
-		}
-		if s.RefusedBy[k.from] == nil {
-			s.RefusedBy[k.from] = map[string]uint64{}
-		}
-		s.RefusedBy[k.from][k.reason] = n
+	if len(c.byReason) > 0 {
+		s.RefusedBy = maps.Clone(c.byReason)
 	}
+	s.Addr = c.addr
 	c.refMu.Unlock()
 	for q, frac := range []float64{0.5, 0.9} {
 		var seen uint64

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"manetlab/node/wire"
 	"manetlab/trace"
@@ -91,7 +90,7 @@ func (h *Host) emit(n *hosted, e *trace.Event, stamp wire.HLC) {
 	h.line = *e
 	h.lineHLC = trace.HLC{Wall: stamp.Wall, Logical: stamp.Logical}
 	h.line.T = int64(h.now())
-	h.line.Wall = time.Now().UnixNano()
+	h.line.Wall = wallNS()
 	h.line.HLC = &h.lineHLC
 	h.line.Node = n.id
 	if err := n.out.Write(&h.line); err != nil {

@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"net/netip"
 	"time"
 
 	"manetlab/netstack"
@@ -57,7 +58,7 @@ func (v *virtualNet) transmit(b []byte) {
 func (v *virtualNet) arrive(h *Host, d []byte) {
 	h.cnt.received.Add(1)
 	var rf rxFrame
-	if h.decode(d, &rf.f) {
+	if h.decode(d, &rf.f, netip.Addr{}) {
 		h.receive(&rf)
 	}
 }

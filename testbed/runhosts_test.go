@@ -35,7 +35,7 @@ import (
 // `date` wrapper first in its sshd sessions' PATH) is refused with its
 // name and the figure.
 func TestRunHosts(t *testing.T) {
-	h := newSSHHosts(t)
+	h := newSSHHosts(t, false)
 	hostsFile := filepath.Join(h.dir, "hosts")
 	var hl strings.Builder
 	// Each in its home's manetlab-runs (the default; each host's root has
@@ -69,7 +69,7 @@ func TestRunHosts(t *testing.T) {
 		if !strings.Contains(stderr, "this manetlab copied there") {
 			t.Errorf("the binary was not copied to the hosts")
 		}
-		h.checkRun(t, out, "qs", 20, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
+		h.checkRun(t, out, "qs", 20, 8, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
 	})
 	t.Run("mutex", func(t *testing.T) {
 		out, _, err := runHosts(t, "mx", "../configs/mutex-centralized.yaml")
@@ -77,7 +77,7 @@ func TestRunHosts(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Nodes 1-3 on h1, 4-6 on h2, 7-8 on h3.
-		h.checkRun(t, out, "mx", 8, map[string]time.Duration{"crash": 8 * time.Second}, "h3")
+		h.checkRun(t, out, "mx", 8, 8, map[string]time.Duration{"crash": 8 * time.Second}, "h3")
 	})
 	// start starts a run of quickstart (45 s: its recovery at 40 s stays
 	// inside the run) in the background and
@@ -127,8 +127,8 @@ func TestRunHosts(t *testing.T) {
 		// stops the hosts in order and gets their results.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		err := wait(t, cmd, stderr)
-		if err == nil || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
-			t.Errorf("exit %v, want a failure naming SIGTERM", err)
+		if exitCode(err) != 1 || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
+			t.Errorf("exit %v, want status 1 naming SIGTERM", err)
 		}
 		if strings.Contains(stderr.String(), "dropped out") || !strings.Contains(stderr.String(), "host h2: 2 faults of 2 not applied") {
 			t.Errorf("the hosts did not all stop in order and report")
@@ -147,7 +147,7 @@ func TestRunHosts(t *testing.T) {
 		killed := 0
 		for _, p := range strings.Fields(string(b)) {
 			pid, _ := strconv.Atoi(p)
-			if strings.Contains(cmdline(pid), "manetlab launch ") {
+			if f := strings.Fields(cmdline(pid)); len(f) > 1 && f[1] == "launch" {
 				syscall.Kill(pid, syscall.SIGKILL)
 				killed++
 			}
@@ -170,8 +170,8 @@ func TestRunHosts(t *testing.T) {
 		b, err := cmd.CombinedOutput()
 		t.Logf("run --hosts with h3fast:\n%s", b)
 		m := regexp.MustCompile(`host h3fast: its clock is ([0-9.]+)s ahead of this machine's`).FindSubmatch(b)
-		if err == nil || m == nil {
-			t.Fatalf("exit %v; want host h3fast refused with its offset", err)
+		if exitCode(err) != 1 || m == nil {
+			t.Fatalf("exit %v; want status 1, host h3fast refused with its offset", err)
 		}
 		if off, _ := strconv.ParseFloat(string(m[1]), 64); off < 1.9 || off > 2.1 {
 			t.Errorf("offset %ss, want about 2s", m[1])
@@ -183,12 +183,40 @@ func TestRunHosts(t *testing.T) {
 			t.Errorf("left after a refusal:\n%s", strings.Join(left, "\n"))
 		}
 	})
+	t.Run("iface", func(t *testing.T) {
+		// An interface that does not exist, and one with the same
+		// address on two hosts (a NAT interface, as Vagrant's first):
+		// refused before anything starts, naming the host.
+		for i := 0; i < 2; i++ {
+			for _, c := range [][]string{{"link", "add", "nat0", "type", "veth", "peer", "name", "nat0p"}, {"addr", "add", "10.0.2.15/24", "dev", "nat0"}, {"link", "set", "nat0p", "up"}, {"link", "set", "nat0", "up"}} {
+				if b, err := exec.Command("ip", append([]string{"-n", h.ns[i]}, c...)...).CombinedOutput(); err != nil {
+					t.Fatalf("ip %s: %v: %s", c, err, b)
+				}
+			}
+		}
+		for list, want := range map[string]string{
+			"h1,h2 iface=eth9":            "host h2: interface eth9: no such interface there (it has lo, mlan0, nat0, nat0p)",
+			"h1 iface=nat0,h2 iface=nat0": "host h1: its interface nat0 has the address 10.0.2.15, as h2's nat0 has: a NAT interface",
+		} {
+			cmd := exec.Command(h.bin, "run", "../configs/static-line.yaml", "--hosts", list, "--ssh-config", h.config, "--out", filepath.Join(h.dir, "home-iface"))
+			b, err := cmd.CombinedOutput()
+			if exitCode(err) != 1 || !bytes.Contains(b, []byte(want)) {
+				t.Errorf("--hosts %q: exit %v, want status 1 and %q:\n%s", list, err, want, b)
+			}
+			if bytes.Contains(b, []byte("starts at")) {
+				t.Errorf("--hosts %q: the run started", list)
+			}
+		}
+		if left := h.leftOver(5 * time.Second); len(left) > 0 {
+			t.Errorf("left after a refusal:\n%s", strings.Join(left, "\n"))
+		}
+	})
 }
 
 // checkRun checks a run --hosts of n nodes named run in out: valid, the
 // faults (of node 8, applied on host faultHost at the times at), the
 // run file, the traces against the hosts' copies, nothing left.
-func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]time.Duration, faultHost string) {
+func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, node protocol.NodeID, at map[string]time.Duration, faultHost string) {
 	t.Helper()
 	sum, err := report.Summarize(out)
 	if err != nil {
@@ -216,14 +244,14 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("faults.jsonl: %q: %v", sc.Text(), err)
 		}
-		if r.Node != 8 || r.Host != faultHost || at[r.Ev] == 0 {
-			t.Errorf("fault %+v, want node 8's on %s", r, faultHost)
+		if r.Node != node || r.Host != faultHost || at[r.Ev] == 0 {
+			t.Errorf("fault %+v, want node %d's on %s", r, node, faultHost)
 			continue
 		}
 		late := time.Duration(r.T) - at[r.Ev]
-		t.Logf("%s of node 8 applied on %s at %s: %s after the schedule", r.Ev, r.Host, time.Duration(r.T), late)
+		t.Logf("%s of node %d applied on %s at %s: %s after the schedule", r.Ev, node, r.Host, time.Duration(r.T), late)
 		if late < 0 || late > 100*time.Millisecond {
-			t.Errorf("%s of node 8 at %s, want within 100 ms after %s", r.Ev, time.Duration(r.T), at[r.Ev])
+			t.Errorf("%s of node %d at %s, want within 100 ms after %s", r.Ev, node, time.Duration(r.T), at[r.Ev])
 		}
 		got[r.Ev] = r.T
 	}
@@ -237,7 +265,7 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 	// The run file holds those times.
 	for _, e := range tr.RunEvents {
 		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
-			if e.Node != 8 || e.T != got[e.Ev] {
+			if e.Node != node || e.T != got[e.Ev] {
 				t.Errorf("run file: %s of node %d at %d, faults.jsonl says %d", e.Ev, e.Node, e.T, got[e.Ev])
 			}
 		}
@@ -246,30 +274,30 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, at map[string]
 	// "recover" event, then "start"), no earlier than the recovery
 	// applied.
 	life, recovered := 1, 0
-	for _, e := range tr.Nodes[8] {
+	for _, e := range tr.Nodes[node] {
 		if e.Ev == trace.EvRecover {
 			life, recovered = 2, recovered+1
 			if e.T < got["recover"] {
-				t.Errorf("node 8 recovered at %d in its trace, before its recovery was applied at %d", e.T, got["recover"])
+				t.Errorf("node %d recovered at %d in its trace, before its recovery was applied at %d", node, e.T, got["recover"])
 			}
 			continue
 		}
 		if life == 1 && e.T > got["crash"] {
-			t.Errorf("node 8 has a %s at %d after its crash at %d", e.Ev, e.T, got["crash"])
+			t.Errorf("node %d has a %s at %d after its crash at %d", node, e.Ev, e.T, got["crash"])
 			break
 		}
 	}
 	if want := len(at) - 1; recovered != want {
-		t.Errorf("node 8 recovered %d times in its trace, want %d", recovered, want)
+		t.Errorf("node %d recovered %d times in its trace, want %d", node, recovered, want)
 	}
 	// Every trace at home equals the copy on the host that ran it.
 	found := 0
 	for i := 1; i <= 3; i++ {
 		base := "manetlab-runs"
-		if i == 3 {
+		if i == 3 && !h.shared {
 			base = "runs3"
 		}
-		rd := filepath.Join(h.dir, fmt.Sprintf("home%d", i), base, run)
+		rd := filepath.Join(h.home(i), base, run, fmt.Sprintf("h%d", i))
 		if st, err := os.Stat(filepath.Join(rd, "in", "run.key")); err != nil || st.Mode().Perm() != 0o600 {
 			t.Errorf("host h%d: the run's key: %v, want a file of mode 0600", i, err)
 		}

@@ -2,6 +2,7 @@ package testbed
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -18,21 +20,37 @@ import (
 // sshHosts is three network-namespace hosts on a bridge, each with a
 // real sshd, that the root namespace reaches through a veth: what
 // `run --hosts` needs of machines. Host 3 runs a second sshd (port 2222,
-// ssh name h3fast) whose sessions see a `date` 2 s ahead.
+// ssh name h3fast) whose sessions see a `date` 2 s ahead; hosts 2 and 3
+// run one more each (port 2223, h2slow and h3ahead) whose manetlab
+// processes read a clock 200 ms behind and 250 ms ahead
+// (node.SkewEnv).
 type sshHosts struct {
 	dir    string // keys, configs, the hosts' run directories
 	config string // the ssh client's configuration (-F)
 	bin    string // a static manetlab
 	ns     []string
 	sshd   []*exec.Cmd
+	// shared: every host's root has one home directory (an NFS home).
+	shared bool
+	// sub is the hosts' /24 (host i is SUB.i, home SUB.100 on veth).
+	sub, veth string
+}
+
+// home is the home directory of host i's root (1 to 3).
+func (h *sshHosts) home(i int) string {
+	if h.shared {
+		i = 0
+	}
+	return filepath.Join(h.dir, fmt.Sprintf("home%d", i))
 }
 
 const skipSSH = "needs root, iproute2 and openssh-server (sshd, ssh, ssh-keygen) for hosts with their own sshd; CI runs as root (scripts/deps.sh installs them)"
 
-// newSSHHosts builds the hosts, or skips t saying what is missing. Its
-// cleanup kills every sshd and deletes the namespaces (with the veths
-// and the bridge), whatever the test did.
-func newSSHHosts(t *testing.T) *sshHosts {
+// newSSHHosts builds the hosts, or skips t saying what is missing; with
+// shared, their roots share one home directory. Its cleanup kills every
+// sshd and deletes the namespaces (with the veths and the bridge),
+// whatever the test did.
+func newSSHHosts(t *testing.T, shared bool) *sshHosts {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip(skipSSH + " (not root)")
@@ -42,11 +60,12 @@ func newSSHHosts(t *testing.T) *sshHosts {
 			t.Skip(skipSSH + " (no " + c + ")")
 		}
 	}
-	h := &sshHosts{dir: t.TempDir()}
+	h := &sshHosts{dir: t.TempDir(), shared: shared}
 	id := os.Getpid()
 	sub := fmt.Sprintf("10.79.%d", id%250)
 	sw := fmt.Sprintf("mlhsw%d", id)
 	veth := fmt.Sprintf("mlhr%d", id)
+	h.sub, h.veth = sub, veth
 	run := func(args ...string) {
 		t.Helper()
 		if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
@@ -87,7 +106,7 @@ func newSSHHosts(t *testing.T) *sshHosts {
 		// Each host's root has a home of its own (the run directories'
 		// default place), without the machine's shell start-up files:
 		// ip netns exec mounts /etc/netns/NS/passwd over /etc/passwd.
-		home := filepath.Join(h.dir, fmt.Sprintf("home%d", i))
+		home := h.home(i)
 		if err := os.MkdirAll(filepath.Join("/etc/netns", ns), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -125,6 +144,11 @@ func newSSHHosts(t *testing.T) *sshHosts {
 	}
 	os.WriteFile(filepath.Join(h.dir, "auth"), pub, 0o600)
 	os.WriteFile(filepath.Join(h.dir, "auth-fast"), append([]byte(`environment="PATH=`+fake+`:/usr/local/bin:/usr/bin:/bin" `), pub...), 0o600)
+	// Skewed nodes: sessions whose manetlab processes read a wall clock
+	// off by a test offset (node.SkewEnv), while date is right.
+	for name, off := range map[string]string{"auth-slow": "-200ms", "auth-ahead": "250ms"} {
+		os.WriteFile(filepath.Join(h.dir, name), append([]byte(`environment="MANETLAB_TEST_CLOCK_OFFSET=`+off+`" `), pub...), 0o600)
+	}
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +188,10 @@ func newSSHHosts(t *testing.T) *sshHosts {
 	}
 	start(h.ns[2], sub+".3", 2222, "auth-fast")
 	fmt.Fprintf(&cfg, "Host h3fast\n  HostName %s.3\n  Port 2222\n", sub)
+	start(h.ns[1], sub+".2", 2223, "auth-slow")
+	fmt.Fprintf(&cfg, "Host h2slow\n  HostName %s.2\n  Port 2223\n", sub)
+	start(h.ns[2], sub+".3", 2223, "auth-ahead")
+	fmt.Fprintf(&cfg, "Host h3ahead\n  HostName %s.3\n  Port 2223\n", sub)
 	fmt.Fprintf(&cfg, "Host *\n  User root\n  IdentityFile %s\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n", key)
 	h.config = filepath.Join(h.dir, "ssh_config")
 	if err := os.WriteFile(h.config, []byte(cfg.String()), 0o600); err != nil {
@@ -235,6 +263,24 @@ func (h *sshHosts) leftOver(wait time.Duration) []string {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// runStart starts `manetlab ARGS...` here, as a user runs run --hosts:
+// SIGTERM when timeout passes (the test's cleanup kills it after), its
+// standard output and error kept. The caller waits for it.
+func (h *sshHosts) runStart(t *testing.T, timeout time.Duration, args ...string) (*exec.Cmd, *bytes.Buffer, *syncBuf) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, h.bin, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
+	stdout, stderr := &bytes.Buffer{}, &syncBuf{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdout, stderr
 }
 
 func cmdline(pid int) string {

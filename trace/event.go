@@ -103,9 +103,25 @@ const (
 	// one member: "refused-from-3=12" (docs/trace.md).
 	StatsRefusedFrom = "refused-from-"
 	// StatsRefusedPrefix begins a stats count of the frames refused from
-	// one member for one reason: "refused-no-hmac-from-3=12"
+	// one member for one reason, from one address:
+	// "refused-clock-from-3-at-10.77.0.3=12", or from one address alone
+	// (frames that prove no sender): "refused-no-hmac-at-10.77.0.9=411"
 	// (docs/trace.md).
 	StatsRefusedPrefix = "refused-"
+	// StatsLateStart is the stats count of how many milliseconds after
+	// the run's start the start reached a node's process (the launcher's
+	// readiness handshake: the process was ready, the machine did not run
+	// it in time), with the machine's load average and runnable threads
+	// then: "late-start-ms=2310 load-at-start=14.20 runnable-at-start=9".
+	StatsLateStart = "late-start-ms"
+	// StatsAddr is the address a real node's own frames leave from, in
+	// its stats: "addr=10.77.0.3".
+	StatsAddr = "addr"
+	// StatsHost names the machine a real node ran on, when run --hosts
+	// named it: "host=h3".
+	StatsHost          = "host"
+	StatsStartLoad     = "load-at-start"
+	StatsStartRunnable = "runnable-at-start"
 	// Protocol notes use the protocol.NoteKind names: "leader",
 	// "election-start", "election-end", "cs-request", "cs-enter",
 	// "cs-exit", "info", "parent".

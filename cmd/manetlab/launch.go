@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,26 +30,29 @@ func launchCommand() *cli.Command {
 		Name:   "launch",
 		Usage:  "run one host's share of a run spread over several machines (started by run --hosts over ssh)",
 		Hidden: true,
-		UsageText: `manetlab launch --scenario S --out DIR --run NAME --ids 1-7,9 --start UNIX_NS --host NAME
+		UsageText: `manetlab launch --scenario S --out DIR --run NAME --ids 1-7,9 (--start-stdin | --start UNIX_NS) --host NAME
     [--player] [--iface IF] [--ttl 1] [--key-file F] [--trace-sink HOST:PORT]
     [--max-offset 500ms] [--dilation K] [--ids-per-process K] [--group G] [--control C]`,
 		Description: `Runs the given nodes of the scenario on this machine as "run" does (one
 process per node, or per K nodes; a node named in the faults alone), and
-with --player the mobility player, all against the common start --start;
-applies the crashes and recoveries of its own nodes at their times and
+with --player the mobility player, all against a common start: with
+--start-stdin (what run --hosts gives) it prints "ready JSON" once every
+process is ready (how many, how long they took, this machine's load) and
+reads the start from its standard input, a line "start UNIX_NS" chosen
+once every host was ready; else --start. It applies the crashes and recoveries of its own nodes at their times and
 appends each one, as applied, to DIR/faults.jsonl:
    {"node":8,"ev":"crash","t":20001234567,"host":"h1"}
 (t: nanoseconds since the start by this machine's clock). Prints
-"ready START_NS" once every process is ready and "result JSON" at the end
-on standard output; progress and warnings on standard error. It stops
-everything when its standard input ends (the ssh session that started it
+"result JSON" at the end on standard output; progress and warnings on
+standard error. It stops everything when its standard input ends (the ssh session that started it
 went away), on SIGINT, SIGTERM or SIGHUP, and at the end of the run.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scenario", Usage: "the resolved scenario `FILE`", Required: true},
 			&cli.StringFlag{Name: "out", Usage: "run `DIR` on this host", Required: true},
 			&cli.StringFlag{Name: "run", Usage: "run `NAME`", Required: true},
 			&cli.StringFlag{Name: "ids", Usage: "this host's nodes, e.g. 1-7,9", Required: true},
-			&cli.Int64Flag{Name: "start", Usage: "common start, Unix `NS`", Required: true},
+			&cli.Int64Flag{Name: "start", Usage: "common start, Unix `NS`"},
+			&cli.BoolFlag{Name: "start-stdin", Usage: "once every process is ready, print \"ready JSON\" and read the start, a line \"start UNIX_NS\", from standard input"},
 			&cli.StringFlag{Name: "host", Usage: "this host's `NAME` in faults.jsonl", Required: true},
 			&cli.BoolFlag{Name: "player", Usage: "run the mobility player here"},
 			&cli.StringFlag{Name: "iface", Usage: "network interface for multicast"},
@@ -102,23 +108,51 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 		case <-ctx.Done():
 		}
 	}()
+	if c.IsSet("start") == c.Bool("start-stdin") {
+		return errors.New("launch: give --start-stdin or --start UNIX_NS")
+	}
 	// The ssh session that started this launcher is its standard input:
-	// when it ends (home stopped the run, or lost this host), so does
-	// the run here.
-	go func() {
+	// the start comes on it (--start-stdin), and when it ends (home
+	// stopped the run, or lost this host), so does the run here.
+	var later chan time.Time
+	if c.Bool("start-stdin") {
+		later = make(chan time.Time, 1)
+	}
+	go func(later chan time.Time) {
+		sc := bufio.NewScanner(os.Stdin)
+		for later != nil && sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) == 2 && f[0] == "start" {
+				if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil && ns > 0 {
+					later <- time.Unix(0, ns)
+					later = nil
+				}
+			}
+		}
+		if later != nil {
+			close(later)
+		}
 		io.Copy(io.Discard, os.Stdin)
 		cancel()
-	}()
+	}(later)
 	stdout := c.App.Writer
 	opt := launch.Options{
 		Scenario: c.String("scenario"), Out: c.String("out"), Run: c.String("run"),
 		IDsPerProcess: c.Int("ids-per-process"), Group: c.String("group"), Control: c.String("control"),
 		Iface: c.String("iface"), KeyFile: c.String("key-file"), TTL: c.Int("ttl"),
 		MaxOffset: c.Duration("max-offset"), Dilation: c.Int("dilation"), Command: runNodeCommand,
-		Start: time.Unix(0, c.Int64("start")), IDs: ids, NoPlayer: !c.Bool("player"), TraceSink: c.String("trace-sink"),
+		IDs: ids, NoPlayer: !c.Bool("player"), TraceSink: c.String("trace-sink"),
 		Host:     c.String("host"),
 		Progress: c.App.ErrWriter,
-		Ready:    func(start time.Time) { fmt.Fprintf(stdout, "%s%d\n", hosts.ReadyPrefix, start.UnixNano()) },
+		Ready: func(r launch.Readiness) {
+			b, _ := json.Marshal(r)
+			fmt.Fprintf(stdout, "%s%s\n", hosts.ReadyPrefix, b)
+		},
+	}
+	if later != nil {
+		opt.StartLater = later
+	} else {
+		opt.Start = time.Unix(0, c.Int64("start"))
 	}
 	if opt.Progress == nil {
 		opt.Progress = os.Stderr
@@ -126,7 +160,7 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 	r, err := launch.Run(ctx, s, opt)
 	if r != nil {
 		res.Elapsed, res.Interrupted, res.Failures, res.Unapplied = r.Elapsed, r.Interrupted, r.Failures, r.Unapplied
-		res.TraceErrors, res.Procs = r.TraceErrors, r.Procs
+		res.TraceErrors, res.Procs, res.Deadlines = r.TraceErrors, r.Procs, r.Deadlines
 	}
 	if err == nil && r == nil {
 		err = errors.New("launch: no result")

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -58,6 +60,7 @@ static scenario):
 			&cli.BoolFlag{Name: "debug", Usage: "also log the protocols' debug lines to stderr"},
 			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before this process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
 			&cli.StringFlag{Name: "trace-sink", Usage: "also stream the traces to a collector at `HOST:PORT` (manetlab trace collect)"},
+			&cli.StringFlag{Name: "host", Usage: "name this machine `NAME` in the stats (run --hosts does)"},
 		}, realFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -75,7 +78,7 @@ static scenario):
 			if err != nil {
 				return err
 			}
-			if key != nil && c.Int64("start") == 0 {
+			if key != nil && c.Int64("start") == 0 && !c.Bool("start-stdin") {
 				fmt.Fprintf(c.App.ErrWriter, "node: warning: a key without --start: the run is known on the wire by its name alone, so frames recorded in an earlier run named %q would pass (run and the testbed pass --start)\n", c.String("run"))
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -83,10 +86,10 @@ static scenario):
 			h, err := node.Start(ctx, node.Options{
 				Scenario: s, IDs: ids, Out: c.String("out"), Run: c.String("run"), Start: c.Int64("start"),
 				Group: c.String("group"), Control: c.String("control"), Iface: c.String("iface"), TTL: c.Int("ttl"),
-				Key: key, MaxOffset: c.Duration("max-offset"), Log: c.App.ErrWriter,
+				Key: key, MaxOffset: c.Duration("max-offset"), Log: c.App.ErrWriter, StartLater: startLater(c),
 				TraceError: func(id protocol.NodeID, err error) {
 					fmt.Fprintf(c.App.Writer, "%s %d %s\n", node.TraceErrorPrefix, id, strings.ReplaceAll(err.Error(), "\n", " "))
-				}, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"), Dilation: c.Int("dilation"),
+				}, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"), Dilation: c.Int("dilation"), Host: c.String("host"),
 			})
 			if err != nil {
 				return err
@@ -131,10 +134,42 @@ func realFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "run", Usage: "run `NAME`, the same for every node and the player", Required: true},
 		&cli.Int64Flag{Name: "start", Usage: "run start, Unix `NS` (default: now)"},
+		&cli.BoolFlag{Name: "start-stdin", Usage: "once ready, read the start from standard input, a line \"start UNIX_NS\" (the launcher's readiness handshake; the end of input first stops the process)"},
 		&cli.StringFlag{Name: "control", Value: node.DefaultControl, Usage: "location (control) multicast group and port"},
 		&cli.StringFlag{Name: "iface", Usage: "network interface (default: lo, which needs multicast; name one for several machines)"},
 		&cli.IntFlag{Name: "ttl", Value: 0, Usage: "multicast TTL: 0 stays on this host, 1 for a LAN"},
 		&cli.StringFlag{Name: "key-file", Usage: "HMAC key `FILE` (hex or raw bytes; default $MANETLAB_KEY)"},
 		&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time: the run clock and every timer `K` times slower than the host's clock"},
 	}, scenarioFlags()...)
+}
+
+// startLater is, with --start-stdin, the channel the start read from
+// standard input comes on (a line "start UNIX_NS", after the process
+// said it is ready); it is closed, stopping the process, when the input
+// ends or says something else first. Nil without the flag.
+func startLater(c *cli.Context) <-chan int64 {
+	if !c.Bool("start-stdin") {
+		return nil
+	}
+	ch := make(chan int64, 1)
+	in := c.App.Reader
+	if in == nil {
+		in = os.Stdin
+	}
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(in)
+		if !sc.Scan() {
+			return
+		}
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[0] == "start" {
+			if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil && ns > 0 {
+				ch <- ns
+				return
+			}
+		}
+		fmt.Fprintf(c.App.ErrWriter, "%s: --start-stdin: read %.40q, want \"start UNIX_NS\": stopping\n", c.Command.Name, sc.Text())
+	}()
+	return ch
 }

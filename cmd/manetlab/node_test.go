@@ -228,9 +228,11 @@ func TestNodeCLIRejectsBadInput(t *testing.T) {
 // TestKeylessHostIsNamed: issue 21's host without the key, with real
 // processes on loopback: nodes 1-2 in one process with the run's key,
 // node 3 in another without it. Node 3 accepts their signed frames while
-// they drop its unsigned ones, a silent one-way partition; run
-// --collected names node 3, the reason (no-hmac) and the nodes that
-// refused it, before the verdict, and exits with status 3.
+// they drop its unsigned ones, a silent one-way partition. Its frames
+// prove no sender (issue 40, item 8): run --collected names the address
+// they came from, the nodes that send from it (all three: one machine),
+// the reason (no-hmac) and the nodes that refused them, before the
+// verdict, never "node 3's frames", and exits with status 3.
 func TestKeylessHostIsNamed(t *testing.T) {
 	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
 		return
@@ -254,10 +256,10 @@ func TestKeylessHostIsNamed(t *testing.T) {
 	if !errors.As(err, &st) || st.code != ExitCrossHost {
 		t.Errorf("run --collected: %v, want exit status %d", err, ExitCrossHost)
 	}
-	want := regexp.MustCompile(`problem: node 3's frames were refused by 2 nodes \(\d+ no-hmac: unsigned: it runs without the key the others have\)[^\n]*\(refused by 1, 2\)`)
+	want := regexp.MustCompile(`problem: frames from \S+, the address of 3 nodes \(1, 2, 3\), proving no sender, were refused by 2 nodes \(\d+ no-hmac: unsigned: it runs without the key the others have\)[^\n]*\(refused by 1, 2\)`)
 	loc := want.FindStringIndex(got)
-	if loc == nil || strings.Contains(got, "node 1's frames") || strings.Contains(got, "node 2's frames") {
-		t.Fatalf("the keyless node is not named as the only refused one:\n%s", got)
+	if loc == nil || strings.Contains(got, "'s frames were refused") {
+		t.Fatalf("the unsigned frames are not named by their address, or a node is blamed:\n%s", got)
 	}
 	if v := strings.Index(got, "verdict:"); v < loc[0] {
 		t.Errorf("the problem is not printed before the verdict:\n%s", got)

@@ -52,7 +52,7 @@ signed with the key from --key-file or $MANETLAB_KEY, as for node.`,
 			p, err := node.StartPlayer(ctx, node.PlayOptions{
 				Scenario: s, Run: c.String("run"), Start: c.Int64("start"), Control: c.String("control"),
 				Iface: c.String("iface"), TTL: c.Int("ttl"), Key: key, Period: c.Duration("period"), Log: c.App.ErrWriter,
-				Dilation: c.Int("dilation"),
+				Dilation: c.Int("dilation"), StartLater: startLater(c),
 			})
 			if err != nil {
 				return err

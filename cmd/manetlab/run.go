@@ -34,7 +34,7 @@ func runCommand() *cli.Command {
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
     [--key-file F] [--max-offset 500ms] [--run NAME] [--dilation K] [--replace] [--stats] [--quiet]
-    [--hosts FILE|h1,h2,... [--ssh-config F] [--collector ADDR:PORT]]
+    [--hosts FILE|h1,h2,... [--ssh-config F] [--collector ADDR:PORT] [--host-timeout 90s] [--host-bin FILE]...]
 
 Examples:
    manetlab run configs/quickstart.yaml
@@ -42,9 +42,11 @@ Examples:
    manetlab run configs/quickstart.yaml --set duration=20s --set faults=[] --json
    manetlab run configs/static-line.yaml --set nodes.count=200 --ids-per-process 50 --stats`,
 		Description: `Starts the mobility player and one "manetlab node" process per node (with
---ids-per-process K, processes of K nodes each), all against a common start
-time a moment ahead; waits for every process to print "ready"; applies the
-fault schedule (a crash is SIGKILL of the node's process, a recovery starts
+--ids-per-process K, processes of K nodes each); waits for every process to
+print "ready", then sets a common start time a moment ahead (--start-delay)
+and writes it to every process's standard input (the readiness handshake:
+a process slow to start delays the start, it does not start late); applies
+the fault schedule (a crash is SIGKILL of the node's process, a recovery starts
 it again with the same ID and start time; nodes named in faults always get
 a process of their own; a fault the launcher has not reached by the end of
 the run, or by a signal, is not applied, and a warning counts them); stops
@@ -80,13 +82,16 @@ every host at once (ssh -o BatchMode=yes, one multiplexed connection each,
 this binary, which must be a static build: CGO_ENABLED=0 go build; the
 clock offset, refused above --max-offset naming the host and the figure),
 copies the resolved scenario, its mobility file and the run's key
-(--key-file's, else a fresh one, written 0600) to DIR/RUN/in, and starts
+(--key-file's, else a fresh one, written 0600) to DIR/RUN/HOST/in, and starts
 one launcher per host (--iface, --ttl 1, the player on the first host)
 against a common start time with lead for the slowest host. Each host
 applies the crashes and recoveries of its own nodes and records them in
 its faults.jsonl; the nodes stream their traces to a collector here
 (--collector, keyed with the run's key) and keep their own copies.
-Ctrl-C, SIGTERM or a host that drops out stops every host, and nothing of
+A host unreachable for less than --host-timeout (default 90s) runs on by
+itself; home says when it fell silent and when it heard from it again.
+Ctrl-C, SIGTERM or a host that drops out (unreachable for longer, or its
+launcher gone) stops every host, and nothing of
 the run is left on any. At the end it gathers the hosts' faults into
 --out/faults.jsonl, writes run.jsonl with the faults at the times they were
 applied, and prints the summary.
@@ -102,7 +107,9 @@ schedule: those of --out/faults.jsonl when present (the launchers' records),
 else those the traces show (a crash at the last event of a process whose
 trace ends without an end event, a recovery where a new process starts). It
 warns of a node whose trace goes on after its recorded crash, and of
-restarts or early ends the record lacks.
+restarts or early ends the record lacks. The run lasts the scenario's
+duration unless it stopped early (an earlier run file's end, or traces
+that all stop early with end events: an interrupted run), which it says.
 
 Cross-host problems (scenario nodes without a trace, a node whose frames
 others refused with the reason and count, nodes that started more than 2s
@@ -142,11 +149,13 @@ alone.`,
 			&cli.BoolFlag{Name: "replace", Usage: "remove the files of an earlier run in --out (run file, traces, stores, logs) instead of refusing the directory"},
 			&cli.BoolFlag{Name: "collected", Usage: "start nothing: the node traces of run --run are already in --out (collected from several machines); write run.jsonl and print the summary"},
 			&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time: the run clock and every timer `K` times slower than the host's clock, so the run lasts K times the duration"},
-			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead the common start time is", DefaultText: "1.5s + 60ms per process"},
+			&cli.DurationFlag{Name: "start-delay", Usage: "how far ahead of the moment every process (with --hosts, every host) was ready the common start time is set", DefaultText: "500ms + 5ms per process; with --hosts 500ms + twice the slowest round trip + 5ms per process"},
 			&cli.StringFlag{Name: "hosts", Usage: "run across machines over ssh: a host list `FILE` or h1,h2,... (each [user@]host [iface=IF] [share=N] [dir=PATH])"},
 			&cli.StringFlag{Name: "ssh-config", Usage: "with --hosts, ssh's configuration `FILE` (ssh -F; default ~/.ssh/config)"},
+			&cli.StringSliceFlag{Name: "host-bin", Usage: "with --hosts, a static manetlab `FILE` for the hosts of its platform (another OS or architecture than this one's; repeat for several)"},
+			&cli.DurationFlag{Name: "host-timeout", Usage: "with --hosts, how long a host may stay unreachable before its connection is given up (which stops the run); within it the host runs on by itself", DefaultText: "90s"},
 			&cli.StringFlag{Name: "collector", Usage: "with --hosts, where the trace collector listens, `ADDR:PORT` (default every address, a free port; hosts dial the address their ssh connection came from)"},
-			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
+			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "10s + 100ms per process"},
 		),
 		Action: runAction,
 	}
@@ -209,7 +218,7 @@ func runAction(c *cli.Context) error {
 	if c.IsSet("hosts") {
 		return runHosts(c, s, name, out)
 	}
-	for _, f := range []string{"ssh-config", "collector"} {
+	for _, f := range []string{"ssh-config", "collector", "host-timeout", "host-bin"} {
 		if c.IsSet(f) {
 			return fmt.Errorf("--%s goes with --hosts", f)
 		}
@@ -229,6 +238,9 @@ func runAction(c *cli.Context) error {
 			w = os.Stderr
 		}
 		fmt.Fprintf(w, "manetlab: run --collected: %s\n", collectedFrom(col, out))
+		if col.EndFrom != "" {
+			fmt.Fprintf(w, "manetlab: run --collected: the run lasted %v, not the scenario's %v: from %s\n", col.End, s.Duration.D(), col.EndFrom)
+		}
 		printWarnings(c, col.Warnings)
 		return printSummary(c, trace.Disk, out, nil)
 	}
@@ -276,6 +288,9 @@ func runAction(c *cli.Context) error {
 	}
 	if res.Unapplied != "" {
 		printWarnings(c, []string{res.Unapplied})
+	}
+	if w := res.Deadlines.Overloaded(); w != "" {
+		printWarnings(c, []string{w})
 	}
 	// The run ran: whatever went wrong afterwards (a full disk most
 	// often), print the summary of what was gathered, then the causes.

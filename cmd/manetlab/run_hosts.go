@@ -61,6 +61,7 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 		MaxOffset: c.Duration("max-offset"), StartDelay: c.Duration("start-delay"),
 		IDsPerProcess: c.Int("ids-per-process"), Group: c.String("group"), Control: c.String("control"),
 		Iface: c.String("iface"), TTL: ttl, Dilation: c.Int("dilation"), Collector: c.String("collector"),
+		HostTimeout: c.Duration("host-timeout"), HostBins: c.StringSlice("host-bin"),
 		Progress: c.App.ErrWriter, Quiet: c.Bool("quiet"),
 	}
 	if opt.Progress == nil {
@@ -103,8 +104,13 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 	if werr := writeProcStats(&res.Result); werr != nil {
 		causes = append(causes, fmt.Sprintf("log/processes.json: %v", werr))
 	}
+	var status *exitStatus
 	if serr := printSummary(c, trace.Disk, out, &res.Result); serr != nil {
-		causes = append(causes, fmt.Sprintf("summary: %v", serr))
+		if st := (exitStatus{}); errors.As(serr, &st) {
+			status = &st
+		} else {
+			causes = append(causes, fmt.Sprintf("summary: %v", serr))
+		}
 	}
 	switch {
 	case res.Interrupted:
@@ -115,6 +121,11 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 		causes = append(causes, fmt.Sprintf("interrupted%s after %s; what was gathered is in %s", by, res.Elapsed.Round(time.Millisecond), out))
 	case len(res.Failures) > 0:
 		causes = append(causes, res.Failures...)
+	}
+	if status != nil {
+		// The summary's status (3: cross-host problems) is the run's,
+		// after the other causes, as for a run on one machine.
+		return exitStatus{status.code, strings.Join(append(causes, status.msg), "\n")}
 	}
 	if len(causes) > 0 {
 		return errors.New(strings.Join(causes, "\n"))

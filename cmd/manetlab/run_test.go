@@ -284,7 +284,8 @@ func TestRunREADMEShortenedQuickstart(t *testing.T) {
 	if err := app.Run(reorderArgs(app, args)); err != nil {
 		t.Fatalf("%v\n%s", err, errw.String())
 	}
-	if w := "warning: dropped 2 faults at or after the run's end 20s, outside the run: never applied (the first: faults[0] at 20s)"; strings.Count(errw.String(), "warning:") != 1 || !strings.Contains(errw.String(), w) {
+	// (A loaded machine may add that it was overloaded: not counted.)
+	if w := "warning: dropped 2 faults at or after the run's end 20s, outside the run: never applied (the first: faults[0] at 20s)"; strings.Count(errw.String(), "warning:")-strings.Count(errw.String(), "warning: this machine was overloaded") != 1 || !strings.Contains(errw.String(), w) {
 		t.Errorf("standard error %q, want the one warning %q", errw.String(), w)
 	}
 	var sum report.Summary

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
+
+	"manetlab/node/hosts"
 )
 
 func versionCommand() *cli.Command {
@@ -34,31 +31,17 @@ binary to a host whose line differs.`,
 }
 
 // versionLine is what `manetlab version` prints: two binaries with the
-// same line are the same file.
+// same line are the same file (hosts.VersionOf reads it from the
+// executable's build information and bytes, as run --hosts reads that of
+// a binary for other hosts).
 func versionLine() (string, error) {
-	rev, dirty := "unknown", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch {
-			case s.Key == "vcs.revision" && len(s.Value) >= 12:
-				rev = s.Value[:12]
-			case s.Key == "vcs.modified" && s.Value == "true":
-				dirty = "+dirty"
-			}
-		}
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("version: %w", err)
 	}
-	f, err := os.Open(exe)
+	v, _, err := hosts.VersionOf(exe)
 	if err != nil {
 		return "", fmt.Errorf("version: %w", err)
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("version: %s: %w", exe, err)
-	}
-	return fmt.Sprintf("manetlab %s%s %s %s/%s sha256:%s", rev, dirty, runtime.Version(), runtime.GOOS, runtime.GOARCH, hex.EncodeToString(h.Sum(nil))[:16]), nil
+	return v, nil
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"os"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+
+	"manetlab/node/hosts"
 )
 
 // TestVersionNamesTheBuild: one line with the revision, Go, the platform
@@ -20,6 +24,16 @@ func TestVersionNamesTheBuild(t *testing.T) {
 	}
 	if again, _ := runCLI(t, "version"); again != out {
 		t.Errorf("version changed: %q then %q", out, again)
+	}
+	// run --hosts reads the line of a binary for other hosts without
+	// running it: from its build information and bytes, the same line.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, uname, err := hosts.VersionOf(exe)
+	if err != nil || v+"\n" != out || uname != map[string]string{"amd64": "Linux x86_64", "arm64": "Linux aarch64"}[runtime.GOARCH] && runtime.GOOS == "linux" {
+		t.Errorf("hosts.VersionOf: %q (%s), %v; version printed %q", v, uname, err, out)
 	}
 }
 

@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"debug/elf"
+	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +27,7 @@ type hostInfo struct {
 	// address of $SSH_CONNECTION): where its nodes reach the collector.
 	home  string
 	iface string
+	nets  []netip.Prefix // the interface's IPv4 addresses
 	clock clockSample
 	// setup is how long one command of that manetlab took over the
 	// connection (a start of the launcher takes about as long).
@@ -36,13 +41,24 @@ type file struct {
 }
 
 // prepare checks host c and readies its run directory: it creates
-// DIR/RUN (refusing one that exists) and DIR/RUN/in (mode 0700), finds a
-// manetlab of our version there or copies exe, measures the clock offset,
-// and copies files into in/ (the key among them, created 0600).
-func prepare(ctx context.Context, c *conn, run, version, exe string, files []file) (*hostInfo, error) {
+// DIR/RUN/HOST (refusing one that exists) and its in/ (mode 0700), finds a
+// manetlab of the version of its platform's binary there (bins, by
+// `uname -sm`) or copies that binary, measures the clock offset, and
+// copies files into in/ (the key among them, created 0600).
+func prepare(ctx context.Context, c *conn, run string, bins map[string]binary, files []file) (*hostInfo, error) {
 	if err := c.master(ctx); err != nil {
 		return nil, err
 	}
+	u, err := c.run(ctx, nil, "uname -sm")
+	if err != nil {
+		return nil, fmt.Errorf("uname: %w", err)
+	}
+	uname := strings.TrimSpace(string(u))
+	b, ok := binaryFor(bins, uname)
+	if !ok {
+		return nil, fmt.Errorf("%s runs %s, and no manetlab for it was given (this one is built for %s/%s): build one, CGO_ENABLED=0 GOOS=... GOARCH=... go build -o manetlab-OS-ARCH ./cmd/manetlab, and give it with --host-bin", c.host.Target, uname, runtime.GOOS, runtime.GOARCH)
+	}
+	version, exe := b.version, b.path
 	dir := c.host.Dir
 	if dir == "" {
 		dir = DefaultDir
@@ -51,12 +67,18 @@ func prepare(ctx context.Context, c *conn, run, version, exe string, files []fil
 	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
 		d = `"$HOME"/` + quote(rest)
 	}
-	script := `set -e; d=` + d + `; mkdir -p "$d"; cd "$d"; pwd; mkdir ` + quote(run) + `; mkdir -m 700 ` + quote(run+"/in") + `
+	// The run directory is DIR/RUN/HOST: with a home shared by every
+	// host (NFS), each host's mkdir of its own succeeds, and a run of
+	// that name run before on that host is refused.
+	rel := run + "/" + safeName(c.host.Target)
+	vbin := versionedBin(version)
+	script := `set -e; d=` + d + `; mkdir -p "$d"; cd "$d"; pwd; mkdir -p ` + quote(run) + `; mkdir ` + quote(rel) + `; mkdir -m 700 ` + quote(rel+"/in") + `
 uname -sm; echo "${SSH_CONNECTION:-}"
-if [ -x bin/manetlab ]; then bin/manetlab version 2>/dev/null || echo none; else echo none; fi
+v=none; for b in ` + quote(vbin) + ` bin/manetlab; do if [ -x "$b" ]; then v=$("$b" version 2>/dev/null || echo none); [ "$v" = ` + quote(version) + ` ] && { v="$b $v"; break; }; fi; done; echo "$v"
 p=$(command -v manetlab || true); echo "${p:-none}"
 if [ -n "$p" ]; then "$p" version 2>/dev/null || echo none; else echo none; fi
-ip -o -4 addr show 2>/dev/null || true`
+ip -o -4 addr show 2>/dev/null || true
+echo ` + linkMarker + `; ip -o link show 2>/dev/null || true`
 	out, err := c.run(ctx, nil, script)
 	if err != nil {
 		return nil, fmt.Errorf("cannot prepare the run directory: %w", err)
@@ -65,25 +87,34 @@ ip -o -4 addr show 2>/dev/null || true`
 	if len(lines) < 6 {
 		return nil, fmt.Errorf("%s: the check printed %q, want six lines or more", c.host.Target, out)
 	}
-	hi := &hostInfo{base: lines[0], runDir: lines[0] + "/" + run}
+	hi := &hostInfo{base: lines[0], runDir: lines[0] + "/" + rel}
 	conn := strings.Fields(lines[2])
 	if len(conn) != 4 {
 		return nil, fmt.Errorf("%s: $SSH_CONNECTION is %q: cannot tell which address this machine has there", c.host.Target, lines[2])
 	}
 	hi.home = conn[0]
+	addrs, linkLines := lines[6:], []string(nil)
+	if i := slices.Index(addrs, linkMarker); i >= 0 {
+		addrs, linkLines = addrs[:i], addrs[i+1:]
+	}
 	hi.iface = c.host.Iface
 	if hi.iface == "" {
-		if hi.iface = ifaceOf(lines[6:], conn[2]); hi.iface == "" {
+		if hi.iface = ifaceOf(addrs, conn[2]); hi.iface == "" {
 			return nil, fmt.Errorf("%s: no interface holds %s, the address ssh reached: name one (iface=IF in the host list)", c.host.Target, conn[2])
 		}
 	}
-	switch {
-	case lines[3] == version:
-		hi.bin = hi.base + "/bin/manetlab"
+	// The interface, before anything is copied or started anywhere.
+	hi.nets = ifaceNets(addrs, hi.iface)
+	if err := checkIface(hi.iface, links(linkLines), hi.nets); err != nil {
+		return nil, err
+	}
+	switch b, v, _ := strings.Cut(lines[3], " "); {
+	case v == version:
+		hi.bin = hi.base + "/" + b
 	case lines[5] == version:
 		hi.bin = lines[4]
 	default:
-		if err := copyBinary(ctx, c, hi, lines[1], exe); err != nil {
+		if err := copyBinary(ctx, c, hi, exe, version); err != nil {
 			return nil, err
 		}
 	}
@@ -135,13 +166,10 @@ func unameOf(goos, goarch string) string {
 	return sys + " " + arch
 }
 
-// copyBinary copies exe to DIR/bin/manetlab on the host, which must be
-// of this platform; exe must be static (no dynamic loader), so that it
+// copyBinary copies exe, the binary of version for the host's
+// platform, to DIR/bin/manetlab-HASH on the host; exe must be static (no dynamic loader), so that it
 // runs whatever the host's libraries.
-func copyBinary(ctx context.Context, c *conn, hi *hostInfo, uname, exe string) error {
-	if want := unameOf(runtime.GOOS, runtime.GOARCH); uname != want && !(want == "Linux i686" && strings.HasPrefix(uname, "Linux i")) {
-		return fmt.Errorf("%s runs %s and has no manetlab of this version; this one is built for %s/%s: install one built for the host (CGO_ENABLED=0 GOOS=... GOARCH=... go build ./cmd/manetlab) as %s/bin/manetlab", c.host.Target, uname, runtime.GOOS, runtime.GOARCH, hi.base)
-	}
+func copyBinary(ctx context.Context, c *conn, hi *hostInfo, exe, version string) error {
 	if err := CheckStatic(exe); err != nil {
 		return fmt.Errorf("%s has no manetlab of this version, and %w", c.host.Target, err)
 	}
@@ -150,12 +178,27 @@ func copyBinary(ctx context.Context, c *conn, hi *hostInfo, uname, exe string) e
 		return err
 	}
 	defer f.Close()
-	tmp := hi.base + "/bin/.manetlab.tmp"
-	if _, err := c.run(ctx, f, "mkdir -p "+quote(hi.base+"/bin")+" && cat > "+quote(tmp)+" && chmod 755 "+quote(tmp)+" && mv -f "+quote(tmp)+" "+quote(hi.base+"/bin/manetlab")); err != nil {
+	// A temporary file of this host's own, renamed over the name of
+	// this version: hosts sharing DIR copy at once without mixing their
+	// bytes, a run of another version keeps its own binary (a node
+	// recovered mid-run starts the version it started with), and a
+	// binary is never seen half written.
+	bin := hi.base + "/" + versionedBin(version)
+	tmp := bin + ".tmp-" + safeName(c.host.Target) + "-$$"
+	if _, err := c.run(ctx, f, "mkdir -p "+quote(hi.base+"/bin")+" && cat > "+tmp+" && chmod 755 "+tmp+" && mv -f "+tmp+" "+quote(bin)); err != nil {
 		return fmt.Errorf("copy %s: %w", exe, err)
 	}
-	hi.bin, hi.copied = hi.base+"/bin/manetlab", true
+	hi.bin, hi.copied = bin, true
 	return nil
+}
+
+// versionedBin is where, under DIR, a copied manetlab of version goes:
+// bin/manetlab-HASH, HASH of the version line (revision, platform and
+// executable's hash), so that hosts of several platforms or runs of
+// several versions share one DIR safely.
+func versionedBin(version string) string {
+	h := sha256.Sum256([]byte(version))
+	return "bin/manetlab-" + hex.EncodeToString(h[:6])
 }
 
 // CheckStatic says whether the executable at exe can be copied to

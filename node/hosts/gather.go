@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ func (x *session) gather(out string) ([]trace.FaultRecord, []string) {
 	return faults, notes
 }
 
-// fetchLogs copies the host's process logs (DIR/RUN/log/*.log) into
+// fetchLogs copies the host's process logs (DIR/RUN/HOST/log/*.log) into
 // out/log/hosts/NAME/, over one ssh command (tar).
 func (x *session) fetchLogs(ctx context.Context, out string) error {
 	b, err := x.c.run(ctx, nil, "cd "+quote(x.info.runDir+"/log")+" && tar -cf - --no-recursion -- *.log 2>/dev/null || true")
@@ -190,7 +191,9 @@ func removeRunDirs(ss []*session) {
 	defer cancel()
 	for _, x := range ss {
 		if x.info != nil {
-			x.c.run(ctx, nil, "rm -rf "+quote(x.info.runDir))
+			// DIR/RUN/HOST, then DIR/RUN when no other host (of a
+			// shared DIR) has its directory there.
+			x.c.run(ctx, nil, "rm -rf "+quote(x.info.runDir)+"; rmdir "+quote(path.Dir(x.info.runDir))+" 2>/dev/null; true")
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,6 +51,11 @@ func TestParseErrorsNameWhere(t *testing.T) {
 		{write("bad.txt", "h1\nh2 share=x\n"), "bad.txt:2: share=x: want a whole number"},
 		{write("bad.yaml", "hosts:\n  - h1\n  - {host: h2, port: 22}\n"), `bad.yaml:3: hosts[1]: unknown field "port"`},
 		{write("empty.txt", "# nothing\n"), "empty.txt: no hosts"},
+		{write("twice.txt", "h1\n# h2\nh2\nh1 dir=/tmp/x\n"), "twice.txt:4: host h1 listed twice (first at " + dir + "/twice.txt:1)"},
+		{write("twice.yaml", "hosts:\n  - h1\n  - {host: h1}\n"), "twice.yaml:3: host h1 listed twice (first at " + dir + "/twice.yaml:2)"},
+		{"h1,h2,h1", "--hosts: entry 3: host h1 listed twice (first at --hosts: entry 1)"},
+		{write("dirs.txt", "h1 dir=/a dir=/b\n"), "dirs.txt:1: dir= given twice"},
+		{"h1 iface=a iface=b", "iface= given twice"},
 	} {
 		_, err := Parse(c.arg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -159,5 +165,51 @@ func TestCheckStatic(t *testing.T) {
 	os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755)
 	if err := CheckStatic(p); err == nil || !strings.Contains(err.Error(), "not an ELF executable") {
 		t.Errorf("a script: %v", err)
+	}
+}
+
+// TestInterfaceChecks: the interface a host's nodes use must exist, be
+// up, carry multicast and have an IPv4 address; across hosts, each must
+// share a network with another's, and an address every host has alike
+// is a NAT interface (Vagrant's first), refused.
+func TestInterfaceChecks(t *testing.T) {
+	linkLines := []string{
+		"1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00",
+		"2: eth0@if7: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP mode DEFAULT group default",
+		"3: eth1: <BROADCAST,MULTICAST> mtu 1500 qdisc noop state DOWN mode DEFAULT group default qlen 1000",
+		"4: eth2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP",
+	}
+	addrLines := []string{
+		"1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever",
+		"2: eth0@if7    inet 10.0.2.15/24 brd 10.0.2.255 scope global eth0",
+		"3: eth1    inet 192.168.56.11/24 scope global eth1",
+	}
+	ls := links(linkLines)
+	for _, c := range []struct{ iface, want string }{
+		{"eth0", ""},
+		{"eth9", "interface eth9: no such interface there (it has eth0, eth1, eth2, lo)"},
+		{"eth1", "interface eth1 is down"},
+		{"lo", "interface lo has no MULTICAST flag: ip link set lo multicast on"},
+		{"eth2", "interface eth2 has no IPv4 address"},
+	} {
+		err := checkIface(c.iface, ls, ifaceNets(addrLines, c.iface))
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.iface, err, c.want)
+		}
+	}
+	host := func(name, iface string, nets ...string) *session {
+		x := &session{c: &conn{host: Host{Target: name}}, info: &hostInfo{iface: iface}}
+		for _, n := range nets {
+			x.info.nets = append(x.info.nets, netip.MustParsePrefix(n))
+		}
+		return x
+	}
+	if bad := checkNetworks([]*session{host("n1", "eth1", "192.168.56.11/24"), host("n2", "eth1", "192.168.56.12/24")}); len(bad) != 0 {
+		t.Errorf("a shared network refused: %q", bad)
+	}
+	bad := checkNetworks([]*session{host("n1", "eth0", "10.0.2.15/24"), host("n2", "eth0", "10.0.2.15/24"), host("n3", "eth1", "192.168.56.13/24")})
+	if len(bad) != 3 || !strings.Contains(bad[0], "host n1: its interface eth0 has the address 10.0.2.15, as n2's eth0 has: a NAT interface") ||
+		!strings.Contains(bad[2], "host n3: its interface eth1 (192.168.56.13/24) is on no network of the other hosts' interfaces") {
+		t.Errorf("NAT interfaces and a lone network: %q", bad)
 	}
 }

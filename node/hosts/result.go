@@ -14,13 +14,15 @@ type HostResult struct {
 	Interrupted bool               `json:"interrupted,omitempty"`
 	Failures    []string           `json:"failures,omitempty"`
 	Unapplied   string             `json:"unapplied,omitempty"`
+	Deadlines   launch.Deadlines   `json:"deadlines"`
 	TraceErrors []string           `json:"trace_errors,omitempty"`
 	Procs       []launch.ProcStats `json:"procs"`
 	Error       string             `json:"error,omitempty"`
 }
 
-// Line prefixes of a host launcher's standard output: "ready START_NS"
-// once every process there is ready, "result JSON" at the end.
+// Line prefixes of a host launcher's standard output: "ready JSON"
+// (launch.Readiness) once every process there is ready, "result JSON" at
+// the end.
 const (
 	ReadyPrefix  = "ready "
 	ResultPrefix = "result "

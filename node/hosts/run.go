@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"manetlab/internal/safefs"
@@ -43,14 +44,22 @@ type Options struct {
 	// random key for this run.
 	Key []byte
 	// Version is this binary's `manetlab version`; Exe its path, copied
-	// to hosts that lack that version.
+	// to hosts of its platform that lack that version.
 	Version, Exe string
+	// HostBins are static manetlab binaries for hosts of other
+	// platforms (or of this one, in place of Exe): each goes to the
+	// hosts of its platform (`uname -sm`) that lack its version, read
+	// from its build information without running it here (VersionOf).
+	HostBins []string
 	// MaxOffset is the largest clock offset allowed between this machine
 	// and a host (0: 500ms; negative: not checked), and is passed to the
 	// nodes.
 	MaxOffset time.Duration
 	// StartDelay, when not zero, is the lead of the start time over the
-	// moment the launchers are started; else it is measured.
+	// moment every host's launcher said every process there was ready
+	// (the readiness handshake); else it is measured: 500ms, plus twice
+	// the slowest round trip to a host, plus 5ms per process on the
+	// largest host.
 	StartDelay time.Duration
 	// IDsPerProcess, Group, Control, Dilation are passed on; Iface is the
 	// interface of hosts whose entry names none (else the one ssh
@@ -64,6 +73,11 @@ type Options struct {
 	// address, a free port); hosts dial it, or when it names no host,
 	// this machine's address as their ssh connection shows it.
 	Collector string
+	// HostTimeout is how long a host may stay unreachable (no answer to
+	// ssh's keepalives) before its connection is given up, which stops
+	// the run (0: DefaultHostTimeout). Within it the host runs on, its
+	// launcher applying its faults, and home hears from it again.
+	HostTimeout time.Duration
 	// Progress receives what happens, and the hosts' own lines prefixed
 	// with their names; Quiet leaves the hosts' progress lines out.
 	Progress io.Writer
@@ -89,10 +103,21 @@ type session struct {
 	stdin io.WriteCloser
 	cmd   *exec.Cmd
 	ready chan struct{}
-	done  chan struct{}
-	res   *HostResult
-	err   error // the ssh client's end
-	ended time.Time
+	// readiness is what its launcher's ready line said (valid once
+	// ready is closed).
+	readiness launch.Readiness
+	done      chan struct{}
+	// last is when a line last came from its launcher (Unix ns; the
+	// launcher prints progress every 5 s); outages are the silences
+	// longer than silentAfter (watch).
+	last        atomic.Int64
+	mu          sync.Mutex
+	outages     []outage
+	silentSince time.Time // the last line before a silence watch noticed
+	progress    io.Writer
+	res         *HostResult
+	err         error // the ssh client's end
+	ended       time.Time
 }
 
 // Run runs the scenario across opt.Hosts and returns when every host's
@@ -117,6 +142,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Dilation < 1 {
 		opt.Dilation = 1
 	}
+	if opt.HostTimeout <= 0 {
+		opt.HostTimeout = DefaultHostTimeout
+	}
 	blocks, err := assign(s.MemberIDs(), shares(opt.Hosts))
 	if err != nil {
 		return nil, fmt.Errorf("--hosts: %w", err)
@@ -136,6 +164,10 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	bins, err := binaries(opt.Exe, opt.Version, opt.HostBins)
+	if err != nil {
+		return nil, err
+	}
 	ctl, err := os.MkdirTemp("", "mlssh")
 	if err != nil {
 		return nil, err
@@ -144,7 +176,10 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	logDir := filepath.Join(opt.Out, "log")
 	ss := make([]*session, len(opt.Hosts))
 	for i, h := range opt.Hosts {
-		ss[i] = &session{i: i, c: newConn(h, ctl, i, opt.SSHConfig, logDir), ids: blocks[i], ready: make(chan struct{}), done: make(chan struct{})}
+		if h.Iface == "" {
+			h.Iface = opt.Iface
+		}
+		ss[i] = &session{i: i, c: newConn(h, ctl, i, opt.SSHConfig, logDir, opt.HostTimeout), ids: blocks[i], ready: make(chan struct{}), done: make(chan struct{})}
 	}
 	defer func() {
 		for _, x := range ss {
@@ -165,7 +200,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			x.info, errs[i] = prepare(ctx, x.c, opt.Run, opt.Version, opt.Exe, files)
+			x.info, errs[i] = prepare(ctx, x.c, opt.Run, bins, files)
 		}()
 	}
 	wg.Wait()
@@ -187,11 +222,17 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 				x.c.host.Target, x.info.clock.Offset.Abs().Round(time.Millisecond), dir, x.info.clock.RTT.Round(time.Millisecond), opt.MaxOffset))
 		}
 	}
+	if len(bad) == 0 {
+		bad = checkNetworks(ss)
+	}
 	if len(bad) > 0 {
 		removeRunDirs(ss)
 		return nil, errors.New(strings.Join(bad, "\n"))
 	}
 	lead := opt.StartDelay
+	if lead == 0 {
+		lead = 500 * time.Millisecond
+	}
 	for _, x := range ss {
 		copied := ""
 		if x.info.copied {
@@ -200,11 +241,10 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		say("run: host %s: nodes %s on %s, clock %+.1fms (round trip %.1fms), setup %s%s\n", x.c.host.Target, launch.FormatIDs(x.ids), x.info.iface,
 			float64(x.info.clock.Offset)/1e6, float64(x.info.clock.RTT)/1e6, x.info.setup.Round(time.Millisecond), copied)
 		if opt.StartDelay == 0 {
-			// Its launcher starts over ssh, then starts its processes:
-			// two of the commands measured, and the local launcher's
-			// 60 ms per process.
+			// The start line crosses the ssh session, then the launcher
+			// writes it to each of its processes.
 			procs := len(x.ids)/max(opt.IDsPerProcess, 1) + 2
-			lead = max(lead, 2*x.info.setup+time.Second+time.Duration(procs)*60*time.Millisecond)
+			lead = max(lead, 500*time.Millisecond+2*x.info.clock.RTT+time.Duration(procs)*5*time.Millisecond)
 		}
 	}
 
@@ -232,20 +272,43 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		colHost = ""
 	}
 
-	start := time.Now().Add(lead).Round(time.Millisecond)
-	say("run: run %s starts at %s (in %s); traces stream to the collector on port %s\n", opt.Run, start.Format("15:04:05.000"), lead.Round(time.Millisecond), colPort)
+	say("run: starting the launchers; traces stream to the collector on port %s\n", colPort)
 	for _, x := range ss {
 		sink := net.JoinHostPort(x.info.home, colPort)
 		if colHost != "" {
 			sink = net.JoinHostPort(colHost, colPort)
 		}
-		if err := x.launch(opt, start, sink, x.i == 0); err != nil {
+		if err := x.launch(opt, sink, x.i == 0); err != nil {
 			x.err = err
 			close(x.done)
 		}
 	}
+	// The readiness handshake: the start is chosen once every host said
+	// every process there was ready, so that no node starts late for
+	// having been slow to start.
+	start, notReady := awaitReady(ctx, ss, readyWait(ss, opt))
+	if !start.IsZero() {
+		start = time.Now().Add(lead).Round(time.Millisecond)
+		var took []string
+		for _, x := range ss {
+			r := x.readiness
+			load := ""
+			if r.Load != "" {
+				load = ", " + r.Load
+			}
+			took = append(took, fmt.Sprintf("%s: %d processes in %s%s", x.c.host.Target, r.Procs, r.Took.Round(time.Millisecond), load))
+		}
+		say("run: every host ready (%s); run %s starts at %s (in %s)\n", strings.Join(took, "; "), opt.Run, start.Format("15:04:05.000"), lead.Round(time.Millisecond))
+		line := fmt.Sprintf("start %d\n", start.UnixNano())
+		for _, x := range ss {
+			io.WriteString(x.stdin, line)
+			go x.watch(start, opt.Progress, opt.HostTimeout)
+		}
+	} else if notReady != "" {
+		fmt.Fprintf(opt.Progress, "run: %s; stopping every host\n", notReady)
+	}
 	end := start.Add(s.Duration.D() * time.Duration(opt.Dilation))
-	interrupted, lost, stopped := supervise(ctx, ss, opt.Progress)
+	interrupted, lost, stopped := supervise(ctx, ss, opt.Progress, notReady)
 
 	res := &Result{}
 	res.Dir, res.Run, res.Start, res.Dilation = opt.Out, opt.Run, start, opt.Dilation
@@ -283,6 +346,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		if x.res.Unapplied != "" {
 			unapplied = append(unapplied, "host "+x.c.host.Target+": "+x.res.Unapplied)
 		}
+		if w := x.res.Deadlines.Overloaded(); w != "" {
+			res.Notes = append(res.Notes, "host "+x.c.host.Target+": "+w)
+		}
 		for _, p := range x.res.Procs {
 			p.Host = x.i + 1
 			if p.IDs == nil {
@@ -293,11 +359,12 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		}
 	}
 	res.Unapplied = strings.Join(unapplied, "; ")
+	res.Notes = append(res.Notes, outageNotes(ss, start)...)
 	res.Procs = append(res.Procs, players...)
 	if len(players) == 0 {
 		res.Procs = append(res.Procs, launch.ProcStats{Name: "player", Host: 1})
 	}
-	if !anyReady(ss) || (res.Interrupted && stopped.Before(start)) {
+	if start.IsZero() || (res.Interrupted && stopped.Before(start)) {
 		// Nothing ran: no host started its nodes, or the run was stopped
 		// before its start.
 		col.Close()
@@ -352,15 +419,36 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	return res, nil
 }
 
-func anyReady(ss []*session) bool {
+// readyWait is how long the hosts' launchers get to say every process
+// is ready: 30 s, and 100 ms per process of the largest host, on top of
+// twice the slowest command measured.
+func readyWait(ss []*session, opt Options) time.Duration {
+	d := 30 * time.Second
+	for _, x := range ss {
+		procs := len(x.ids)/max(opt.IDsPerProcess, 1) + 2
+		d = max(d, 30*time.Second+2*x.info.setup+time.Duration(procs)*100*time.Millisecond)
+	}
+	return d
+}
+
+// awaitReady waits until every host's launcher said it was ready: a
+// non-zero time then. Else, when a host's session ended first (its
+// launcher failed), ctx ended, or wait passed, the zero time, with what
+// went wrong unless supervise will tell (a session that ended, ctx).
+func awaitReady(ctx context.Context, ss []*session, wait time.Duration) (time.Time, string) {
+	timeout := time.After(wait)
 	for _, x := range ss {
 		select {
 		case <-x.ready:
-			return true
-		default:
+		case <-x.done:
+			return time.Time{}, ""
+		case <-ctx.Done():
+			return time.Time{}, ""
+		case <-timeout:
+			return time.Time{}, fmt.Sprintf("host %s: its launcher did not say its processes were ready within %s", x.c.host.Target, wait)
 		}
 	}
-	return false
+	return time.Now(), ""
 }
 
 func shares(hs []Host) []int {
@@ -403,9 +491,9 @@ func inputs(s *scenario.Scenario, key []byte) ([]file, error) {
 }
 
 // launch starts the host's launcher over ssh.
-func (x *session) launch(opt Options, start time.Time, sink string, player bool) error {
+func (x *session) launch(opt Options, sink string, player bool) error {
 	a := []string{x.info.bin, "launch", "--scenario", "in/scenario.yaml", "--out", ".", "--run", opt.Run,
-		"--ids", launch.FormatIDs(x.ids), "--start", strconv.FormatInt(start.UnixNano(), 10), "--host", x.c.host.Target,
+		"--ids", launch.FormatIDs(x.ids), "--start-stdin", "--host", x.c.host.Target,
 		"--iface", x.info.iface, "--ttl", strconv.Itoa(opt.TTL), "--key-file", "in/run.key", "--trace-sink", sink,
 		"--max-offset", opt.MaxOffset.String(), "--dilation", strconv.Itoa(opt.Dilation), "--ids-per-process", strconv.Itoa(max(opt.IDsPerProcess, 1))}
 	if player {
@@ -445,6 +533,7 @@ func (x *session) launch(opt Options, start time.Time, sink string, player bool)
 		defer copies.Done()
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			x.heard()
 			fmt.Fprintf(logf, "%s\n", sc.Text())
 			if line := sc.Text(); !opt.Quiet || strings.Contains(line, "warning") {
 				fmt.Fprintf(opt.Progress, "%s: %s\n", x.c.host.Target, line)
@@ -457,9 +546,11 @@ func (x *session) launch(opt Options, start time.Time, sink string, player bool)
 		sc.Buffer(nil, 1<<24)
 		readyOnce := sync.OnceFunc(func() { close(x.ready) })
 		for sc.Scan() {
+			x.heard()
 			line := sc.Text()
 			switch {
 			case strings.HasPrefix(line, ReadyPrefix):
+				json.Unmarshal([]byte(strings.TrimPrefix(line, ReadyPrefix)), &x.readiness)
 				readyOnce()
 			case strings.HasPrefix(line, ResultPrefix):
 				var r HostResult
@@ -485,13 +576,21 @@ func (x *session) launch(opt Options, start time.Time, sink string, player bool)
 // closed, which their launchers take as the order to stop; a session
 // still there after a grace period is killed (its launcher sees the end
 // of its input all the same). stopped is when it stopped them.
-func supervise(ctx context.Context, ss []*session, progress io.Writer) (interrupted bool, lost string, stopped time.Time) {
+func supervise(ctx context.Context, ss []*session, progress io.Writer, notReady string) (interrupted bool, lost string, stopped time.Time) {
 	stopAll := func() {
 		for _, x := range ss {
 			if x.stdin != nil {
 				x.stdin.Close()
 			}
 		}
+	}
+	if notReady != "" {
+		lost, stopped = notReady, time.Now()
+		stopAll()
+		go func() {
+			time.Sleep(20 * time.Second)
+			killAll(ss)
+		}()
 	}
 	pending := slices.Clone(ss)
 	for len(pending) > 0 {

@@ -54,14 +54,15 @@ func Parse(arg string) ([]Host, error) {
 		return nil, fmt.Errorf("--hosts %s: no such file (a list of hosts is separated by commas: h1,h2,h3)", arg)
 	}
 	var hs []Host
+	var where []string
 	for i, e := range strings.Split(arg, ",") {
 		h, err := parseEntry(e)
 		if err != nil {
 			return nil, fmt.Errorf("--hosts: entry %d %q: %w", i+1, strings.TrimSpace(e), err)
 		}
-		hs = append(hs, h)
+		hs, where = append(hs, h), append(where, fmt.Sprintf("--hosts: entry %d", i+1))
 	}
-	return hs, check("--hosts", hs)
+	return hs, check("--hosts", hs, where)
 }
 
 // ParseFile reads a hosts file's content b (name for messages): YAML
@@ -77,6 +78,7 @@ func ParseFile(name string, b []byte) ([]Host, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		var hs []Host
+		var where []string
 		for i, n := range doc.Hosts {
 			var h Host
 			var err error
@@ -98,11 +100,12 @@ func ParseFile(name string, b []byte) ([]Host, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: hosts[%d]: %w", name, n.Line, i, err)
 			}
-			hs = append(hs, h)
+			hs, where = append(hs, h), append(where, fmt.Sprintf("%s:%d", name, n.Line))
 		}
-		return hs, check(name, hs)
+		return hs, check(name, hs, where)
 	}
 	var hs []Host
+	var where []string
 	for i, line := range strings.Split(string(b), "\n") {
 		if c := strings.IndexByte(line, '#'); c >= 0 {
 			line = line[:c]
@@ -114,9 +117,9 @@ func ParseFile(name string, b []byte) ([]Host, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
 		}
-		hs = append(hs, h)
+		hs, where = append(hs, h), append(where, fmt.Sprintf("%s:%d", name, i+1))
 	}
-	return hs, check(name, hs)
+	return hs, check(name, hs, where)
 }
 
 // decodeStrict decodes a mapping into h, refusing unknown keys.
@@ -138,11 +141,16 @@ func parseEntry(e string) (Host, error) {
 		return Host{}, errors.New("empty entry")
 	}
 	h := Host{Target: f[0], Share: 1}
+	seen := map[string]bool{}
 	for _, kv := range f[1:] {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || v == "" {
 			return Host{}, fmt.Errorf("%q: want key=value (iface=IF, share=N, dir=PATH)", kv)
 		}
+		if seen[k] {
+			return Host{}, fmt.Errorf("%s= given twice", k)
+		}
+		seen[k] = true
 		switch k {
 		case "iface":
 			h.Iface = v
@@ -176,17 +184,18 @@ func checkEntry(h Host) error {
 	return safefs.CheckDirPath("host "+h.Target+": dir", h.Dir)
 }
 
-// check refuses an empty list and a host listed twice.
-func check(name string, hs []Host) error {
+// check refuses an empty list and a host listed twice, naming where
+// (where[i] is entry i's file:line, or its place in the list).
+func check(name string, hs []Host, where []string) error {
 	if len(hs) == 0 {
 		return fmt.Errorf("%s: no hosts", name)
 	}
-	seen := map[string]bool{}
-	for _, h := range hs {
-		if seen[h.Target] {
-			return fmt.Errorf("%s: host %s listed twice", name, h.Target)
+	seen := map[string]int{}
+	for i, h := range hs {
+		if j, ok := seen[h.Target]; ok {
+			return fmt.Errorf("%s: host %s listed twice (first at %s)", where[i], h.Target, where[j])
 		}
-		seen[h.Target] = true
+		seen[h.Target] = i
 	}
 	return nil
 }

@@ -31,14 +31,27 @@ var SSHCommand = "ssh"
 // master left behind by a launcher killed by SIGKILL.
 const persist = "30s"
 
-func newConn(h Host, ctlDir string, index int, sshConfig string, logDir string) *conn {
+// aliveInterval is how often ssh asks a host whether the connection
+// lives (ServerAliveInterval); the host timeout sets how many answers
+// may be missed in a row.
+const aliveInterval = 5 * time.Second
+
+// DefaultHostTimeout is how long a host may stay unreachable before its
+// connection is given up (Options.HostTimeout).
+const DefaultHostTimeout = 90 * time.Second
+
+func newConn(h Host, ctlDir string, index int, sshConfig string, logDir string, timeout time.Duration) *conn {
 	c := &conn{host: h, ctl: filepath.Join(ctlDir, fmt.Sprintf("h%d", index)),
 		log: filepath.Join(logDir, fmt.Sprintf("ssh-%s.log", safeName(h.Target)))}
 	if sshConfig != "" {
 		c.base = append(c.base, "-F", sshConfig)
 	}
+	// The connection outlives a cut of up to timeout: ssh gives it up
+	// after that many unanswered keepalives, TCP retransmits meanwhile,
+	// and the session (the host's launcher) goes on.
+	misses := max(3, int((timeout+aliveInterval-1)/aliveInterval))
 	c.base = append(c.base, "-o", "BatchMode=yes", "-o", "ControlPath="+c.ctl,
-		"-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=10")
+		"-o", fmt.Sprintf("ServerAliveInterval=%d", int(aliveInterval/time.Second)), "-o", fmt.Sprintf("ServerAliveCountMax=%d", misses), "-o", "ConnectTimeout=10")
 	return c
 }
 

@@ -80,12 +80,16 @@ type Options struct {
 	// spread over them in contiguous blocks, and the player runs under
 	// the first.
 	Wrap [][]string
-	// StartDelay is how far in the future the common start time is set
-	// (default 1.5s plus 60ms per process), long enough for every process
-	// to start and print ready.
+	// StartDelay is how far ahead of the moment every process was ready
+	// the common start time is set (default 500ms plus 5ms per process):
+	// the readiness handshake. Every process is started with
+	// --start-stdin, prints its ready line once its sockets and traces
+	// are open, and only then is the start chosen and written to each
+	// one's standard input, so a process cannot start late for having
+	// been slow to start: the lead only carries the start line.
 	StartDelay time.Duration
-	// ReadyTimeout bounds the wait for every "ready" line (default: the
-	// start delay plus 10s).
+	// ReadyTimeout bounds the wait for every "ready" line (default 10s
+	// plus 100ms per process).
 	ReadyTimeout time.Duration
 	// Grace is how long processes get to exit by themselves at the end,
 	// and then after SIGTERM, before SIGKILL (default 3s).
@@ -100,8 +104,15 @@ type Options struct {
 	// `run --hosts` on each host).
 
 	// Start, when not zero, is the common start time (else now plus
-	// StartDelay). A Start already past is refused.
+	// StartDelay once every process is ready). A Start already past
+	// when every process is ready is refused.
 	Start time.Time
+	// StartLater, when not nil, gives the start instead (Start is
+	// ignored): once every process is ready the launcher calls Ready and
+	// waits for the start on it, chosen by whoever runs the other
+	// launchers of the run (run --hosts, once every host was ready). A
+	// channel closed first stops the run before its start.
+	StartLater <-chan time.Time
 	// IDs, when not nil, are the only nodes this launcher runs; it
 	// applies the faults of these nodes only.
 	IDs []protocol.NodeID
@@ -115,8 +126,17 @@ type Options struct {
 	// applied, as it is applied); empty: the machine's host name.
 	Host string
 	// Ready, when not nil, is called once every process has printed its
-	// ready line, before the start.
-	Ready func(start time.Time)
+	// ready line, before the start is chosen (StartLater).
+	Ready func(Readiness)
+}
+
+// Readiness is how the processes of a launcher became ready: how many,
+// how long from the first start to the last ready line, and the
+// machine's load then (node.MachineLoad).
+type Readiness struct {
+	Procs int           `json:"procs"`
+	Took  time.Duration `json:"took_ns"`
+	Load  string        `json:"load,omitempty"`
 }
 
 // Result is what a launch did.
@@ -145,6 +165,9 @@ type Result struct {
 	// (trace.WithRunFile): the file on disk is then the provisional one,
 	// without the faults applied.
 	RunFile []trace.Event
+	// Deadlines says how late the launcher's own checks came (every
+	// 250 ms): the figure of an overloaded machine.
+	Deadlines Deadlines
 	// Unapplied, when not empty, says how many faults of the schedule
 	// were not applied because the run ended (or was interrupted) before
 	// the launcher reached them, naming the first: no process is started
@@ -173,7 +196,6 @@ type ProcStats struct {
 // instance at a time.
 type proc struct {
 	group
-	args  []string
 	log   string // file receiving the process's stdout after ready, and stderr
 	inst  *instance
 	stats ProcStats
@@ -225,6 +247,9 @@ type instance struct {
 	line    string        // the first line, valid after first is closed
 	done    chan struct{} // closed once the process is reaped
 	err     error         // Wait's result, valid after done is closed
+	// stdin takes the start line of the readiness handshake (nil once
+	// the start is known: the process was given --start).
+	stdin io.WriteCloser
 }
 
 type launcher struct {
@@ -329,27 +354,28 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		return nil, fmt.Errorf("launch: %s: %w", opt.Scenario, err)
 	}
 	if l.opt.StartDelay <= 0 {
-		l.opt.StartDelay = 1500*time.Millisecond + time.Duration(len(l.procs))*60*time.Millisecond
+		// Every process is ready and waits for its start line: the
+		// lead only has to see each one scheduled, which a loaded
+		// machine (load average 25 on 2 cores) may take a few hundred
+		// ms to do.
+		l.opt.StartDelay = 500*time.Millisecond + time.Duration(len(l.procs))*5*time.Millisecond
 	}
 	if l.opt.ReadyTimeout <= 0 {
-		l.opt.ReadyTimeout = l.opt.StartDelay + 10*time.Second
+		l.opt.ReadyTimeout = 10*time.Second + time.Duration(len(l.procs))*100*time.Millisecond
 	}
 	if l.scenario, err = writeScenarioCopy(opt.Out, s); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	l.start = time.Now().Add(l.opt.StartDelay).Round(time.Millisecond)
-	if !opt.Start.IsZero() {
+	if !opt.Start.IsZero() && opt.StartLater == nil {
 		if late := time.Since(opt.Start); late >= 0 {
 			return nil, fmt.Errorf("launch: the start time passed %s ago, before any process was started: give the run more lead (--start-delay)", late.Round(time.Millisecond))
 		}
-		l.start = opt.Start
 	}
 	for _, p := range l.procs {
-		p.args = l.args(p)
 		p.log = filepath.Join(opt.Out, "log", strings.ReplaceAll(p.name(), " ", "-")+".log")
 		p.stats = ProcStats{Name: p.name(), IDs: p.ids, Host: p.host + 1}
 	}
-	res := &Result{Dir: opt.Out, Run: opt.Run, Start: l.start}
+	res := &Result{Dir: opt.Out, Run: opt.Run}
 	defer func() { res.Procs = l.stats() }()
 
 	// A provisional run file, replaced at the end: if the traces fill
@@ -365,15 +391,14 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 		l.faults.close()
 		return res, err
 	}
-	if opt.Ready != nil {
-		opt.Ready(l.start)
-	}
+	res.Start = l.start
 	sv := l.supervise(ctx)
 	if err := l.faults.close(); err != nil {
 		l.warn("the faults record %s could not be written (the run file records the faults): %v", trace.FaultsFile(opt.Out), err)
 	}
 	events, end := sv.events, sv.end
 	res.Interrupted, res.Failures, res.Elapsed, res.Unapplied = sv.interrupted, sv.failures, end, sv.unapplied
+	res.Deadlines = sv.deadlines
 	res.Dilation, res.Wall = opt.Dilation, end*time.Duration(opt.Dilation)
 	res.TraceErrors = l.traceErrors()
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, end); err != nil {
@@ -385,7 +410,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*Result, error
 	return res, nil
 }
 
-// args are the command line of p's processes.
+// args are the command line of p's processes: before the start is
+// chosen, with --start-stdin (the readiness handshake); after it (a
+// recovery), with --start.
 func (l *launcher) args(p *proc) []string {
 	o := l.opt
 	var a []string
@@ -400,7 +427,12 @@ func (l *launcher) args(p *proc) []string {
 		}
 		a = append(a, "--out", o.Out, "--run", o.Run)
 	}
-	a = append(a, "--start", strconv.FormatInt(l.start.UnixNano(), 10), "--seed", strconv.FormatUint(l.s.Seed, 10))
+	if l.start.IsZero() {
+		a = append(a, "--start-stdin")
+	} else {
+		a = append(a, "--start", strconv.FormatInt(l.start.UnixNano(), 10))
+	}
+	a = append(a, "--seed", strconv.FormatUint(l.s.Seed, 10))
 	if o.Group != "" && p.ids != nil {
 		a = append(a, "--group", o.Group)
 	}
@@ -420,6 +452,9 @@ func (l *launcher) args(p *proc) []string {
 	}
 	if o.TraceSink != "" && p.ids != nil {
 		a = append(a, "--trace-sink", o.TraceSink)
+	}
+	if o.Host != "" && p.ids != nil {
+		a = append(a, "--host", o.Host)
 	}
 	// The copy has the overrides applied (Sets): they are not passed.
 	return a
@@ -444,7 +479,7 @@ func childEnv(environ []string) []string {
 
 // spawn starts a new instance of p.
 func (l *launcher) spawn(p *proc) error {
-	argv := slices.Concat(l.opt.Command, p.args)
+	argv := slices.Concat(l.opt.Command, l.args(p))
 	if len(l.opt.Wrap) > 0 {
 		argv = slices.Concat(l.opt.Wrap[p.host], argv)
 	}
@@ -465,12 +500,19 @@ func (l *launcher) spawn(p *proc) error {
 		logf.Close()
 		return fmt.Errorf("%s: %w", p.name(), err)
 	}
+	var stdin io.WriteCloser
+	if l.start.IsZero() {
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			logf.Close()
+			return fmt.Errorf("%s: %w", p.name(), err)
+		}
+	}
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("%s: start %s: %w", p.name(), argv[0], err)
 	}
-	in := &instance{cmd: cmd, started: time.Now(), first: make(chan struct{}), done: make(chan struct{})}
+	in := &instance{cmd: cmd, started: time.Now(), first: make(chan struct{}), done: make(chan struct{}), stdin: stdin}
 	p.inst = in
 	p.stats.PIDs = append(p.stats.PIDs, cmd.Process.Pid)
 	go func() {
@@ -548,8 +590,11 @@ func (l *launcher) tail(p *proc) string {
 	return fmt.Sprintf("; its log %s ends:\n  %s", p.log, last(b))
 }
 
-// startAll starts every process, then waits for each one's ready line.
+// startAll starts every process, waits for each one's ready line, then
+// chooses the start (or takes it from Options.Start or StartLater) and
+// writes it to every process: the readiness handshake.
 func (l *launcher) startAll(ctx context.Context) error {
+	t0 := time.Now()
 	for _, p := range l.procs {
 		if err := ctx.Err(); err != nil {
 			return errors.New("interrupted while starting processes")
@@ -562,6 +607,37 @@ func (l *launcher) startAll(ctx context.Context) error {
 	for _, p := range l.procs {
 		if err := l.awaitReady(ctx, p, timeout); err != nil {
 			return err
+		}
+	}
+	if l.opt.Ready != nil {
+		l.opt.Ready(Readiness{Procs: len(l.procs), Took: time.Since(t0), Load: node.MachineLoad()})
+	}
+	switch {
+	case l.opt.StartLater != nil:
+		select {
+		case t, ok := <-l.opt.StartLater:
+			if !ok {
+				return errors.New("stopped before the start was given")
+			}
+			l.start = t
+		case <-ctx.Done():
+			return errors.New("interrupted while waiting for the start")
+		}
+	case !l.opt.Start.IsZero():
+		if late := time.Since(l.opt.Start); late >= 0 {
+			return fmt.Errorf("launch: the start time passed %s ago, before every process was ready: give the run more lead (--start-delay)", late.Round(time.Millisecond))
+		}
+		l.start = l.opt.Start
+	default:
+		l.start = time.Now().Add(l.opt.StartDelay).Round(time.Millisecond)
+	}
+	line := fmt.Sprintf("start %d\n", l.start.UnixNano())
+	for _, p := range l.procs {
+		if in := p.inst; in.stdin != nil {
+			// A process gone meanwhile is the supervisor's to notice.
+			io.WriteString(in.stdin, line)
+			in.stdin.Close()
+			in.stdin = nil
 		}
 	}
 	return nil
@@ -609,6 +685,7 @@ func exitString(in *instance) string {
 // the end time for the run file, whether the run was interrupted, the
 // processes that failed on their own, and the faults not applied.
 type supervised struct {
+	deadlines   Deadlines
 	events      []trace.Event
 	end         time.Duration
 	interrupted bool
@@ -745,7 +822,8 @@ loop:
 				}
 			}
 			arm()
-		case <-check.C:
+		case due := <-check.C:
+			sv.deadlines.note(time.Since(due))
 			if over() {
 				continue // the top of the loop ends it
 			}

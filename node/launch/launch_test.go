@@ -2,6 +2,7 @@ package launch
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -240,8 +241,11 @@ func TestFaultScheduleKillsAndRestartsWithTheSameStart(t *testing.T) {
 	if node2.Name != "node 2" || len(node2.PIDs) != 2 {
 		t.Fatalf("node 2: %+v", node2)
 	}
-	// Both instances got the same command line (the same id and start).
+	// Both instances got the same command line (the same id and start):
+	// the first the start once ready (the handshake), the recovery on
+	// its command line.
 	b, _ := os.ReadFile(filepath.Join(res.Dir, launchtest.ArgsLog))
+	b = bytes.Replace(b, []byte(" --start-stdin "), []byte(fmt.Sprintf(" --start %d ", res.Start.UnixNano())), -1)
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		if strings.Contains(l, "--id 2 ") {

@@ -30,6 +30,12 @@ type Collected struct {
 	// Warnings are disagreements between the record and the traces, one
 	// line each.
 	Warnings []string
+	// End is the run's length written into the run file; EndFrom, when
+	// not empty, says where it comes from when it is not the scenario's
+	// duration (an earlier run file's end, or the traces' last events:
+	// an interrupted run).
+	End     time.Duration
+	EndFrom string
 }
 
 // WriteCollectedRunFile writes run.jsonl into dir for run of scenario s
@@ -45,12 +51,15 @@ type Collected struct {
 // recovery, of a new start without a recorded recovery, and of a trace
 // that ends early without a recorded crash.
 func WriteCollectedRunFile(dir, run string, s *scenario.Scenario) (*Collected, error) {
+	dur := s.Duration.D()
+	// A run file already there (a launcher's, of this run) may say the
+	// run ended early: interrupted.
+	recorded := recordedEnd(dir, run)
 	// The traces are read against a run file: a provisional one first,
 	// without faults.
 	if err := node.WriteRunFile(dir, s, run, nil, 0); err != nil {
 		return nil, err
 	}
-	dur := s.Duration.D()
 	members := map[protocol.NodeID]bool{}
 	for _, id := range s.MemberIDs() {
 		members[id] = true
@@ -67,7 +76,12 @@ func WriteCollectedRunFile(dir, run string, s *scenario.Scenario) (*Collected, e
 	down := downSpans(recs, int64(dur))
 	lives := map[protocol.NodeID][]life{}
 	after := map[protocol.NodeID]*late{}
+	var last, lastEnded int64 // the traces' last event; the last clean end
 	if _, err := trace.WalkDir(dir, nil, func(id protocol.NodeID, e *trace.Event) {
+		last = max(last, e.T)
+		if e.Ev == trace.EvEnd {
+			lastEnded = max(lastEnded, e.T)
+		}
 		ls := lives[id]
 		// A life begins at a recover event (a restarted real node
 		// writes one before its start) or a start not right after one.
@@ -105,6 +119,19 @@ func WriteCollectedRunFile(dir, run string, s *scenario.Scenario) (*Collected, e
 	}); err != nil {
 		return nil, err
 	}
+	// The run's length: the scenario's, unless the run stopped early (an
+	// interrupt): an earlier run file says so, or every trace stops
+	// before it, the last ones with an end event (nodes stopped cleanly,
+	// not crashed).
+	c.End = dur
+	switch {
+	case recorded > 0 && recorded < dur:
+		c.End, c.EndFrom = recorded, fmt.Sprintf("the end recorded in the run file there before (%v)", recorded)
+	case lastEnded > 0 && last == lastEnded && time.Duration(last) < dur-time.Second:
+		c.End, c.EndFrom = time.Duration(last), fmt.Sprintf("the traces' last events, end events at %.3fs: the run was stopped early", float64(last)/1e9)
+	}
+	dur = c.End
+	down = downSpans(recs, int64(dur))
 	ids := slices.Sorted(func(yield func(protocol.NodeID) bool) {
 		for id := range lives {
 			if !yield(id) {
@@ -125,10 +152,25 @@ func WriteCollectedRunFile(dir, run string, s *scenario.Scenario) (*Collected, e
 		}
 	}
 	slices.SortStableFunc(c.Faults, func(a, b trace.Event) int { return int(min(max(a.T-b.T, -1), 1)) })
-	if err := node.WriteRunFile(dir, s, run, c.Faults, 0); err != nil {
+	if err := node.WriteRunFile(dir, s, run, c.Faults, c.End); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// recordedEnd is the end event's time of the run file in dir if it is
+// run's, else 0.
+func recordedEnd(dir, run string) time.Duration {
+	evs, _, err := trace.ReadFile(trace.RunFile(dir))
+	if err != nil || len(evs) == 0 || evs[0].Run != run {
+		return 0
+	}
+	for _, e := range slices.Backward(evs) {
+		if e.Ev == trace.EvEnd {
+			return time.Duration(e.T)
+		}
+	}
+	return 0
 }
 
 // life is one process life of a node in its trace: from its first event,

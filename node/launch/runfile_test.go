@@ -161,3 +161,51 @@ func TestCollectedBadFaultsRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectedRunEndsWhereTheTracesStop: traces that all stop early
+// with end events (an interrupted run) give the run its length, and say
+// so; so does an earlier run file of the run that ended early; a node
+// crashed early (no end event) does not shorten the run.
+func TestCollectedRunEndsWhereTheTracesStop(t *testing.T) {
+	s, dir := collectedScenario(t) // 2 s
+	for _, id := range []protocol.NodeID{1, 2, 3} {
+		writeNodeTrace(t, dir, "r", id, "start@1", "leader@100", "stats@600", "end@600")
+	}
+	c, err := WriteCollectedRunFile(dir, "r", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.End != 600*time.Millisecond || !strings.Contains(c.EndFrom, "the traces' last events") {
+		t.Errorf("interrupted at 600 ms: end %v (%q)", c.End, c.EndFrom)
+	}
+	if end := runEnd(t, dir); end != ms(600) {
+		t.Errorf("run file ends at %d, want 600 ms", end)
+	}
+	// Again, with that run file there: its end is kept.
+	if c, err = WriteCollectedRunFile(dir, "r", s); err != nil || c.End != 600*time.Millisecond || !strings.Contains(c.EndFrom, "the end recorded in the run file") {
+		t.Errorf("again: end %v (%q), %v", c.End, c.EndFrom, err)
+	}
+
+	s, dir = collectedScenario(t)
+	writeNodeTrace(t, dir, "r", 1, "start@1", "leader@100", "end@2000")
+	writeNodeTrace(t, dir, "r", 2, "start@1", "leader@100")
+	writeNodeTrace(t, dir, "r", 3, "start@1", "leader@100", "end@2000")
+	if c, err = WriteCollectedRunFile(dir, "r", s); err != nil || c.End != 2*time.Second || c.EndFrom != "" {
+		t.Errorf("a whole run with a crash: end %v (%q), %v", c.End, c.EndFrom, err)
+	}
+}
+
+// runEnd is the run file's end event's time.
+func runEnd(t *testing.T, dir string) int64 {
+	t.Helper()
+	run, err := trace.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range run.RunEvents {
+		if e.Ev == trace.EvEnd {
+			return e.T
+		}
+	}
+	return -1
+}

@@ -24,15 +24,18 @@ func TestShareAppliesItsOwnFaultsAndRecordsThem(t *testing.T) {
 	path := writeScenario(t, 4, "2500ms", "faults: [{at: 500ms, crash: [1]}, {at: 800ms, crash: [3]}, {at: 1600ms, recover: [3]}]\n")
 	dir := t.TempDir()
 	start := time.Now().Add(700 * time.Millisecond).Round(time.Millisecond)
-	var ready time.Time
+	var ready Readiness
 	res, err := launch(t, path, Options{Out: dir, IDs: []protocol.NodeID{2, 3}, NoPlayer: true, Start: start,
 		TraceSink: "127.0.0.1:9", Host: "h2",
-		Ready: func(s time.Time) { ready = s }})
+		Ready: func(r Readiness) { ready = r }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ready.Equal(start) {
-		t.Errorf("Ready called with %v, want the start %v", ready, start)
+	if ready.Procs != 2 || ready.Took <= 0 {
+		t.Errorf("Ready called with %+v, want 2 processes and how long they took", ready)
+	}
+	if !res.Start.Equal(start) {
+		t.Errorf("the run started at %v, want the start given %v", res.Start, start)
 	}
 	var names []string
 	for _, p := range res.Procs {
@@ -42,10 +45,21 @@ func TestShareAppliesItsOwnFaultsAndRecordsThem(t *testing.T) {
 		t.Errorf("processes %q, want node 2, node 3 (no player, no node 1 or 4)", got)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, launchtest.ArgsLog))
+	// The first processes get the start once ready (--start-stdin); node
+	// 3's recovery, on the command line.
+	given := 0
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if !strings.Contains(l, " --start "+itoa(start.UnixNano())+" ") || !strings.Contains(l, " --trace-sink 127.0.0.1:9") {
-			t.Errorf("a node started without the given start or the trace sink: %s", l)
+		if strings.Contains(l, " --start "+itoa(start.UnixNano())+" ") {
+			given++
+		} else if !strings.Contains(l, " --start-stdin ") {
+			t.Errorf("a node started without the given start or the handshake: %s", l)
 		}
+		if !strings.Contains(l, " --trace-sink 127.0.0.1:9") {
+			t.Errorf("a node started without the trace sink: %s", l)
+		}
+	}
+	if given != 1 {
+		t.Errorf("%d processes given the start on their command line, want 1 (node 3's recovery)", given)
 	}
 	f, err := os.Open(trace.FaultsFile(dir))
 	if err != nil {

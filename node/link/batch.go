@@ -2,6 +2,8 @@ package link
 
 import (
 	"fmt"
+	"net"
+	"net/netip"
 	"syscall"
 
 	"golang.org/x/net/ipv4"
@@ -36,6 +38,15 @@ func (b *Batch) Len() int { return len(b.keep) }
 func (b *Batch) Datagram(i int) []byte {
 	m := &b.msgs[b.keep[i]]
 	return m.Buffers[0][:m.N]
+}
+
+// Source is the address the i-th datagram of the last RecvBatch came
+// from (the zero Addr if the system did not say).
+func (b *Batch) Source(i int) netip.Addr {
+	if a, ok := b.msgs[b.keep[i]].Addr.(*net.UDPAddr); ok {
+		return a.AddrPort().Addr().Unmap()
+	}
+	return netip.Addr{}
 }
 
 // RecvBatch blocks until at least one datagram addressed to our group

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs a scenario on the three VMs of the Vagrantfile (n1 n2 n3) with
-# `manetlab run --hosts`: the static binary of scripts/vagrant/build.sh,
-# the VMs' ssh configuration from `vagrant ssh-config`, and on each VM the
+# `manetlab run --hosts`: this machine's own manetlab, built here for its
+# platform (bin/manetlab-home: macOS or Linux, any architecture), with the
+# VMs' static Linux binary of scripts/vagrant/build.sh for them
+# (--host-bin), the VMs' ssh configuration from `vagrant ssh-config`, and on each VM the
 # interface of its private address (/etc/manetlab-iface, written by
 # route.sh). The nodes are split in three contiguous blocks, the player
 # runs on n1, the faults are applied on the VMs, the traces stream home
@@ -13,7 +15,7 @@
 # RUN FLAGS go to `manetlab run` (--set, --seed, --key-file, --json...).
 # Ctrl-C stops the run on every VM and still writes what was gathered.
 # Problems across the VMs (a VM's traces missing, a node without the
-# key, late starts) make it exit 3.
+# key, late starts) make it exit 3. Works with macOS's bash 3.2.
 set -euo pipefail
 
 scenario="" out="" extra=()
@@ -34,7 +36,11 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 "$root/scripts/vagrant/build.sh"
-bin="$root/bin/manetlab-linux-${VM_ARCH:-amd64}"
+vmbin="$root/bin/manetlab-linux-${VM_ARCH:-amd64}"
+# This machine's own manetlab, whatever its platform: static, so that it
+# can also be copied to a VM of its platform.
+(cd "$root" && CGO_ENABLED=0 go build -o bin/manetlab-home ./cmd/manetlab)
+bin="$root/bin/manetlab-home"
 (cd "$root" && vagrant ssh-config "${vms[@]}") >"$tmp/ssh_config"
 hosts=()
 for vm in "${vms[@]}"; do
@@ -43,7 +49,9 @@ for vm in "${vms[@]}"; do
   hosts+=("$vm iface=$iface")
 done
 list="$(IFS=,; echo "${hosts[*]}")"
-args=(run "$scenario" --hosts "$list" --ssh-config "$tmp/ssh_config" --ttl 1)
+args=(run "$scenario" --hosts "$list" --ssh-config "$tmp/ssh_config" --ttl 1 --host-bin "$vmbin")
 [ -z "$out" ] || args+=(--out "$out")
-# exec would leave the temporary ssh configuration behind.
-"$bin" "${args[@]}" "${extra[@]}"
+# exec would leave the temporary ssh configuration behind. An empty
+# array's "${a[@]}" is an unbound variable to bash 3.2 under set -u:
+# ${a[@]+"${a[@]}"} expands to nothing then.
+"$bin" "${args[@]}" ${extra[@]+"${extra[@]}"}

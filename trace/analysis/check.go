@@ -34,8 +34,12 @@ type CheckReport struct {
 	Protocol string `json:"protocol"`
 	// CrossHost lists the run's cross-host problems (crosshost.go),
 	// printed before the verdicts.
-	CrossHost  []CrossHost `json:"cross_host,omitempty"`
-	Properties []Property  `json:"properties"`
+	CrossHost []CrossHost `json:"cross_host,omitempty"`
+	// Unauthenticated says how many refused frames came from addresses no
+	// node of the run sends from (crosshost.go): printed as notes, no
+	// node's problem.
+	Unauthenticated []string   `json:"unauthenticated,omitempty"`
+	Properties      []Property `json:"properties"`
 	// Problems lists damaged input as file:line: message.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -147,6 +151,7 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 		opt.Stabilisation = r.stabilisation()
 	}
 	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol, CrossHost: r.crossHost()}
+	rep.Unauthenticated = r.unauth
 	why := r.outsideAssumptions()
 	mutex := protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex
 	if protocol.GoalOf(r.header.Protocol) == protocol.GoalNone {

@@ -98,6 +98,62 @@ func TestCrossHostKeylessNode(t *testing.T) {
 	}
 }
 
+// A frame is a node's only when it proves it (issue 40, item 8): in a
+// keyed run the frames failing the HMAC check count by the address they
+// came from. From an address no node of the run sends from (a forger),
+// they are a note, no node's problem; from the address of nodes of the
+// run, a problem of those nodes, both ways when two sides hold different
+// keys. Without a key, frames claiming node 4 from another address than
+// node 4's are that address's.
+func TestCrossHostRefusedByAddress(t *testing.T) {
+	const a1, a2 = " addr=10.0.0.1 host=h1", " addr=10.0.0.2 host=h2"
+	forged := crossRun(t, map[protocol.NodeID][]trace.Event{
+		1: onTime(4, statsAt(29.9, "received=90 no-hmac=50 refused-from-3=50 refused-no-hmac-at-10.0.0.9=50"+a1)),
+		2: onTime(4, statsAt(29.9, "received=90 no-hmac=40 refused-from-3=40 refused-no-hmac-at-10.0.0.9=40"+a1)),
+		3: onTime(4, statsAt(29.9, "received=90"+a2)),
+		4: onTime(4, statsAt(29.9, "received=90"+a2)),
+	})
+	if ps := crossOf(t, forged); len(ps) != 0 {
+		t.Errorf("forged frames: problems %+v, want none", ps)
+	}
+	c := mustCheck(t, forged)
+	if len(c.Unauthenticated) != 1 || !strings.HasPrefix(c.Unauthenticated[0], "90 unauthenticated frames from 10.0.0.9, which no node of the run sends from (proving no sender), were refused by 2 nodes (90 no-hmac: ") {
+		t.Errorf("forged frames: notes %q", c.Unauthenticated)
+	}
+	if got := UnauthenticatedText(c.Unauthenticated); !strings.HasPrefix(got, "note: 90 unauthenticated frames from 10.0.0.9") {
+		t.Errorf("notes printed %q", got)
+	}
+
+	twoKeys := crossRun(t, map[protocol.NodeID][]trace.Event{
+		1: onTime(4, statsAt(29.9, "received=90 hmac=30 refused-hmac-at-10.0.0.2=30"+a1)),
+		2: onTime(4, statsAt(29.9, "received=91 hmac=30 refused-hmac-at-10.0.0.2=30"+a1)),
+		3: onTime(4, statsAt(29.9, "received=90 hmac=20 refused-hmac-at-10.0.0.1=20"+a2)),
+		4: onTime(4, statsAt(29.9, "received=90"+a2)),
+	})
+	ps := crossOf(t, twoKeys)
+	if len(ps) != 2 || ps[0].Kind != CrossRefusedAddr || len(ps[0].Nodes) != 2 || ps[0].Nodes[0] != 1 || ps[1].Nodes[0] != 3 ||
+		!strings.HasPrefix(ps[1].Text, "frames from 10.0.0.2 (host h2), the address of 2 nodes (3, 4), proving no sender, were refused by 2 nodes (60 hmac: a bad signature: it signs with another key than theirs); the nodes there refused those from 10.0.0.1 (host h1) in turn: the two sides hold different keys (refused by 1, 2)") {
+		t.Errorf("two keys: problems %+v", ps)
+	}
+	if c := mustCheck(t, twoKeys); len(c.Unauthenticated) != 0 {
+		t.Errorf("two keys: notes %q", c.Unauthenticated)
+	}
+
+	keyless := crossRun(t, map[protocol.NodeID][]trace.Event{
+		1: onTime(4, statsAt(29.9, "received=90 body=12 refused-from-4=12 refused-body-from-4-at-10.0.0.9=7 refused-body-from-4-at-10.0.0.2=5"+a1)),
+		2: onTime(4, statsAt(29.9, "received=90"+a1)),
+		3: onTime(4, statsAt(29.9, "received=90"+a2)),
+		4: onTime(4, statsAt(29.9, "received=90"+a2)),
+	})
+	ps = crossOf(t, keyless)
+	if len(ps) != 1 || ps[0].Kind != CrossRefused || ps[0].Nodes[0] != 4 || !strings.HasPrefix(ps[0].Text, "node 4's frames were refused by 1 node (5 body: ") {
+		t.Errorf("keyless: problems %+v, want node 4 named for the 5 frames from its own address", ps)
+	}
+	if c := mustCheck(t, keyless); len(c.Unauthenticated) != 1 || !strings.HasPrefix(c.Unauthenticated[0], "7 unauthenticated frames from 10.0.0.9, which no node of the run sends from (claiming node 4)") {
+		t.Errorf("keyless: notes %q", c.Unauthenticated)
+	}
+}
+
 // Each reason is named with what the refused node does differently.
 func TestCrossHostRefusalReasons(t *testing.T) {
 	dir := crossRun(t, map[protocol.NodeID][]trace.Event{
@@ -127,6 +183,28 @@ func TestCrossHostLateStart(t *testing.T) {
 	ps := crossOf(t, dir)
 	if len(ps) != 1 || ps[0].Kind != CrossLate || len(ps[0].Nodes) != 1 || ps[0].Nodes[0] != 2 ||
 		!strings.Contains(ps[0].Text, "1 node started more than 2s after the run's start (their first event): node 2 at 4.700s (") {
+		t.Errorf("problems %+v", ps)
+	}
+	if !strings.Contains(ps[0].Text, "their clocks are behind, or their processes stalled") {
+		t.Errorf("without the start's lateness in its stats, node 2's clock or a stall is blamed: %s", ps[0].Text)
+	}
+}
+
+// A late node whose process got the start late (its stats say how late,
+// and the load then) is named late for an overloaded machine, with the
+// figures, not for its clock.
+func TestCrossHostLateStartOverloaded(t *testing.T) {
+	dir := crossRun(t, map[protocol.NodeID][]trace.Event{
+		1: onTime(4),
+		2: {ev(2.4, trace.EvStart), leaderAt(5, 4, ""), statsAt(29.9, "received=10 late-start-ms=2310 load-at-start=14.20 runnable-at-start=9")},
+		3: onTime(4),
+		4: onTime(4),
+	})
+	ps := crossOf(t, dir)
+	if len(ps) != 1 || ps[0].Kind != CrossLate ||
+		!strings.Contains(ps[0].Text, "node 2 at 2.400s (") ||
+		!strings.Contains(ps[0].Text, "; the start reached its process 2.31s late, load average 14.20, 9 runnable)") ||
+		!strings.Contains(ps[0].Text, "their machines ran them late (overloaded") || strings.Contains(ps[0].Text, "clocks are behind") {
 		t.Errorf("problems %+v", ps)
 	}
 }

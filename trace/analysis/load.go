@@ -106,6 +106,9 @@ type proc struct {
 
 // run is a loaded run: one or more directories of one run id.
 type run struct {
+	// unauth are the notes of refused frames from addresses no node
+	// of the run sends from (crosshost.go), set by crossHost.
+	unauth     []string
 	dirs       []string
 	header     trace.Event
 	headerFile string

@@ -39,6 +39,8 @@ type MetricsReport struct {
 	// CrossHost lists the run's cross-host problems (crosshost.go),
 	// printed before the figures.
 	CrossHost []CrossHost `json:"cross_host,omitempty"`
+	// Unauthenticated: as CheckReport's.
+	Unauthenticated []string `json:"unauthenticated,omitempty"`
 	Metrics
 	// Messages counts frames by kind: the protocols' messages as sent and
 	// relayed (a flood counts once per transmission).
@@ -208,6 +210,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 	}
 	rep := &MetricsReport{Run: r.header.Run, Protocol: r.header.Protocol, Messages: map[string]KindCount{},
 		Stabilisation: opt.Stabilisation.Seconds(), CrossHost: r.crossHost()}
+	rep.Unauthenticated = r.unauth
 	end := r.end()
 	rep.Duration = seconds(end)
 	tr, terr := newTruth(r, opt.Step)

@@ -44,6 +44,7 @@ func (m *MergeReport) WriteText(w io.Writer) {
 func (c *CheckReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "run %s (%s)\n", c.Run, c.Protocol)
 	io.WriteString(w, CrossHostText(c.CrossHost))
+	io.WriteString(w, UnauthenticatedText(c.Unauthenticated))
 	for _, p := range c.Properties {
 		fmt.Fprintf(w, "%-22s %s", p.Name, p.Verdict)
 		if p.Violations > 0 {
@@ -79,6 +80,7 @@ func fmtOpt(v *float64, format string) string {
 func (m *MetricsReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "run %s: %s, %d node%s, %.1fs\n", m.Run, m.Protocol, m.Nodes, pluralS(m.Nodes), m.Duration)
 	io.WriteString(w, CrossHostText(m.CrossHost))
+	io.WriteString(w, UnauthenticatedText(m.Unauthenticated))
 	fmt.Fprintf(w, "F (share of live time in an election)    %s\n", fmtOpt(m.F, "%.4f"))
 	fmt.Fprintf(w, "R (elections per node per minute)        %s\n", fmtOpt(m.R, "%.4f"))
 	fmt.Fprintf(w, "T (mean election time, s)                %s\n", fmtOpt(m.T, "%.3f"))

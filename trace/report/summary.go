@@ -81,6 +81,9 @@ type Summary struct {
 	// traces missing, frames refused, late starts, another scenario),
 	// printed before the verdict.
 	CrossHost []analysis.CrossHost `json:"cross_host,omitempty"`
+	// Unauthenticated: refused frames from addresses no node of the run
+	// sends from (analysis.CheckReport's), printed as notes.
+	Unauthenticated []string `json:"unauthenticated,omitempty"`
 
 	measured *analysis.MetricsReport
 }
@@ -410,7 +413,7 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 	if m.err != nil {
 		return nil, m.err
 	}
-	sum.CrossHost = m.m.CrossHost
+	sum.CrossHost, sum.Unauthenticated = m.m.CrossHost, m.m.Unauthenticated
 	ends := m.m.End
 	if ends == nil {
 		// No ground truth walk (nothing alive, or a scenario the

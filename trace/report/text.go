@@ -16,6 +16,7 @@ func (s *Summary) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "run %s: %s, %s driver, seed %d, %s (%d alive at the end), %.1fs\n",
 		s.Run, s.Protocol, s.Driver, s.Seed, nodes(s.Nodes), s.Alive, s.Duration)
 	io.WriteString(w, analysis.CrossHostText(s.CrossHost))
+	io.WriteString(w, analysis.UnauthenticatedText(s.Unauthenticated))
 	if s.Reason != "" {
 		fmt.Fprintf(w, "verdict: %s (%s)\n", s.Verdict, s.Reason)
 	} else {

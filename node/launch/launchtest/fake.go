@@ -78,9 +78,10 @@ func run(args []string) error {
 	out := fs.String("out", "", "")
 	runName := fs.String("run", "", "")
 	startNS := fs.Int64("start", 0, "")
+	startStdin := fs.Bool("start-stdin", false, "")
 	seed := fs.Uint64("seed", 0, "")
 	dilation := fs.Int64("dilation", 1, "")
-	for _, s := range []string{"group", "control", "iface", "key-file", "ttl", "period", "trace-sink"} {
+	for _, s := range []string{"group", "control", "iface", "key-file", "ttl", "period", "trace-sink", "host"} {
 		fs.String(s, "", "")
 	}
 	if err := fs.Parse(args); err != nil {
@@ -142,6 +143,15 @@ func run(args []string) error {
 		fmt.Println("hello there")
 	default:
 		fmt.Printf("ready %d\n", os.Getpid())
+	}
+	if *startStdin {
+		// The readiness handshake: the start comes once every process
+		// is ready.
+		var ns int64
+		if _, err := fmt.Fscanf(os.Stdin, "start %d\n", &ns); err != nil {
+			return fmt.Errorf("fake: --start-stdin: %v", err)
+		}
+		*startNS = ns
 	}
 	start := time.Unix(0, *startNS)
 	k := time.Duration(max(*dilation, 1))
