@@ -18,7 +18,7 @@ func TestSweepWithGNUParallelOverSSH(t *testing.T) {
 	if _, err := exec.LookPath("parallel"); err != nil {
 		t.Skip("GNU parallel is not installed (scripts/deps.sh installs it)")
 	}
-	h := newSSHHosts(t)
+	h := newSSHHosts(t, false)
 	scenario, _ := filepath.Abs("../configs/static-line.yaml")
 	grid := []string{"sweep", scenario, "--set", "nodes.list=[]", "--set", "duration=20s", "--vary", "nodes.count=4|6",
 		"--vary", "protocol.name=adhoc/vasudevan|baseline/floodmax", "--seeds", "2"}
