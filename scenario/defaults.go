@@ -2,7 +2,10 @@ package scenario
 
 import (
 	"path/filepath"
+	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"manetlab/internal/units"
 	"manetlab/netstack"
@@ -102,4 +105,37 @@ func nilIfEmpty[T any](xs []T) []T {
 		return nil
 	}
 	return xs
+}
+
+// aodvPreset starts s's routing.aodv from the preset doc names
+// (routing.aodv.preset), so that the fields the scenario gives are
+// decoded over the preset's values.
+func aodvPreset(doc *yaml.Node, s *Scenario) *fieldError {
+	n := resolve(doc)
+	for _, key := range []string{"routing", "aodv", "preset"} {
+		n = mappingValue(n, key)
+		if n == nil {
+			return nil
+		}
+	}
+	c, err := netstack.AODVPreset(n.Value)
+	if err != nil {
+		return &fieldError{n.Line, "routing.aodv.preset", strings.TrimPrefix(err.Error(), "preset: ")}
+	}
+	s.Routing.AODV = c
+	return nil
+}
+
+// mappingValue is the value of key in the mapping n (nil if none).
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return resolve(n.Content[i+1])
+		}
+	}
+	return nil
 }
