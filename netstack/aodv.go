@@ -65,6 +65,7 @@ type aodvState struct {
 	// broadcast (0: not since its last hello), and the rate limits'
 	// counts in the current second.
 	nbrs               map[int32]time.Duration
+	purgeGen           uint64 // which neighbour check timer is current
 	blacklist          map[int32]time.Duration
 	lastBcast          time.Duration
 	rreqSec, rerrSec   int64
@@ -328,9 +329,9 @@ func (s *Stack) heardRREQ(f *Frame) {
 		delete(a.blacklist, f.From)
 	}
 	s.learn(f.From, f.From, 1, 0, false, c.activeRoute())
-	// Every copy keeps its sender a neighbour. (ns-3 counts first copies
-	// only; on the grid of docs/routing.md that broke links, and routes,
-	// far more often than ns-3 itself does.)
+	// Every copy keeps its sender a neighbour. (ns-3's code counts first
+	// copies only; doing so here broke the route of the grid of
+	// docs/routing.md in most runs, where ns-3 keeps it.)
 	s.heardNeighbor(f.From)
 	k := rreqKey{f.Origin, f.OSeq}
 	if until, ok := a.seen[k]; ok && now <= until || f.Origin == s.self {

@@ -8,9 +8,13 @@ import (
 // AODV's hellos, its neighbour table, its jitter, its rate limits and its
 // blacklist (RFC 3561 6.8, 6.9, 6.11; docs/routing.md).
 
-// aodvTick is the Peer of the TimerDiscovery that is AODV's hello
-// period (a discovery's Peer is a member index, never negative).
-const aodvTick = -1
+// aodvTick and aodvPurge are the Peers of the TimerDiscovery that are
+// AODV's hello period and its neighbour table's check (a discovery's
+// Peer is a member index, never negative).
+const (
+	aodvTick  = -1
+	aodvPurge = -2
+)
 
 // stepDraw is a random wait below bound, or, with step > 0, a whole
 // number of steps from 0 to bound inclusive (ns-3's GetInteger(0, n)).
@@ -56,6 +60,23 @@ func (s *Stack) aodvTick() {
 	a := s.routing()
 	c := &s.cfg.AODV
 	now := s.now()
+	next := c.helloInterval()
+	if a.lastBcast > 0 {
+		next = max(next-(now-a.lastBcast), 0)
+	} else {
+		s.sendHello()
+	}
+	a.lastBcast = 0
+	s.d.SetTimer(next, Timer{Kind: TimerDiscovery, Peer: aodvTick})
+}
+
+// purgeNeighbors breaks the links to the neighbours not heard for
+// ALLOWED_HELLO_LOSS · HELLO_INTERVAL and checks again one
+// HELLO_INTERVAL later (ns-3's Neighbors::Purge: its own period, apart
+// from the hellos', restarted by every check).
+func (s *Stack) purgeNeighbors() {
+	a := s.routing()
+	now := s.now()
 	var lost []int32
 	for j, until := range a.nbrs {
 		if now > until {
@@ -70,14 +91,8 @@ func (s *Stack) aodvTick() {
 			return
 		}
 	}
-	next := c.helloInterval()
-	if a.lastBcast > 0 {
-		next = max(next-(now-a.lastBcast), 0)
-	} else {
-		s.sendHello()
-	}
-	a.lastBcast = 0
-	s.d.SetTimer(next, Timer{Kind: TimerDiscovery, Peer: aodvTick})
+	a.purgeGen++
+	s.d.SetTimer(s.cfg.AODV.helloInterval(), Timer{Kind: TimerDiscovery, Peer: aodvPurge, Ref: a.purgeGen})
 }
 
 // sendHello broadcasts a hello: a route reply for this node itself, its
@@ -131,7 +146,11 @@ func (s *Stack) keepNeighbor(j int32, d time.Duration) {
 	if a.nbrs == nil {
 		a.nbrs = map[int32]time.Duration{}
 	}
-	a.nbrs[j] = max(a.nbrs[j], s.now()+d)
+	until, known := a.nbrs[j]
+	a.nbrs[j] = max(until, s.now()+d)
+	if !known {
+		s.purgeNeighbors() // a new neighbour: check now, as ns-3
+	}
 }
 
 // keepDataNeighbors keeps, at a node that received data from origin for

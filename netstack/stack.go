@@ -224,8 +224,14 @@ func (s *Stack) Timer(t Timer) {
 	case TimerRelay:
 		s.relay(t.Frame)
 	case TimerDiscovery:
-		if t.Peer == aodvTick {
+		switch {
+		case t.Peer == aodvTick:
 			s.aodvTick()
+			return
+		case t.Peer == aodvPurge:
+			if t.Ref == s.routing().purgeGen {
+				s.purgeNeighbors()
+			}
 			return
 		}
 		s.discoveryTimeout(t.Peer, t.Ref)
