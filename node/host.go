@@ -231,7 +231,7 @@ func newHost(opt Options) (*Host, error) {
 		ids[m.Index] = m.ID
 	}
 	h.net = netstack.NewConfig(ids, h.hello, h.timeout, s.Radio.Delay.D(), s.Trace.Hello)
-	h.net.Routing, h.net.AODV = s.Routing.Protocol, s.Routing.AODV
+	s.Routing.Apply(h.net)
 	if s.Routing.Protocol == netstack.RoutingAODV && s.Routing.AODV.SendsHellos() {
 		return nil, fmt.Errorf("%s: routing.aodv.neighbors: %s: AODV's hello messages are simulated only (sim); real nodes have no wire format for them yet (use %s)",
 			s.Path, s.Routing.AODV.Neighbors, netstack.NeighborsLink)

@@ -2,12 +2,14 @@ package sim
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"manetlab/protocol"
 	_ "manetlab/ring" // registers ring/chang-roberts
 	"manetlab/scenario"
+	"manetlab/trace"
 	"manetlab/trace/analysis"
 	_ "manetlab/traffic" // registers traffic/cbr
 )
@@ -294,5 +296,40 @@ func TestAODVRouteFromTheDestinationReleasesTheBuffer(t *testing.T) {
 	}
 	if len(late) < 12 || late[0] > 11 || late[len(late)-1] != 22 {
 		t.Fatalf("node 3 received %v: want some that waited while it was down, then 12-22", echoes)
+	}
+}
+
+// TestRelayJitterField: routing.relay_jitter bounds the wait before each
+// relay of a flood: on a line of 6 nodes (ideal medium, 2 ms a hop) a
+// beacon flooded from node 1 reaches node 6 within 5 · (2 + 1) ms at the
+// default 1 ms, and later than 5 · 2 + 20 ms with 100 ms (four relays,
+// each waiting a draw below 100 ms).
+func TestRelayJitterField(t *testing.T) {
+	y := "duration: 3s\nprotocol: {name: traffic/beacon, params: {from: [1], flood: true}}\nradio: {mac: ideal, range: 150}\nrouting: {protocol: flood}\nmobility: {model: static, area: [600, 10]}\nnodes:\n  list:\n"
+	for i := 1; i <= 6; i++ {
+		y += fmt.Sprintf("    - {id: %d, pos: [%d, 0]}\n", i, 100*(i-1))
+	}
+	arrival := func(sets ...string) time.Duration {
+		dir := t.TempDir()
+		if _, err := Run(parse(t, y, sets...), Options{Out: dir}); err != nil {
+			t.Fatal(err)
+		}
+		evs, _, err := trace.ReadFile(filepath.Join(dir, "node-6.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.Ev == trace.EvRecv && e.Kind == "beacon" {
+				return time.Duration(e.T) - time.Second // sent at 1 s
+			}
+		}
+		t.Fatalf("%v: node 6 received no beacon", sets)
+		return 0
+	}
+	if d := arrival(); d > 15*time.Millisecond {
+		t.Errorf("default relay jitter: %s to node 6", d)
+	}
+	if d := arrival("routing.relay_jitter=100ms"); d < 30*time.Millisecond {
+		t.Errorf("relay_jitter 100ms: %s to node 6", d)
 	}
 }
