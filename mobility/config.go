@@ -14,7 +14,7 @@ const (
 	// Random waypoint's first state (Config.Start).
 	StartUniform     = "uniform"
 	StartSteadyState = "steady-state"
-	ModelNS2            = "ns2"
+	ModelNS2         = "ns2"
 )
 
 // DefaultArea is the arena's width and height in metres when none is given.
