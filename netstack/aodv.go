@@ -478,7 +478,9 @@ func (s *Stack) linkBroken(j int32) {
 	var lost []Unreachable
 	for dest, r := range a.routes {
 		if r.valid && r.next == j {
-			r.seq++
+			if !s.cfg.AODV.KeepSeqOnBreak {
+				r.seq++
+			}
 			s.invalidate(r)
 			if len(r.precursors) > 0 {
 				lost = append(lost, Unreachable{Dest: s.cfg.IDs[dest], Seq: r.seq})

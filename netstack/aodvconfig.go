@@ -75,6 +75,12 @@ type AODVConfig struct {
 	// acknowledged: the link is unidirectional, 6.8) is ignored for that
 	// long when it relays requests.
 	BlacklistTimeout units.Duration `yaml:"blacklist_timeout,omitempty"`
+	// KeepSeqOnBreak keeps the destination sequence number of a route
+	// whose link broke, as ns-3 does; false: it is incremented (RFC 3561
+	// 6.11), so that the new request asks for a fresher route than any
+	// neighbour's, and only the destination (or a node that heard of it
+	// since) answers.
+	KeepSeqOnBreak bool `yaml:"keep_seq_on_break,omitempty"`
 }
 
 // Neighbour detection modes (AODVConfig.Neighbors).
@@ -116,6 +122,7 @@ func AODVPreset(name string) (AODVConfig, error) {
 		c.Jitter = units.Duration(10 * time.Millisecond)
 		c.JitterStep = units.Duration(time.Millisecond)
 		c.RREQRateLimit, c.RERRRateLimit = 10, 10
+		c.KeepSeqOnBreak = true
 	default:
 		return c, fmt.Errorf("preset: %q is not one of \"\", %q", name, PresetNS3)
 	}

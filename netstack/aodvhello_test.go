@@ -100,3 +100,21 @@ func TestAODVHello(t *testing.T) {
 type helloTestMsg struct{}
 
 func (helloTestMsg) Kind() string { return "test" }
+
+// TestKeepSeqOnBreak: a broken link's routes get their destination
+// sequence number incremented (RFC 3561 6.11), or kept (ns-3's way).
+func TestKeepSeqOnBreak(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		s, _ := aodvStack(4)
+		s.cfg.AODV.KeepSeqOnBreak = keep
+		r := s.learn(3, 2, 2, 9, true, 2*time.Second)
+		s.linkBroken(2)
+		want := uint32(10)
+		if keep {
+			want = 9
+		}
+		if r.valid || r.seq != want {
+			t.Errorf("keep_seq_on_break %v: route valid %v, sequence number %d, want %d", keep, r.valid, r.seq, want)
+		}
+	}
+}
