@@ -201,7 +201,7 @@ func (s *Stack) forward(f *Frame, dest int32) {
 	if d == nil {
 		c := &s.cfg.AODV
 		d = &discovery{ttl: c.TTLStart}
-		if r := a.routes[dest]; r != nil && r.hops > 0 {
+		if r := a.routes[dest]; c.RingFromHops && r != nil && r.hops > 0 {
 			// A route known before: the ring starts at its hop count
 			// plus TTL_INCREMENT (RFC 3561 6.4).
 			d.ttl = min(r.hops+c.TTLIncrement, c.NetDiameter)
