@@ -113,7 +113,7 @@ func nilIfEmpty[T any](xs []T) []T {
 func aodvPreset(doc *yaml.Node, s *Scenario) *fieldError {
 	n := resolve(doc)
 	for _, key := range []string{"routing", "aodv", "preset"} {
-		n = mappingValue(n, key)
+		n = lookup(n, key)
 		if n == nil {
 			return nil
 		}
@@ -123,19 +123,5 @@ func aodvPreset(doc *yaml.Node, s *Scenario) *fieldError {
 		return &fieldError{n.Line, "routing.aodv.preset", strings.TrimPrefix(err.Error(), "preset: ")}
 	}
 	s.Routing.AODV = c
-	return nil
-}
-
-// mappingValue is the value of key in the mapping n (nil if none).
-func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	n = resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return resolve(n.Content[i+1])
-		}
-	}
 	return nil
 }
