@@ -33,18 +33,19 @@ func (Beacon) Kind() string { return "beacon" }
 // Beacons is a node's generator: count broadcasts, the first at start
 // plus the node's offset, then one every period.
 type Beacons struct {
-	env    protocol.Env
-	start  time.Duration
-	spread time.Duration
-	period time.Duration
-	count  int
-	size   int
-	sent   int
-	offset time.Duration
-	at     time.Duration   // the next broadcast's time
-	sends  bool            // this node is one of the senders
-	flood  bool            // Env.Flood rather than Broadcast
-	to     protocol.NodeID // Env.Send to this node rather than Broadcast (None: broadcast)
+	env     protocol.Env
+	start   time.Duration
+	spread  time.Duration
+	period  time.Duration
+	count   int
+	size    int
+	sent    int
+	offset  time.Duration
+	at      time.Duration   // the next broadcast's time
+	sends   bool            // this node is one of the senders
+	flood   bool            // Env.Flood rather than Broadcast
+	poisson bool            // exponential gaps of mean period (Env.Rand)
+	to      protocol.NodeID // Env.Send to this node rather than Broadcast (None: broadcast)
 }
 
 // NewBeacon builds a node's generator. Parameters:
@@ -58,6 +59,8 @@ type Beacons struct {
 //   - from: the member IDs that send (default every node);
 //   - flood: flood every beacon across the network (Env.Flood) rather
 //     than broadcast it one hop (default false);
+//   - arrivals: "periodic" (the default: period apart) or "poisson"
+//     (exponential gaps of mean period, from the node's Env.Rand);
 //   - to: a member ID: every beacon is an acknowledged one-hop unicast to
 //     it (Env.Send) rather than a broadcast, and that node sends none
 //     (default: none, broadcasts).
@@ -68,6 +71,7 @@ func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 		b.sends = slices.Contains(r.MemberSet("from", cfg.Members), cfg.ID)
 	}
 	b.flood = r.Bool("flood", false)
+	b.poisson = r.String("arrivals", "periodic", "periodic", "poisson") == "poisson"
 	if v, ok := r.Any("to"); ok {
 		b.to = protocol.NodeID(r.Int("to", 0))
 		if !slices.Contains(cfg.Members, b.to) {
@@ -133,7 +137,11 @@ func (b *Beacons) Step(ev protocol.Event) {
 			b.env.Broadcast(m)
 		}
 		if b.sent < b.count {
-			b.at += b.period
+			gap := b.period
+			if b.poisson {
+				gap = time.Duration(b.env.Rand().ExpFloat64() * float64(b.period))
+			}
+			b.at += gap
 			b.env.SetTimer(b.at-b.env.Now(), "beacon", 0)
 		}
 	}
