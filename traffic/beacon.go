@@ -41,11 +41,12 @@ type Beacons struct {
 	size    int
 	sent    int
 	offset  time.Duration
-	at      time.Duration   // the next broadcast's time
-	sends   bool            // this node is one of the senders
-	flood   bool            // Env.Flood rather than Broadcast
-	poisson bool            // exponential gaps of mean period (Env.Rand)
-	to      protocol.NodeID // Env.Send to this node rather than Broadcast (None: broadcast)
+	at      time.Duration     // the next broadcast's time
+	sends   bool              // this node is one of the senders
+	flood   bool              // Env.Flood rather than Broadcast
+	poisson bool              // exponential gaps of mean period (Env.Rand)
+	others  []protocol.NodeID // to random: the members but this node
+	to      protocol.NodeID   // Env.Send to this node rather than Broadcast (None: broadcast)
 }
 
 // NewBeacon builds a node's generator. Parameters:
@@ -62,8 +63,9 @@ type Beacons struct {
 //   - arrivals: "periodic" (the default: period apart) or "poisson"
 //     (exponential gaps of mean period, from the node's Env.Rand);
 //   - to: a member ID: every beacon is an acknowledged one-hop unicast to
-//     it (Env.Send) rather than a broadcast, and that node sends none
-//     (default: none, broadcasts).
+//     it (Env.Send) rather than a broadcast, and that node sends none; or
+//     "random": each beacon to another member drawn from the node's
+//     Env.Rand (default: none, broadcasts).
 func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 	r := cfg.Params.Reader()
 	b := &Beacons{env: cfg.Env, sends: true}
@@ -72,7 +74,13 @@ func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 	}
 	b.flood = r.Bool("flood", false)
 	b.poisson = r.String("arrivals", "periodic", "periodic", "poisson") == "poisson"
-	if v, ok := r.Any("to"); ok {
+	if v, ok := r.Any("to"); ok && v == "random" {
+		for _, m := range cfg.Members {
+			if m != cfg.ID {
+				b.others = append(b.others, m)
+			}
+		}
+	} else if ok {
 		b.to = protocol.NodeID(r.Int("to", 0))
 		if !slices.Contains(cfg.Members, b.to) {
 			r.Reject("to", v, "a member's ID")
@@ -100,7 +108,7 @@ func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 		return nil, fmt.Errorf("protocol.params.count: must be 0 or above (got %d)", b.count)
 	case b.size < 0 || b.size > 1024:
 		return nil, fmt.Errorf("protocol.params.size: must be 0 to 1024 bytes (got %d)", b.size)
-	case b.flood && b.to != protocol.None:
+	case b.flood && (b.to != protocol.None || len(b.others) > 0):
 		return nil, fmt.Errorf("protocol.params: flood and to exclude each other (a flood goes to every node)")
 	}
 	return b, nil
@@ -129,6 +137,8 @@ func (b *Beacons) Step(ev protocol.Event) {
 		b.sent++
 		m := Beacon{N: uint32(b.sent), Pad: make([]byte, b.size)}
 		switch {
+		case len(b.others) > 0:
+			b.env.Send(b.others[b.env.Rand().IntN(len(b.others))], m)
 		case b.to != protocol.None:
 			b.env.Send(b.to, m)
 		case b.flood:

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
   std::string mode = "sink", arrivals = "periodic";
   CommandLine cmd;
   cmd.AddValue("n", "nodes (sink mode)", n);
-  cmd.AddValue("mode", "sink|hidden|far", mode);
+  cmd.AddValue("mode", "sink|hidden|far|random (sink's square, every node sends each frame to a random other node)", mode);
   cmd.AddValue("run", "RngRun", run);
   cmd.AddValue("side", "square side in m (sink mode)", side);
   cmd.AddValue("count", "unicasts per sender", count);
@@ -163,13 +163,17 @@ int main(int argc, char **argv)
   uint32_t senders = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t to = mode == "hidden" ? 1 : mode == "far" ? 2 : 0;
-    if (i == to || (mode == "far" && i != 0)) continue;
+    if (mode != "random" && (i == to || (mode == "far" && i != 0))) continue;
     senders++;
     int64_t phase = (int64_t)u->GetValue(0, spreadUs * 1e3);
     double at = 0;
     for (uint32_t k = 0; k < count; k++) {
       if (arrivals == "poisson" && k > 0) at += e->GetValue();
       else if (k > 0) at += periodUs * 1e3;
+      if (mode == "random") {
+        to = u->GetInteger(0, n - 2);
+        if (to >= i) to++;
+      }
       Simulator::Schedule(Seconds(1.0) + NanoSeconds(phase + (int64_t)at), &Tx, i, to, k);
       lastAt = std::max(lastAt, phase + at);
     }
