@@ -242,8 +242,6 @@ func (c *AODVConfig) hellos() bool {
 }
 func (c *AODVConfig) linkFeedback() bool { return c.Neighbors != NeighborsHello }
 
-// SendsHellos reports whether c has nodes send AODV hellos.
-func (c *AODVConfig) SendsHellos() bool { return c.hellos() }
 
 func (c *AODVConfig) helloInterval() time.Duration {
 	if c.HelloInterval > 0 {

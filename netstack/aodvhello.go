@@ -100,7 +100,7 @@ func (s *Stack) purgeNeighbors() {
 // after the jitter (traced as rrep, kind "hello").
 func (s *Stack) sendHello() {
 	a := s.routing()
-	f := Frame{Type: AODVHello, To: -1, Final: s.id, DestSeq: a.seq, Lifetime: s.cfg.AODV.helloLifetime(), Bytes: rrepBytes}
+	f := Frame{Type: AODVHello, To: -1, Origin: s.self, Final: s.id, DestSeq: a.seq, Lifetime: s.cfg.AODV.helloLifetime(), Bytes: rrepBytes}
 	if s.cfg.AODV.Jitter > 0 {
 		s.d.SetTimer(s.aodvJitter(), Timer{Kind: TimerRelay, Frame: &f})
 		return

@@ -232,10 +232,6 @@ func newHost(opt Options) (*Host, error) {
 	}
 	h.net = netstack.NewConfig(ids, h.hello, h.timeout, s.Radio.Delay.D(), s.Trace.Hello)
 	s.Routing.Apply(h.net)
-	if s.Routing.Protocol == netstack.RoutingAODV && s.Routing.AODV.SendsHellos() {
-		return nil, fmt.Errorf("%s: routing.aodv.neighbors: %s: AODV's hello messages are simulated only (sim); real nodes have no wire format for them yet (use %s)",
-			s.Path, s.Routing.AODV.Neighbors, netstack.NeighborsLink)
-	}
 	h.maxRange = prop.MaxRange()
 	if s.Radio.MAC == radio.MACDCF {
 		h.net.MAC = netstack.NewDCF(s.Radio.DCF)

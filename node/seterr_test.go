@@ -19,13 +19,3 @@ func TestProtocolErrorsNameTheSetFlag(t *testing.T) {
 		}
 	}
 }
-
-// Real nodes refuse AODV's hellos (the wire has no frame for them yet)
-// with an error naming the field; the simulator runs them.
-func TestAODVHellosRefused(t *testing.T) {
-	s := parse(t, "nodes: {count: 2}\nprotocol: {name: baseline/floodmax}\n", "routing.aodv.preset=ns-3.37")
-	_, err := newHost(Options{Scenario: s, IDs: ids(1), Out: t.TempDir(), Run: "r"})
-	if err == nil || !strings.Contains(err.Error(), "routing.aodv.neighbors: both") {
-		t.Errorf("preset ns-3.37 on a real node: error %v, want one naming routing.aodv.neighbors", err)
-	}
-}
