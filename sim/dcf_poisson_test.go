@@ -31,18 +31,7 @@ func TestDCFPoissonHiddenAgainstNS3(t *testing.T) {
 	}
 	ns3 := unicastFigures{frac: 0.995, txPerFrame: 1.488, p50: 6883 * time.Microsecond}
 	if ns3Live(t) {
-		bin := ns3test.Program(t, "unicast")
-		ns3 = unicastFigures{}
-		for r := 1; r <= 10; r++ {
-			kv := ns3test.Run(t, bin, "--mode=hidden", "--count=40", "--arrivals=poisson", "--period_us=5000", fmt.Sprintf("--run=%d", r))
-			var frac, tx, p50 float64
-			fmt.Sscan(kv["frac"], &frac)
-			fmt.Sscan(kv["tx_per_frame"], &tx)
-			fmt.Sscan(kv["p50"], &p50)
-			ns3.frac += frac / 10
-			ns3.txPerFrame += tx / 10
-			ns3.p50 += time.Duration(p50*1000) / 10
-		}
+		ns3 = ns3UnicastMeans(t, "--mode=hidden", "--count=40", "--arrivals=poisson", "--period_us=5000")
 	}
 	var got unicastFigures
 	for seed := uint64(1); seed <= 10; seed++ {
@@ -102,19 +91,7 @@ func TestDCFRandomUnicastAgainstNS3(t *testing.T) {
 	live := ns3Live(t)
 	for _, c := range cases {
 		if live {
-			bin := ns3test.Program(t, "unicast")
-			c.ns3 = unicastFigures{}
-			for r := 1; r <= 10; r++ {
-				kv := ns3test.Run(t, bin, "--mode=random", fmt.Sprintf("--n=%d", c.n), fmt.Sprintf("--count=%d", c.count),
-					"--period_us=1", fmt.Sprintf("--run=%d", r))
-				var frac, tx, p50 float64
-				fmt.Sscan(kv["frac"], &frac)
-				fmt.Sscan(kv["tx_per_frame"], &tx)
-				fmt.Sscan(kv["p50"], &p50)
-				c.ns3.frac += frac / 10
-				c.ns3.txPerFrame += tx / 10
-				c.ns3.p50 += time.Duration(p50*1000) / 10
-			}
+			c.ns3 = ns3UnicastMeans(t, "--mode=random", fmt.Sprintf("--n=%d", c.n), fmt.Sprintf("--count=%d", c.count), "--period_us=1")
 		}
 		var got unicastFigures
 		for seed := uint64(1); seed <= 10; seed++ {
@@ -134,4 +111,22 @@ func TestDCFRandomUnicastAgainstNS3(t *testing.T) {
 			t.Errorf("N = %d: latency p50 %s, ns-3 %s", c.n, got.p50, c.ns3.p50)
 		}
 	}
+}
+
+// ns3UnicastMeans is the mean over --run=1..10 of unicast.cc's fraction
+// received, transmissions a frame and latency median, run with args.
+func ns3UnicastMeans(t *testing.T, args ...string) unicastFigures {
+	bin := ns3test.Program(t, "unicast")
+	var f unicastFigures
+	for r := 1; r <= 10; r++ {
+		kv := ns3test.Run(t, bin, append(args, fmt.Sprintf("--run=%d", r))...)
+		var frac, tx, p50 float64
+		fmt.Sscan(kv["frac"], &frac)
+		fmt.Sscan(kv["tx_per_frame"], &tx)
+		fmt.Sscan(kv["p50"], &p50)
+		f.frac += frac / 10
+		f.txPerFrame += tx / 10
+		f.p50 += time.Duration(p50*1000) / 10
+	}
+	return f
 }
