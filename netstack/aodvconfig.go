@@ -242,7 +242,6 @@ func (c *AODVConfig) hellos() bool {
 }
 func (c *AODVConfig) linkFeedback() bool { return c.Neighbors != NeighborsHello }
 
-
 func (c *AODVConfig) helloInterval() time.Duration {
 	if c.HelloInterval > 0 {
 		return c.HelloInterval.D()
