@@ -11,7 +11,10 @@ const (
 	ModelStatic         = "static"
 	ModelWaypoints      = "waypoints"
 	ModelRandomWaypoint = "random-waypoint"
-	ModelNS2            = "ns2"
+	// Random waypoint's first state (Config.Start).
+	StartUniform     = "uniform"
+	StartSteadyState = "steady-state"
+	ModelNS2         = "ns2"
 )
 
 // DefaultArea is the arena's width and height in metres when none is given.
@@ -61,6 +64,12 @@ func (c *Config) Validate() error {
 		if c.Pause < 0 {
 			bad("pause", "%v is negative (want 0 or above)", c.Pause)
 		}
+	}
+	if c.Start != "" && c.Start != StartUniform && c.Start != StartSteadyState {
+		bad("start", "%q is unknown (allowed: %s, %s)", c.Start, StartUniform, StartSteadyState)
+	}
+	if c.Start == StartSteadyState && c.Model != ModelRandomWaypoint {
+		bad("start", "%s is for mobility.model %s (got %s)", StartSteadyState, ModelRandomWaypoint, c.Model)
 	}
 	return errors.Join(errs...)
 }

@@ -28,6 +28,15 @@ type Config struct {
 	Speed [2]float64 `yaml:"speed"`
 	// Pause at each waypoint, random waypoint only (default 0).
 	Pause units.Duration `yaml:"pause"`
+	// Start is random waypoint's first state: "" or StartUniform (the
+	// nodes start paused where nodes.placement put them, so the mean
+	// speed decays from the drawn speeds' mean) or StartSteadyState
+	// (Navidi and Camp's stationary distribution, as ns-3's
+	// SteadyStateRandomWaypointMobilityModel: positions, the first leg's
+	// speed and destination, or an initial pause, drawn so that the
+	// network is in its steady state from time 0; the placement's
+	// positions are replaced, heights kept).
+	Start string `yaml:"start,omitempty"`
 	// File is the ns-2 mobility trace, relative to the scenario file.
 	File string `yaml:"file"`
 	// Stop halts every node where it is at this time (default 0: motion

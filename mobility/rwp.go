@@ -33,6 +33,9 @@ func RandomWaypoint(start []geo.Vec, c Config, duration time.Duration, rng *rand
 	for i, p := range start {
 		tr := Trajectory{{From: p}}
 		var t time.Duration
+		if c.Start == StartSteadyState {
+			tr, t, p = steadyStart(p.Z, c, rng)
+		}
 		for t < duration {
 			dest := geo.Vec{X: rng.Float64() * c.Area[0], Y: rng.Float64() * c.Area[1], Z: p.Z}
 			speed := lo + rng.Float64()*(hi-lo)

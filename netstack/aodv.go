@@ -2,11 +2,9 @@ package netstack
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"time"
 
-	"manetlab/internal/units"
 	"manetlab/protocol"
 	"manetlab/trace"
 )
@@ -16,100 +14,6 @@ const (
 	RoutingFlood = "flood"
 	RoutingAODV  = "aodv"
 )
-
-// AODVConfig are AODV's parameters, named as RFC 3561's section 10 names
-// them and defaulted as it does (DefaultAODV; docs/routing.md). A
-// scenario gives them under routing.aodv.
-type AODVConfig struct {
-	ActiveRouteTimeout units.Duration `yaml:"active_route_timeout"` // ACTIVE_ROUTE_TIMEOUT, 3 s
-	NodeTraversalTime  units.Duration `yaml:"node_traversal_time"`  // NODE_TRAVERSAL_TIME, 40 ms
-	NetDiameter        int            `yaml:"net_diameter"`         // NET_DIAMETER, 35 hops
-	RREQRetries        int            `yaml:"rreq_retries"`         // RREQ_RETRIES, 2 (at the network's diameter)
-	TTLStart           int            `yaml:"ttl_start"`            // TTL_START, 1
-	TTLIncrement       int            `yaml:"ttl_increment"`        // TTL_INCREMENT, 2
-	TTLThreshold       int            `yaml:"ttl_threshold"`        // TTL_THRESHOLD, 7
-	TimeoutBuffer      int            `yaml:"timeout_buffer"`       // TIMEOUT_BUFFER, 2
-	// Buffer bounds the messages waiting for a route at one node (RFC
-	// 3561 leaves it to the implementation; ns-3's default is 64).
-	Buffer int `yaml:"buffer"`
-}
-
-// DefaultAODV are RFC 3561's defaults.
-func DefaultAODV() AODVConfig {
-	return AODVConfig{ActiveRouteTimeout: units.Duration(3 * time.Second), NodeTraversalTime: units.Duration(40 * time.Millisecond),
-		NetDiameter: 35, RREQRetries: 2, TTLStart: 1, TTLIncrement: 2, TTLThreshold: 7, TimeoutBuffer: 2, Buffer: 64}
-}
-
-// Validate names the first parameter out of its range, as
-// "field: problem" (field as the scenario names it under routing.aodv).
-func (c *AODVConfig) Validate() error {
-	switch {
-	case c.ActiveRouteTimeout < 0:
-		return fmt.Errorf("active_route_timeout: must be positive (got %s)", c.activeRoute())
-	case c.NodeTraversalTime < 0:
-		return fmt.Errorf("node_traversal_time: must be positive (got %s)", c.NodeTraversalTime)
-	case c.NetDiameter < 1 || c.NetDiameter > 255:
-		return fmt.Errorf("net_diameter: must be 1 to 255 hops (got %d)", c.NetDiameter)
-	case c.TTLStart < 1 || c.TTLStart > c.NetDiameter:
-		return fmt.Errorf("ttl_start: must be 1 to net_diameter (%d) (got %d)", c.NetDiameter, c.TTLStart)
-	case c.TTLIncrement < 1:
-		return fmt.Errorf("ttl_increment: must be 1 or more (got %d)", c.TTLIncrement)
-	case c.TTLThreshold < c.TTLStart || c.TTLThreshold > c.NetDiameter:
-		return fmt.Errorf("ttl_threshold: must be ttl_start (%d) to net_diameter (%d) (got %d)", c.TTLStart, c.NetDiameter, c.TTLThreshold)
-	case c.RREQRetries < 0 || c.RREQRetries > 16:
-		return fmt.Errorf("rreq_retries: must be 0 to 16 (got %d)", c.RREQRetries)
-	case c.TimeoutBuffer < 0:
-		return fmt.Errorf("timeout_buffer: must be 0 or more (got %d)", c.TimeoutBuffer)
-	case c.Buffer < 1:
-		return fmt.Errorf("buffer: must be 1 or more messages (got %d)", c.Buffer)
-	}
-	return nil
-}
-
-func (c *AODVConfig) activeRoute() time.Duration   { return c.ActiveRouteTimeout.D() }
-func (c *AODVConfig) nodeTraversal() time.Duration { return c.NodeTraversalTime.D() }
-
-// netTraversal is NET_TRAVERSAL_TIME: 2 · NODE_TRAVERSAL_TIME · NET_DIAMETER.
-func (c *AODVConfig) netTraversal() time.Duration {
-	return 2 * c.nodeTraversal() * time.Duration(c.NetDiameter)
-}
-
-// ringTraversal is RING_TRAVERSAL_TIME for a request of that TTL.
-func (c *AODVConfig) ringTraversal(ttl int) time.Duration {
-	return 2 * c.nodeTraversal() * time.Duration(ttl+c.TimeoutBuffer)
-}
-
-// RouteDelay is protocol.Config.RouteDelay for c: with AODV, the sum of
-// the expanding ring's waits before it asks the whole network; zero
-// under flooding.
-func (c *Config) RouteDelay() time.Duration {
-	if c.Routing != RoutingAODV {
-		return 0
-	}
-	a := &c.AODV
-	var d time.Duration
-	for ttl := a.TTLStart; ttl < a.NetDiameter; ttl = a.nextTTL(ttl) {
-		d += a.ringTraversal(ttl)
-	}
-	return d
-}
-
-// nextTTL is the expanding ring's TTL after a try of ttl (below the
-// network's diameter): TTL_INCREMENT more up to TTL_THRESHOLD, then
-// NET_DIAMETER (RFC 3561 6.4).
-func (c *AODVConfig) nextTTL(ttl int) int {
-	if ttl < c.TTLThreshold && ttl+c.TTLIncrement <= c.TTLThreshold {
-		return ttl + c.TTLIncrement
-	}
-	return c.NetDiameter
-}
-
-// pathDiscovery is PATH_DISCOVERY_TIME, how long a request is remembered.
-func (c *AODVConfig) pathDiscovery() time.Duration { return 2 * c.netTraversal() }
-
-// myRouteTimeout is MY_ROUTE_TIMEOUT, the lifetime a destination gives
-// its replies.
-func (c *AODVConfig) myRouteTimeout() time.Duration { return 2 * c.activeRoute() }
 
 // Sizes of the routing messages on the wire, RFC 3561's formats for IPv4:
 // they are what the routing overhead counts in bytes.
@@ -132,10 +36,12 @@ type route struct {
 
 // discovery is a route discovery this node runs for one destination.
 type discovery struct {
-	gen     uint64 // which timer is current
-	ttl     int
-	retries int // attempts at the network's diameter after the first
-	waiting []*Frame
+	gen      uint64 // which timer is current
+	ttl      int
+	retries  int  // attempts at the network's diameter after the first
+	tries    int  // requests sent
+	deferred bool // the timer is the rate limit's: send at this TTL again
+	waiting  []*Frame
 }
 
 type rreqKey struct {
@@ -153,6 +59,17 @@ type aodvState struct {
 	finding map[int32]*discovery
 	gen     uint64
 	waiting int // messages buffered in every discovery
+
+	// AODV's own neighbour table (hellos: neighbour -> when it is lost),
+	// the neighbours blacklisted (-> until when), when the node last
+	// broadcast (0: not since its last hello), and the rate limits'
+	// counts in the current second.
+	nbrs               map[int32]time.Duration
+	purgeGen           uint64 // which neighbour check timer is current
+	blacklist          map[int32]time.Duration
+	lastBcast          time.Duration
+	rreqSec, rerrSec   int64
+	rreqSent, rerrSent int
 }
 
 func (s *Stack) routing() *aodvState {
@@ -273,7 +190,7 @@ func (s *Stack) forward(f *Frame, dest int32) {
 	}
 	if f.Origin != s.self {
 		s.dropData(f, "no-route")
-		s.sendRERR([]Unreachable{{Dest: f.Final, Seq: s.lastSeq(dest)}})
+		s.sendRERR([]Unreachable{{Dest: f.Final, Seq: s.lastSeq(dest)}}, false)
 		return
 	}
 	if a.waiting >= s.cfg.AODV.Buffer {
@@ -282,7 +199,13 @@ func (s *Stack) forward(f *Frame, dest int32) {
 	}
 	d := a.finding[dest]
 	if d == nil {
-		d = &discovery{ttl: s.cfg.AODV.TTLStart}
+		c := &s.cfg.AODV
+		d = &discovery{ttl: c.TTLStart}
+		if r := a.routes[dest]; c.RingFromHops && r != nil && r.hops > 0 {
+			// A route known before: the ring starts at its hop count
+			// plus TTL_INCREMENT (RFC 3561 6.4).
+			d.ttl = min(r.hops+c.TTLIncrement, c.NetDiameter)
+		}
 		a.finding[dest] = d
 		s.requestRoute(dest, d)
 	}
@@ -305,12 +228,26 @@ func (s *Stack) lastSeq(dest int32) uint32 {
 func (s *Stack) requestRoute(dest int32, d *discovery) {
 	a := s.routing()
 	c := &s.cfg.AODV
+	if wait := s.rreqLimited(); wait > 0 {
+		// RREQ_RATELIMIT reached this second: the request waits for the
+		// next (ns-3 adds 100 µs).
+		a.gen++
+		d.gen, d.deferred = a.gen, true
+		s.d.SetTimer(wait, Timer{Kind: TimerDiscovery, Peer: dest, Ref: d.gen})
+		return
+	}
 	a.seq++
 	a.rreqID++
+	d.tries++
 	a.seen[rreqKey{s.self, a.rreqID}] = s.now() + c.pathDiscovery()
+	// HopLimit, unused by requests, carries which try this is to the
+	// trace (relay, after the jitter).
 	rreq := Frame{Type: RREQ, To: -1, Origin: s.self, OSeq: a.rreqID, OrigSeq: a.seq, Final: s.cfg.IDs[dest],
-		DestSeq: s.lastSeq(dest), TTL: uint8(d.ttl), Bytes: rreqBytes}
-	if s.cfg.MAC != nil {
+		DestSeq: s.lastSeq(dest), TTL: uint8(d.ttl), Bytes: rreqBytes, HopLimit: uint8(min(d.tries, 255))}
+	a.lastBcast = s.now()
+	if c.Jitter > 0 {
+		s.d.SetTimer(s.aodvJitter(), Timer{Kind: TimerRelay, Frame: &rreq})
+	} else if s.cfg.MAC != nil {
 		// On the DCF medium the request waits a jitter, as relays do
 		// (RFC 5148; ns-3's AODV jitters every broadcast by 0-10 ms):
 		// nodes whose discoveries start together, and retry together
@@ -318,8 +255,7 @@ func (s *Stack) requestRoute(dest int32, d *discovery) {
 		jitter := time.Duration(s.rng.Int64N(int64(s.cfg.RelayJitter)))
 		s.d.SetTimer(jitter, Timer{Kind: TimerRelay, Frame: &rreq})
 	} else {
-		f := s.scratch(rreq)
-		s.transmitNew(f, trace.Event{Ev: trace.EvRREQ, Bytes: rreqBytes, Origin: s.id, OSeq: a.rreqID, To: f.Final, Hops: 1})
+		s.relay(s.scratch(rreq))
 	}
 	wait := c.ringTraversal(d.ttl)
 	if d.ttl >= c.NetDiameter {
@@ -361,6 +297,8 @@ func (s *Stack) discoveryTimeout(dest int32, gen uint64) {
 	}
 	c := &s.cfg.AODV
 	switch {
+	case d.deferred:
+		d.deferred = false
 	case d.ttl < c.NetDiameter:
 		d.ttl = c.nextTTL(d.ttl)
 	case d.retries < c.RREQRetries:
@@ -384,7 +322,17 @@ func (s *Stack) heardRREQ(f *Frame) {
 	a := s.routing()
 	c := &s.cfg.AODV
 	now := s.now()
+	if until, ok := a.blacklist[f.From]; ok {
+		if now <= until {
+			return // a unidirectional link (RFC 3561 6.8)
+		}
+		delete(a.blacklist, f.From)
+	}
 	s.learn(f.From, f.From, 1, 0, false, c.activeRoute())
+	// Every copy keeps its sender a neighbour. (ns-3's code counts first
+	// copies only; doing so here broke the route of the grid of
+	// docs/routing.md in most runs, where ns-3 keeps it.)
+	s.heardNeighbor(f.From)
 	k := rreqKey{f.Origin, f.OSeq}
 	if until, ok := a.seen[k]; ok && now <= until || f.Origin == s.self {
 		return
@@ -408,17 +356,22 @@ func (s *Stack) heardRREQ(f *Frame) {
 		if f.DestSeq != 0 && f.DestSeq == a.seq+1 {
 			a.seq++
 		}
-		s.sendRREP(&Frame{Type: RREP, Origin: f.Origin, Final: s.id, DestSeq: a.seq, Lifetime: c.myRouteTimeout()}, rev)
+		s.sendRREP(&Frame{Type: RREP, Origin: f.Origin, Final: s.id, DestSeq: a.seq, Lifetime: c.myRouteTimeout()}, rev, "")
 		return
 	}
-	if r := a.validRoute(dest, now); r != nil && r.validSeq && int32(r.seq-f.DestSeq) >= 0 {
-		// An intermediate node's reply (RFC 3561 6.6.2).
+	if r := a.validRoute(dest, now); r != nil && r.validSeq && int32(r.seq-f.DestSeq) >= 0 && !c.DestinationOnly && r.next != f.From {
+		// An intermediate node's reply (RFC 3561 6.6.2), and with the G
+		// flag a gratuitous one to the destination (6.6.3).
 		addPrecursor(r, f.From)
 		if o := a.routes[f.Origin]; o != nil {
 			addPrecursor(o, r.next)
 		}
 		s.sendRREP(&Frame{Type: RREP, Origin: f.Origin, Final: f.Final, DestSeq: r.seq, Hops: uint8(min(r.hops, 255)),
-			Lifetime: r.expires - now}, rev)
+			Lifetime: r.expires - now}, rev, "intermediate")
+		if c.GratuitousReply && rev.valid {
+			s.sendRREP(&Frame{Type: RREP, Origin: dest, Final: s.cfg.IDs[f.Origin], DestSeq: rev.seq, Hops: uint8(min(rev.hops, 255)),
+				Lifetime: rev.expires - now}, r, "gratuitous")
+		}
 		return
 	}
 	if f.TTL <= 1 {
@@ -426,8 +379,8 @@ func (s *Stack) heardRREQ(f *Frame) {
 	}
 	relay := &Frame{Type: RREQ, To: -1, Origin: f.Origin, OSeq: f.OSeq, OrigSeq: f.OrigSeq, Final: f.Final,
 		DestSeq: max(f.DestSeq, s.lastSeq(dest)), Hops: uint8(min(hops, 255)), TTL: f.TTL - 1, Bytes: rreqBytes}
-	jitter := time.Duration(s.rng.Int64N(int64(s.cfg.RelayJitter)))
-	s.d.SetTimer(jitter, Timer{Kind: TimerRelay, Frame: relay})
+	a.lastBcast = now
+	s.d.SetTimer(s.aodvJitter(), Timer{Kind: TimerRelay, Frame: relay})
 }
 
 // sendRREP sends the reply f back towards the requester over the reverse
@@ -435,14 +388,14 @@ func (s *Stack) heardRREQ(f *Frame) {
 // (and the real driver's wire) carries: an intermediate node's, computed
 // from an expiry, has a fraction that the simulator would otherwise keep
 // and the real driver round off.
-func (s *Stack) sendRREP(f *Frame, rev *route) {
+func (s *Stack) sendRREP(f *Frame, rev *route, kind string) {
 	if rev == nil || !rev.valid {
 		return
 	}
 	s.number(f)
 	f.To, f.Bytes = rev.next, rrepBytes
 	f.Lifetime = f.Lifetime.Truncate(time.Millisecond)
-	s.emit(trace.Event{Ev: trace.EvRREP, Seq: f.Seq, Bytes: rrepBytes, Origin: s.cfg.IDs[f.Origin], To: f.Final,
+	s.emit(trace.Event{Ev: trace.EvRREP, Kind: kind, Seq: f.Seq, Bytes: rrepBytes, Origin: s.cfg.IDs[f.Origin], To: f.Final,
 		Hops: int(f.Hops) + 1})
 	s.enqueue(f)
 }
@@ -475,8 +428,11 @@ func (s *Stack) heardRREP(f *Frame) {
 		addPrecursor(nh, rev.next)
 	}
 	addPrecursor(rev, fwd.next)
+	if nh := a.routes[rev.next]; nh != nil {
+		addPrecursor(nh, fwd.next)
+	}
 	s.sendRREP(&Frame{Type: RREP, Origin: f.Origin, Final: f.Final, DestSeq: f.DestSeq, Hops: uint8(min(hops, 255)),
-		Lifetime: f.Lifetime}, rev)
+		Lifetime: f.Lifetime}, rev, "")
 }
 
 // heardData handles a routed data frame addressed to this node: it is the
@@ -486,6 +442,7 @@ func (s *Stack) heardData(f *Frame) {
 	s.learn(f.From, f.From, 1, 0, false, s.cfg.AODV.activeRoute())
 	if f.Final == s.id {
 		s.refresh(f.Origin)
+		s.keepDataNeighbors(f.Origin, -1)
 		s.traceRecv(f, s.cfg.IDs[f.Origin], hops)
 		s.d.Up(protocol.Receive{From: s.cfg.IDs[f.Origin], Hops: hops, Msg: f.Msg})
 		return
@@ -504,6 +461,7 @@ func (s *Stack) heardData(f *Frame) {
 		s.forward(fw, dest) // traces the drop, reports the break
 		return
 	}
+	s.keepDataNeighbors(f.Origin, dest)
 	s.number(fw)
 	s.emit(trace.Event{Ev: trace.EvRelay, Kind: f.Kind(), Seq: fw.Seq, Bytes: fw.Bytes, Origin: s.cfg.IDs[f.Origin],
 		OSeq: f.OSeq, Hops: hops + 1, To: f.Final})
@@ -520,7 +478,9 @@ func (s *Stack) linkBroken(j int32) {
 	var lost []Unreachable
 	for dest, r := range a.routes {
 		if r.valid && r.next == j {
-			r.seq++
+			if !s.cfg.AODV.KeepSeqOnBreak {
+				r.seq++
+			}
 			s.invalidate(r)
 			if len(r.precursors) > 0 {
 				lost = append(lost, Unreachable{Dest: s.cfg.IDs[dest], Seq: r.seq})
@@ -545,7 +505,7 @@ func (s *Stack) linkBroken(j int32) {
 	}
 	if len(lost) > 0 {
 		slices.SortFunc(lost, func(a, b Unreachable) int { return cmp.Compare(a.Dest, b.Dest) })
-		s.sendRERR(lost)
+		s.sendRERR(lost, false)
 	}
 }
 
@@ -555,12 +515,24 @@ func (s *Stack) linkBroken(j int32) {
 const MaxUnreachable = 64
 
 // sendRERR broadcasts a route error to the neighbours: one per
-// MaxUnreachable destinations.
-func (s *Stack) sendRERR(lost []Unreachable) {
+// MaxUnreachable destinations, each within RERR_RATELIMIT, after the
+// jitter when routing.aodv.jitter is set. forwarded: the error passes
+// on one heard (traced with kind "forward").
+func (s *Stack) sendRERR(lost []Unreachable, forwarded bool) {
+	var hops uint8
+	if forwarded {
+		hops = 1
+	}
 	for len(lost) > 0 {
 		n := min(len(lost), MaxUnreachable)
-		f := s.scratch(Frame{Type: RERR, To: -1, Unreachable: lost[:n], Bytes: rerrBytes + 8*n})
-		s.transmitNew(f, trace.Event{Ev: trace.EvRERR, Bytes: f.Bytes, Hops: n})
+		if s.rerrAllowed() {
+			f := Frame{Type: RERR, To: -1, Unreachable: lost[:n:n], Bytes: rerrBytes + 8*n, Hops: hops}
+			if s.cfg.AODV.Jitter > 0 {
+				s.d.SetTimer(s.aodvJitter(), Timer{Kind: TimerRelay, Frame: &f})
+			} else {
+				s.relay(s.scratch(f))
+			}
+		}
 		lost = lost[n:]
 	}
 }
@@ -585,6 +557,6 @@ func (s *Stack) heardRERR(f *Frame) {
 		}
 	}
 	if len(lost) > 0 {
-		s.sendRERR(lost)
+		s.sendRERR(lost, true)
 	}
 }

@@ -101,6 +101,13 @@ func (m *mac) schedule(s *Stack, now time.Duration) {
 // busy: the medium became busy at now; the backoff freezes. An access
 // due now goes ahead (a station cannot sense a frame begun in its slot).
 func (m *mac) busy(s *Stack, now time.Duration) {
+	if m.state == macIdle && s.cfg.MAC.IdleBackoff {
+		// The backoff drawn after the last transmission counts down
+		// while the medium is idle, queue empty or not (802.11's
+		// post-backoff; ns-3 counts every Txop's slots).
+		m.count(s, now)
+		return
+	}
 	if m.state != macContend {
 		return
 	}

@@ -34,8 +34,8 @@ func (s *Stack) helloTick() {
 		if s.stopped {
 			return
 		}
-		if s.cfg.Routing == RoutingAODV {
-			s.linkBroken(j)
+		if s.cfg.Routing == RoutingAODV && !s.cfg.AODV.hellos() {
+			s.linkBroken(j) // with hellos, AODV's own neighbour table says
 		}
 	}
 	next := s.cfg.Hello

@@ -93,15 +93,31 @@ func (s *Stack) floodArrive(f *Frame) Verdict {
 }
 
 // relay forwards a flood frame or a route request, its jitter over, or
-// sends this node's own flood frame (Hops 0) after its jitter.
+// sends this node's own flood frame (Hops 0), route request, route error
+// or AODV hello after its jitter (or at once, the jitter 0).
 func (s *Stack) relay(f *Frame) {
 	if f.Type == Flood && f.Hops == 0 && f.Origin == s.self {
 		s.sendOwn(f)
 		return
 	}
-	if f.Type == RREQ {
-		s.transmitNew(f, trace.Event{Ev: trace.EvRREQ, Bytes: f.Bytes, Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq,
+	switch f.Type {
+	case RREQ:
+		var kind string
+		if f.Hops == 0 && f.Origin == s.self && f.HopLimit > 1 {
+			kind = "retry" // a later try of this node's discovery
+		}
+		s.transmitNew(f, trace.Event{Ev: trace.EvRREQ, Kind: kind, Bytes: f.Bytes, Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq,
 			To: f.Final, Hops: int(f.Hops) + 1})
+		return
+	case RERR:
+		var kind string
+		if f.Hops == 1 {
+			kind = "forward"
+		}
+		s.transmitNew(f, trace.Event{Ev: trace.EvRERR, Kind: kind, Bytes: f.Bytes, Hops: len(f.Unreachable)})
+		return
+	case AODVHello:
+		s.transmitNew(f, trace.Event{Ev: trace.EvRREP, Kind: "hello", Bytes: f.Bytes, Origin: s.id, To: s.id, Hops: 1})
 		return
 	}
 	s.transmitNew(f, trace.Event{Ev: trace.EvRelay, Kind: f.Msg.Kind(), Bytes: f.Bytes,

@@ -27,6 +27,7 @@ const (
 	RREQ                      // an AODV route request, broadcast and relayed
 	RREP                      // an AODV route reply, unicast hop by hop, acknowledged
 	RERR                      // an AODV route error, broadcast to the neighbours
+	AODVHello                 // an AODV hello: a route reply for the sender itself, broadcast one hop (RFC 3561 6.9)
 )
 
 // Acknowledged reports whether frames of type t go through a link queue
@@ -54,6 +55,8 @@ func (t Type) String() string {
 		return "rrep"
 	case RERR:
 		return "rerr"
+	case AODVHello:
+		return "aodv-hello"
 	}
 	return "frame"
 }
@@ -88,7 +91,8 @@ type Frame struct {
 	// (the destination sought), DestSeq (0: unknown), Hops (hop count)
 	// and TTL. A RREP: Origin (the originator of the request, where the
 	// reply goes), Final (the destination), DestSeq, Hops and Lifetime.
-	// A RERR: Unreachable.
+	// A RERR: Unreachable. An AODVHello: Final (the sender's ID),
+	// DestSeq (its sequence number) and Lifetime.
 	TTL         uint8
 	OrigSeq     uint32
 	DestSeq     uint32

@@ -24,7 +24,7 @@ func WireBytes(f *Frame) int {
 		n += wireFlood
 	case RREQ:
 		n += wireRREQ
-	case RREP:
+	case RREP, AODVHello:
 		n += wireRREP
 	case RERR:
 		n += wireRERR + 8*len(f.Unreachable)

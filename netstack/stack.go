@@ -125,7 +125,7 @@ const (
 	TimerHello     TimerKind = iota + 1 // send a hello, time out silent neighbours
 	TimerRetx                           // a unicast's acknowledgement is overdue
 	TimerRelay                          // forward a flood frame (or a route request), its jitter over
-	TimerDiscovery                      // an AODV route discovery's wait for a reply is over
+	TimerDiscovery                      // an AODV route discovery's wait for a reply is over (Peer aodvTick: AODV's hello period)
 	// The DCF medium's:
 	TimerAccess  // the backoff is over: the head of the MAC queue goes on the air (Ref: generation)
 	TimerTxEnd   // this node's transmission is over (Ref: generation, 0 for an acknowledgement)
@@ -200,6 +200,7 @@ func (s *Stack) Init(cfg *Config, self int32, d Driver, rng *rand.Rand, seq uint
 func (s *Stack) Start() {
 	phase := time.Duration(s.rng.Int64N(int64(s.cfg.Hello)))
 	s.d.SetTimer(phase, Timer{Kind: TimerHello})
+	s.startAODV()
 }
 
 // Stop ends the stack's life (a crash): it does nothing more.
@@ -223,6 +224,16 @@ func (s *Stack) Timer(t Timer) {
 	case TimerRelay:
 		s.relay(t.Frame)
 	case TimerDiscovery:
+		switch {
+		case t.Peer == aodvTick:
+			s.aodvTick()
+			return
+		case t.Peer == aodvPurge:
+			if t.Ref == s.routing().purgeGen {
+				s.purgeNeighbors()
+			}
+			return
+		}
 		s.discoveryTimeout(t.Peer, t.Ref)
 	case TimerAccess:
 		s.access(t.Ref)
@@ -315,6 +326,8 @@ func (s *Stack) Heard(f *Frame, o Outcome) Verdict {
 		s.heardRREQ(f)
 	case RERR:
 		s.heardRERR(f)
+	case AODVHello:
+		s.heardAODVHello(f)
 	}
 	return Handled
 }

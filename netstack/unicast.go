@@ -93,7 +93,12 @@ func (s *Stack) giveUp(dest int32, q *linkQueue, reason string) {
 	s.emit(trace.Event{Ev: trace.EvDrop, Kind: head.Kind(), To: s.cfg.IDs[dest], Seq: head.Seq, Reason: reason})
 	s.advance(dest, q)
 	if reason == "no-ack" && s.cfg.Routing == RoutingAODV {
-		s.linkBroken(dest)
+		if head.Type == RREP {
+			s.replyLost(dest)
+		}
+		if s.cfg.AODV.linkFeedback() {
+			s.linkBroken(dest)
+		}
 	}
 }
 

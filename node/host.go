@@ -280,7 +280,7 @@ func newHost(opt Options) (*Host, error) {
 		ids[m.Index] = m.ID
 	}
 	h.net = netstack.NewConfig(ids, h.hello, h.timeout, s.Radio.Delay.D(), s.Trace.Hello)
-	h.net.Routing, h.net.AODV = s.Routing.Protocol, s.Routing.AODV
+	s.Routing.Apply(h.net)
 	h.maxRange = prop.MaxRange()
 	if s.Radio.MAC == radio.MACDCF {
 		h.net.MAC = netstack.NewDCF(s.Radio.DCF)

@@ -44,7 +44,7 @@ func (h *Host) receive(rf *rxFrame) {
 		return
 	}
 	switch f.Type {
-	case wire.TypeFlood, wire.TypeData, wire.TypeRREQ, wire.TypeRREP:
+	case wire.TypeFlood, wire.TypeData, wire.TypeRREQ, wire.TypeRREP, wire.TypeAODVHello:
 		if _, ok := h.index[f.Origin]; !ok {
 			h.reject("sender", "%s frame from origin %d, which is not in the scenario", f.Type, f.Origin)
 			return
@@ -133,7 +133,7 @@ func (h *Host) stackFrame(rf *rxFrame, si int) {
 	case wire.TypeRREQ:
 		nf.Origin, nf.OSeq, nf.OrigSeq = int32(h.index[f.Origin]), f.OriginSeq, f.OrigSeq
 		nf.Final, nf.DestSeq, nf.Hops, nf.TTL = f.Final, f.DestSeq, f.Hops, f.TTL
-	case wire.TypeRREP:
+	case wire.TypeRREP, wire.TypeAODVHello:
 		nf.Origin, nf.Final, nf.DestSeq, nf.Hops = int32(h.index[f.Origin]), f.Final, f.DestSeq, f.Hops
 		nf.Lifetime = f.Lifetime()
 	case wire.TypeRERR:

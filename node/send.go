@@ -40,7 +40,7 @@ func (l *hostLink) Transmit(f *netstack.Frame) {
 	case netstack.RREQ:
 		wf.Origin, wf.OriginSeq, wf.OrigSeq = h.members[f.Origin].ID, f.OSeq, f.OrigSeq
 		wf.Final, wf.DestSeq, wf.Hops, wf.TTL = f.Final, f.DestSeq, f.Hops, f.TTL
-	case netstack.RREP:
+	case netstack.RREP, netstack.AODVHello:
 		wf.Origin, wf.Final, wf.DestSeq, wf.Hops = h.members[f.Origin].ID, f.Final, f.DestSeq, f.Hops
 		wf.LifetimeMS = wire.LifetimeMillis(f.Lifetime)
 	case netstack.RERR:
@@ -58,7 +58,8 @@ func (l *hostLink) Transmit(f *netstack.Frame) {
 // wireTypes are the wire's frame types of the stack's.
 var wireTypes = [...]wire.Type{netstack.Hello: wire.TypeHello, netstack.Broadcast: wire.TypeBroadcast,
 	netstack.Unicast: wire.TypeUnicast, netstack.Ack: wire.TypeAck, netstack.Flood: wire.TypeFlood,
-	netstack.Data: wire.TypeData, netstack.RREQ: wire.TypeRREQ, netstack.RREP: wire.TypeRREP, netstack.RERR: wire.TypeRERR}
+	netstack.Data: wire.TypeData, netstack.RREQ: wire.TypeRREQ, netstack.RREP: wire.TypeRREP, netstack.RERR: wire.TypeRERR,
+	netstack.AODVHello: wire.TypeAODVHello}
 
 // stackType is the stack's frame type of a wire type (0 for none).
 func stackType(t wire.Type) netstack.Type {

@@ -154,6 +154,18 @@ routing: {protocol: aodv}
 protocol: {name: bully/garcia-molina}
 faults: [{at: 5s, crash: [10]}, {at: 9s, recover: [10]}]
 `, aodv: true, multiHop: true},
+		// AODV as ns-3 runs it: hellos (the wire's aodv-hello frames),
+		// jitter, gratuitous replies, on the DCF medium with a crash.
+		{name: "dcf-aodv-ns3-preset", yaml: `
+name: dcf-aodv-ns3
+duration: 15s
+nodes: {count: 10}
+radio: {range: 200, mac: dcf, dcf: {idle_backoff: true}}
+mobility: {model: random-waypoint, area: [500, 500], speed: [2, 15], pause: 1s, start: steady-state}
+routing: {protocol: aodv, aodv: {preset: ns-3.37}}
+protocol: {name: bully/garcia-molina}
+faults: [{at: 5s, crash: [10]}, {at: 9s, recover: [10]}]
+`, aodv: true, multiHop: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -47,6 +47,13 @@ type DCFConfig struct {
 	// Queue bounds the frames waiting for the medium at one node
 	// (default 500, as ns-3's WifiMacQueue); more are dropped ("queue").
 	Queue int `yaml:"queue"`
+	// IdleBackoff counts the backoff drawn after a transmission down
+	// while the medium is idle, whether or not a frame waits (802.11's
+	// post-backoff, as ns-3 does): a frame queued later, the medium idle
+	// for DIFS, then goes at once. false (the default): it counts only
+	// while a frame waits, so a node forwarding a unicast usually waits
+	// a stale backoff at every hop (docs/routing.md).
+	IdleBackoff bool `yaml:"idle_backoff,omitempty"`
 	// CSRange and InterferenceRange, unit-disk only, in metres (default:
 	// radio.range, as ns-3's RangePropagationLossModel): a frame makes
 	// the medium busy within CSRange, and interferes, at the power of any

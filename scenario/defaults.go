@@ -2,7 +2,10 @@ package scenario
 
 import (
 	"path/filepath"
+	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"manetlab/internal/units"
 	"manetlab/netstack"
@@ -102,4 +105,23 @@ func nilIfEmpty[T any](xs []T) []T {
 		return nil
 	}
 	return xs
+}
+
+// aodvPreset starts s's routing.aodv from the preset doc names
+// (routing.aodv.preset), so that the fields the scenario gives are
+// decoded over the preset's values.
+func aodvPreset(doc *yaml.Node, s *Scenario) *fieldError {
+	n := resolve(doc)
+	for _, key := range []string{"routing", "aodv", "preset"} {
+		n = lookup(n, key)
+		if n == nil {
+			return nil
+		}
+	}
+	c, err := netstack.AODVPreset(n.Value)
+	if err != nil {
+		return &fieldError{n.Line, "routing.aodv.preset", strings.TrimPrefix(err.Error(), "preset: ")}
+	}
+	s.Routing.AODV = c
+	return nil
 }

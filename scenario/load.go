@@ -61,6 +61,9 @@ func parse(data []byte, name, path string, sets []string) (*Scenario, error) {
 		return nil, blame(err, name, sets)
 	}
 	s := prefilled()
+	if err := aodvPreset(&doc, s); err != nil {
+		return nil, blame(err, name, sets)
+	}
 	if err := doc.Decode(s); err != nil {
 		// check has already looked at every field, so this is rare.
 		return nil, fmt.Errorf("%s: %w", name, err)

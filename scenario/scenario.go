@@ -60,6 +60,19 @@ type Routing struct {
 	// AODV are AODV's parameters, RFC 3561's names in lower case and its
 	// defaults.
 	AODV netstack.AODVConfig `yaml:"aodv"`
+	// RelayJitter bounds the random wait before a node relays a flood
+	// frame (and, under AODV at jitter 0, a route request): 0, the
+	// default, is netstack.DefaultRelayJitter (1 ms). RFC 5148's MAXJITTER
+	// is HELLO_INTERVAL/4 (250ms at radio.hello.period 1s).
+	RelayJitter units.Duration `yaml:"relay_jitter,omitempty"`
+}
+
+// Apply sets c's routing from r.
+func (r *Routing) Apply(c *netstack.Config) {
+	c.Routing, c.AODV = r.Protocol, r.AODV
+	if r.RelayJitter > 0 {
+		c.RelayJitter = r.RelayJitter.D()
+	}
 }
 
 // Routing protocols (routing.protocol).

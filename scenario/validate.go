@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"manetlab/mobility"
+	"manetlab/netstack"
 	"manetlab/protocol"
 )
 
@@ -47,6 +48,9 @@ func (s *Scenario) Validate() error {
 	}
 	if err := oneOf("routing.protocol", s.Routing.Protocol, RoutingWords); err != nil {
 		return err
+	}
+	if s.Routing.RelayJitter < 0 {
+		return fmt.Errorf("routing.relay_jitter: must be 0 (%s) or positive (got %s)", netstack.DefaultRelayJitter, s.Routing.RelayJitter)
 	}
 	if err := s.Routing.AODV.Validate(); err != nil {
 		return fmt.Errorf("routing.aodv.%w", err)

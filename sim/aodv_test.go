@@ -2,12 +2,14 @@ package sim
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"manetlab/protocol"
 	_ "manetlab/ring" // registers ring/chang-roberts
 	"manetlab/scenario"
+	"manetlab/trace"
 	"manetlab/trace/analysis"
 	_ "manetlab/traffic" // registers traffic/cbr
 )
@@ -294,5 +296,101 @@ func TestAODVRouteFromTheDestinationReleasesTheBuffer(t *testing.T) {
 	}
 	if len(late) < 12 || late[0] > 11 || late[len(late)-1] != 22 {
 		t.Fatalf("node 3 received %v: want some that waited while it was down, then 12-22", echoes)
+	}
+}
+
+// TestRelayJitterField: routing.relay_jitter bounds the wait before each
+// relay of a flood: on a line of 6 nodes (ideal medium, 2 ms a hop) a
+// beacon flooded from node 1 reaches node 6 within 5 · (2 + 1) ms at the
+// default 1 ms, and later than 5 · 2 + 20 ms with 100 ms (four relays,
+// each waiting a draw below 100 ms).
+func TestRelayJitterField(t *testing.T) {
+	y := "duration: 3s\nprotocol: {name: traffic/beacon, params: {from: [1], flood: true}}\nradio: {mac: ideal, range: 150}\nrouting: {protocol: flood}\nmobility: {model: static, area: [600, 10]}\nnodes:\n  list:\n"
+	for i := 1; i <= 6; i++ {
+		y += fmt.Sprintf("    - {id: %d, pos: [%d, 0]}\n", i, 100*(i-1))
+	}
+	arrival := func(sets ...string) time.Duration {
+		dir := t.TempDir()
+		if _, err := Run(parse(t, y, sets...), Options{Out: dir}); err != nil {
+			t.Fatal(err)
+		}
+		evs, _, err := trace.ReadFile(filepath.Join(dir, "node-6.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.Ev == trace.EvRecv && e.Kind == "beacon" {
+				return time.Duration(e.T) - time.Second // sent at 1 s
+			}
+		}
+		t.Fatalf("%v: node 6 received no beacon", sets)
+		return 0
+	}
+	if d := arrival(); d > 15*time.Millisecond {
+		t.Errorf("default relay jitter: %s to node 6", d)
+	}
+	if d := arrival("routing.relay_jitter=100ms"); d < 30*time.Millisecond {
+		t.Errorf("relay_jitter 100ms: %s to node 6", d)
+	}
+}
+
+// fanout is a test protocol: at 1 s node 1 delivers one message to every
+// other member.
+type fanout struct {
+	env     protocol.Env
+	id      protocol.NodeID
+	members []protocol.NodeID
+}
+
+func init() {
+	protocol.Register(protocol.Spec{Name: "test/fanout", Messages: []protocol.Message{pingMsg{}},
+		New: func(c protocol.Config) (protocol.Process, error) {
+			return &fanout{env: c.Env, id: c.ID, members: c.Members}, nil
+		}})
+}
+
+func (p *fanout) Step(ev protocol.Event) {
+	switch ev.(type) {
+	case protocol.Start:
+		if p.id == 1 {
+			p.env.SetTimer(time.Second, "fan", 0)
+		}
+	case protocol.Timeout:
+		for _, m := range p.members[1:] {
+			p.env.Deliver(m, pingMsg{})
+		}
+	}
+}
+
+// TestRREQRateLimit: node 1, alone in range of nobody, starts 15
+// discoveries at 1 s: with RREQ_RATELIMIT (10, the default) it sends 10
+// requests in that second, the others wait for the next; without a
+// limit, every discovery's first tries go at once.
+func TestRREQRateLimit(t *testing.T) {
+	y := "duration: 4s\nprotocol: {name: test/fanout}\nradio: {range: 50}\nrouting: {protocol: aodv}\nmobility: {model: static, area: [2000, 10]}\nnodes:\n  list:\n"
+	for i := 1; i <= 16; i++ {
+		y += fmt.Sprintf("    - {id: %d, pos: [%d, 0]}\n", i, 100*(i-1))
+	}
+	firstSecond := func(sets ...string) (n int) {
+		dir := t.TempDir()
+		if _, err := Run(parse(t, y, sets...), Options{Out: dir}); err != nil {
+			t.Fatal(err)
+		}
+		evs, _, err := trace.ReadFile(filepath.Join(dir, "node-1.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.Ev == trace.EvRREQ && e.T >= int64(time.Second) && e.T < int64(2*time.Second) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := firstSecond(); n != 10 {
+		t.Errorf("rate limit 10: %d requests from 1 s to 2 s", n)
+	}
+	if n := firstSecond("routing.aodv.rreq_ratelimit=-1"); n < 30 {
+		t.Errorf("no rate limit: %d requests from 1 s to 2 s, want the 15 discoveries' tries", n)
 	}
 }

@@ -230,7 +230,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	}
 	w.maxRange = w.prop.MaxRange()
 	w.net = netstack.NewConfig(indexIDs(s.Members()), s.Radio.Hello.Period.D(), s.Radio.Hello.Timeout.D(), medium.Delay(), s.Trace.Hello)
-	w.net.Routing, w.net.AODV = s.Routing.Protocol, s.Routing.AODV
+	s.Routing.Apply(w.net)
 	if s.Radio.MAC == radio.MACDCF {
 		w.net.MAC = netstack.NewDCF(s.Radio.DCF)
 		w.air = netstack.NewRadio(s.Radio, w.prop, w.loss)

@@ -33,18 +33,20 @@ func (Beacon) Kind() string { return "beacon" }
 // Beacons is a node's generator: count broadcasts, the first at start
 // plus the node's offset, then one every period.
 type Beacons struct {
-	env    protocol.Env
-	start  time.Duration
-	spread time.Duration
-	period time.Duration
-	count  int
-	size   int
-	sent   int
-	offset time.Duration
-	at     time.Duration   // the next broadcast's time
-	sends  bool            // this node is one of the senders
-	flood  bool            // Env.Flood rather than Broadcast
-	to     protocol.NodeID // Env.Send to this node rather than Broadcast (None: broadcast)
+	env     protocol.Env
+	start   time.Duration
+	spread  time.Duration
+	period  time.Duration
+	count   int
+	size    int
+	sent    int
+	offset  time.Duration
+	at      time.Duration     // the next broadcast's time
+	sends   bool              // this node is one of the senders
+	flood   bool              // Env.Flood rather than Broadcast
+	poisson bool              // exponential gaps of mean period (Env.Rand)
+	others  []protocol.NodeID // to random: the members but this node
+	to      protocol.NodeID   // Env.Send to this node rather than Broadcast (None: broadcast)
 }
 
 // NewBeacon builds a node's generator. Parameters:
@@ -58,9 +60,12 @@ type Beacons struct {
 //   - from: the member IDs that send (default every node);
 //   - flood: flood every beacon across the network (Env.Flood) rather
 //     than broadcast it one hop (default false);
+//   - arrivals: "periodic" (the default: period apart) or "poisson"
+//     (exponential gaps of mean period, from the node's Env.Rand);
 //   - to: a member ID: every beacon is an acknowledged one-hop unicast to
-//     it (Env.Send) rather than a broadcast, and that node sends none
-//     (default: none, broadcasts).
+//     it (Env.Send) rather than a broadcast, and that node sends none; or
+//     "random": each beacon to another member drawn from the node's
+//     Env.Rand (default: none, broadcasts).
 func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 	r := cfg.Params.Reader()
 	b := &Beacons{env: cfg.Env, sends: true}
@@ -68,7 +73,14 @@ func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 		b.sends = slices.Contains(r.MemberSet("from", cfg.Members), cfg.ID)
 	}
 	b.flood = r.Bool("flood", false)
-	if v, ok := r.Any("to"); ok {
+	b.poisson = r.String("arrivals", "periodic", "periodic", "poisson") == "poisson"
+	if v, ok := r.Any("to"); ok && v == "random" {
+		for _, m := range cfg.Members {
+			if m != cfg.ID {
+				b.others = append(b.others, m)
+			}
+		}
+	} else if ok {
 		b.to = protocol.NodeID(r.Int("to", 0))
 		if !slices.Contains(cfg.Members, b.to) {
 			r.Reject("to", v, "a member's ID")
@@ -96,7 +108,7 @@ func NewBeacon(cfg protocol.Config) (protocol.Process, error) {
 		return nil, fmt.Errorf("protocol.params.count: must be 0 or above (got %d)", b.count)
 	case b.size < 0 || b.size > 1024:
 		return nil, fmt.Errorf("protocol.params.size: must be 0 to 1024 bytes (got %d)", b.size)
-	case b.flood && b.to != protocol.None:
+	case b.flood && (b.to != protocol.None || len(b.others) > 0):
 		return nil, fmt.Errorf("protocol.params: flood and to exclude each other (a flood goes to every node)")
 	}
 	return b, nil
@@ -125,6 +137,8 @@ func (b *Beacons) Step(ev protocol.Event) {
 		b.sent++
 		m := Beacon{N: uint32(b.sent), Pad: make([]byte, b.size)}
 		switch {
+		case len(b.others) > 0:
+			b.env.Send(b.others[b.env.Rand().IntN(len(b.others))], m)
 		case b.to != protocol.None:
 			b.env.Send(b.to, m)
 		case b.flood:
@@ -133,7 +147,11 @@ func (b *Beacons) Step(ev protocol.Event) {
 			b.env.Broadcast(m)
 		}
 		if b.sent < b.count {
-			b.at += b.period
+			gap := b.period
+			if b.poisson {
+				gap = time.Duration(b.env.Rand().ExpFloat64() * float64(b.period))
+			}
+			b.at += gap
 			b.env.SetTimer(b.at-b.env.Now(), "beacon", 0)
 		}
 	}

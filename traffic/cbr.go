@@ -56,14 +56,26 @@ type CBR struct {
 	phase    []time.Duration
 	size     int
 	sent     []uint32
+	poisson  bool // exponential gaps of mean interval (Env.Rand) rather than periodic
+	oneHop   bool // Env.Send, one hop without route discovery, rather than Deliver
 }
 
 // New builds a node's generator. Parameters:
-//   - flows: a list of [source, destination] pairs of member IDs, or
-//     "random N" for N pairs of distinct members drawn from the seed (each
-//     source and destination different; a pair may repeat); default
+//   - flows: a list of [source, destination] pairs of member IDs (a
+//     destination per node, or several), or "random N" for N pairs of
+//     distinct members drawn from the seed (each source and destination
+//     different; a pair may repeat), or "random" (every member sends to
+//     another member drawn for it), or "permutation" (every member sends
+//     to another, each member the destination of exactly one: a random
+//     permutation without fixed points), both drawn from the seed; default
 //     [lowest, highest];
-//   - interval: time between two packets of a flow (default 1s);
+//   - interval: time between two packets of a flow (default 1s), the mean
+//     time with arrivals poisson;
+//   - arrivals: "periodic" (the default) or "poisson" (exponential gaps
+//     of mean interval, each drawn from the source's Env.Rand);
+//   - hop: "route" (Env.Deliver: routed, the default) or "one" (Env.Send:
+//     a one-hop acknowledged unicast, no route discovery; a destination
+//     out of range loses the packet, "no-ack");
 //   - start, stop: when flows begin and end (default 1s and never);
 //   - phase: "zero" (every flow at start, the default) or "random" (each
 //     flow at start plus a uniform draw in [0, interval) from the seed);
@@ -76,6 +88,8 @@ func New(cfg protocol.Config) (protocol.Process, error) {
 	c.stop = r.Duration("stop", 0)
 	c.size = r.Int("size", 64)
 	phase := r.String("phase", "zero", "zero", "random")
+	c.poisson = r.String("arrivals", "periodic", "periodic", "poisson") == "poisson"
+	c.oneHop = r.String("hop", "route", "route", "one") == "one"
 	flows, bad := parseFlows(r, cfg.Members, cfg.Seed)
 	if err := r.Err(); err != nil {
 		return nil, err
@@ -118,9 +132,15 @@ func parseFlows(r *protocol.ParamReader, members []protocol.NodeID, seed uint64)
 	}
 	switch x := v.(type) {
 	case string:
+		switch x {
+		case "random":
+			return randomFlows(members, seed), ""
+		case "permutation":
+			return permutationFlows(members, seed), ""
+		}
 		var n int
 		if _, err := fmt.Sscanf(x, "random %d", &n); err != nil || n < 1 || n > 10000 {
-			return nil, fmt.Sprintf("%q is not \"random N\" (N from 1 to 10000)", x)
+			return nil, fmt.Sprintf("%q is not \"random N\" (N from 1 to 10000), \"random\" or \"permutation\"", x)
 		}
 		rng := rand.New(rand.NewPCG(seed, 0x666c6f77))
 		flows := make([]Flow, n)
@@ -171,6 +191,9 @@ func (c *CBR) Step(ev protocol.Event) {
 				continue
 			}
 			at := c.start + c.phase[i]
+			if c.poisson {
+				at = c.start + time.Duration(c.env.Rand().ExpFloat64()*float64(c.interval))
+			}
 			for at < now { // a recovered node resumes at its next slot
 				at += c.interval
 			}
@@ -183,7 +206,59 @@ func (c *CBR) Step(ev protocol.Event) {
 			return
 		}
 		c.sent[i]++
-		c.env.Deliver(c.flows[i].To, Packet{Flow: uint32(i), N: c.sent[i], Pad: make([]byte, c.size)})
-		c.env.SetTimer(c.interval, "send", e.Arg)
+		p := Packet{Flow: uint32(i), N: c.sent[i], Pad: make([]byte, c.size)}
+		if c.oneHop {
+			c.env.Send(c.flows[i].To, p)
+		} else {
+			c.env.Deliver(c.flows[i].To, p)
+		}
+		gap := c.interval
+		if c.poisson {
+			gap = time.Duration(c.env.Rand().ExpFloat64() * float64(c.interval))
+		}
+		c.env.SetTimer(gap, "send", e.Arg)
 	}
+}
+
+// randomFlows gives every member a flow to another member drawn for it
+// from the seed (the same at every node).
+func randomFlows(members []protocol.NodeID, seed uint64) []Flow {
+	rng := rand.New(rand.NewPCG(seed, 0x72616e64))
+	flows := make([]Flow, len(members))
+	for i, m := range members {
+		j := rng.IntN(len(members) - 1)
+		if j >= i {
+			j++
+		}
+		flows[i] = Flow{m, members[j]}
+	}
+	return flows
+}
+
+// permutationFlows gives every member a flow to another member, each
+// member the destination of one flow: a uniform random derangement
+// (shuffles drawn from the seed until none has a fixed point; about e
+// tries on average).
+func permutationFlows(members []protocol.NodeID, seed uint64) []Flow {
+	rng := rand.New(rand.NewPCG(seed, 0x7065726d))
+	n := len(members)
+	perm := make([]int, n)
+	for {
+		for i := range perm {
+			perm[i] = i
+		}
+		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		fixed := false
+		for i, p := range perm {
+			fixed = fixed || p == i
+		}
+		if !fixed {
+			break
+		}
+	}
+	flows := make([]Flow, n)
+	for i, m := range members {
+		flows[i] = Flow{m, members[perm[i]]}
+	}
+	return flows
 }

@@ -101,3 +101,68 @@ func TestBadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestPermutationAndRandomFlows: "permutation" gives every member one
+// flow to another member and every member one flow in; "random" every
+// member one flow to another; both the same at every node.
+func TestPermutationAndRandomFlows(t *testing.T) {
+	for _, kind := range []string{"permutation", "random"} {
+		a, _, err := build(t, 1, protocol.Params{"flows": kind})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, _ := build(t, 4, protocol.Params{"flows": kind})
+		in := map[protocol.NodeID]int{}
+		for i, f := range a.flows {
+			if f != b.flows[i] || f.From != members[i] || f.From == f.To {
+				t.Fatalf("%s: flow %d is %v at node 1, %v at node 4", kind, i, f, b.flows[i])
+			}
+			in[f.To]++
+		}
+		if kind == "permutation" && len(in) != len(members) {
+			t.Fatalf("permutation: destinations %v", in)
+		}
+	}
+}
+
+// recEnv is env with a real random source and the one-hop sends kept.
+type recEnv struct {
+	env
+	rng    *rand.Rand
+	oneHop []protocol.NodeID
+}
+
+func (e *recEnv) Rand() *rand.Rand                            { return e.rng }
+func (e *recEnv) Send(to protocol.NodeID, _ protocol.Message) { e.oneHop = append(e.oneHop, to) }
+
+// TestPoissonOneHop: with arrivals poisson the gaps are exponential of
+// mean interval (2000 gaps: mean within 5 %, a third of them above the
+// mean, e^-1), and with hop one the packets go by Env.Send.
+func TestPoissonOneHop(t *testing.T) {
+	e := &recEnv{rng: rand.New(rand.NewPCG(3, 4))}
+	p, err := New(protocol.Config{ID: 1, Members: members, Seed: 7, Env: e,
+		Params: protocol.Params{"flows": []any{[]any{1, 2}}, "interval": "100ms", "arrivals": "poisson", "hop": "one"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.(*CBR)
+	c.Step(protocol.Start{})
+	for range 2000 {
+		c.Step(protocol.Timeout{Name: "send", Arg: 0})
+	}
+	var sum time.Duration
+	above := 0
+	for _, g := range e.timers[1:] {
+		sum += g
+		if g > 100*time.Millisecond {
+			above++
+		}
+	}
+	mean := sum / time.Duration(len(e.timers)-1)
+	if mean < 95*time.Millisecond || mean > 105*time.Millisecond || above < 650 || above > 820 {
+		t.Fatalf("mean gap %s, %d of 2000 above the mean", mean, above)
+	}
+	if len(e.oneHop) != 2000 || e.oneHop[0] != 2 || len(e.sent) != 0 {
+		t.Fatalf("%d one-hop sends, %d routed", len(e.oneHop), len(e.sent))
+	}
+}

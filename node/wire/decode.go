@@ -70,7 +70,7 @@ func Decode(b []byte, key []byte, f *Frame) error {
 		need = locationSize
 	case TypeRREQ:
 		need = rreqSize
-	case TypeRREP:
+	case TypeRREP, TypeAODVHello:
 		need = rrepSize
 	case TypeRERR:
 		need = rerrSize
@@ -100,7 +100,7 @@ func Decode(b []byte, key []byte, f *Frame) error {
 		f.Final = protocol.NodeID(binary.BigEndian.Uint32(p[16:]))
 		f.DestSeq = binary.BigEndian.Uint32(p[20:])
 		f.Hops, f.TTL = p[24], p[25]
-	case TypeRREP:
+	case TypeRREP, TypeAODVHello:
 		f.Origin = protocol.NodeID(binary.BigEndian.Uint32(p))
 		f.Final = protocol.NodeID(binary.BigEndian.Uint32(p[4:]))
 		f.DestSeq = binary.BigEndian.Uint32(p[8:])

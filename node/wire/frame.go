@@ -63,7 +63,7 @@ const (
 // Type is a frame's type. The numbers are the protocol: never renumber.
 type Type uint8
 
-// The frame types. 11 to 255 are reserved; decoders reject them.
+// The frame types. 12 to 255 are reserved; decoders reject them.
 const (
 	// TypeHello is a neighbour-discovery beacon; it has no section.
 	TypeHello Type = 1
@@ -87,12 +87,15 @@ const (
 	TypeRREP Type = 9
 	// TypeRERR is an AODV route error, broadcast to the neighbours.
 	TypeRERR Type = 10
+	// TypeAODVHello is an AODV hello (RFC 3561 6.9): a route reply for its
+	// sender (Origin = Final = From), broadcast one hop; the rrep section.
+	TypeAODVHello Type = 11
 
-	lastType = TypeRERR
+	lastType = TypeAODVHello
 )
 
 var typeNames = [...]string{TypeHello: "hello", TypeBroadcast: "broadcast", TypeUnicast: "unicast", TypeAck: "ack", TypeFlood: "flood",
-	TypeLocation: "location", TypeData: "data", TypeRREQ: "rreq", TypeRREP: "rrep", TypeRERR: "rerr"}
+	TypeLocation: "location", TypeData: "data", TypeRREQ: "rreq", TypeRREP: "rrep", TypeRERR: "rerr", TypeAODVHello: "aodv-hello"}
 
 // String returns the type's name, or "type(N)" for a reserved one.
 func (t Type) String() string {
@@ -262,7 +265,7 @@ func (f *Frame) Size(signed bool) int {
 		n += locationSize
 	case TypeRREQ:
 		n += rreqSize
-	case TypeRREP:
+	case TypeRREP, TypeAODVHello:
 		n += rrepSize
 	case TypeRERR:
 		n += rerrSize + unreachableSize*len(f.Unreachable)
@@ -290,7 +293,7 @@ func (f *Frame) check() error {
 		if f.To == protocol.None {
 			return fmt.Errorf("%w: %s frame without a destination", ErrField, f.Type)
 		}
-	case TypeRREQ, TypeRERR:
+	case TypeRREQ, TypeRERR, TypeAODVHello:
 		if f.To != protocol.None {
 			return fmt.Errorf("%w: %s frame to node %d, must be broadcast", ErrField, f.Type, f.To)
 		}
@@ -306,7 +309,7 @@ func (f *Frame) check() error {
 		if f.Type == TypeData && f.Final == protocol.None {
 			return fmt.Errorf("%w: data frame for node 0", ErrField)
 		}
-	case TypeRREQ, TypeRREP:
+	case TypeRREQ, TypeRREP, TypeAODVHello:
 		if f.Origin == protocol.None {
 			return fmt.Errorf("%w: %s from origin 0", ErrField, f.Type)
 		}
@@ -389,7 +392,7 @@ func (f *Frame) AppendTo(dst []byte, key []byte) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Final))
 		dst = binary.BigEndian.AppendUint32(dst, f.DestSeq)
 		dst = append(dst, f.Hops, f.TTL)
-	case TypeRREP:
+	case TypeRREP, TypeAODVHello:
 		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Origin))
 		dst = binary.BigEndian.AppendUint32(dst, uint32(f.Final))
 		dst = binary.BigEndian.AppendUint32(dst, f.DestSeq)

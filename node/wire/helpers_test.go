@@ -65,7 +65,9 @@ func sampleFrames(body []byte) []Frame {
 	rrep.Type, rrep.To, rrep.Origin, rrep.Final, rrep.DestSeq, rrep.Hops, rrep.LifetimeMS = TypeRREP, 9, 5, 11, 5, 1, 5_999
 	rerr := base
 	rerr.Type, rerr.Unreachable = TypeRERR, []Unreachable{{Dest: 11, Seq: 6}, {Dest: 12, Seq: 1}}
-	return []Frame{hello, bc, uc, ack, fl, loc, data, rreq, rrep, rerr}
+	ahello := base
+	ahello.Type, ahello.Origin, ahello.Final, ahello.DestSeq, ahello.LifetimeMS = TypeAODVHello, base.From, base.From, 3, 2000
+	return []Frame{hello, bc, uc, ack, fl, loc, data, rreq, rrep, rerr, ahello}
 }
 
 // airFrames are sampleFrames as sent on the DCF medium: every type but

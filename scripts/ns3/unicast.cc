@@ -92,15 +92,16 @@ int main(int argc, char **argv)
 {
   uint32_t n = 10, run = 1, count = 10;
   double side = 50, spreadUs = 10000, periodUs = 0;
-  std::string mode = "sink";
+  std::string mode = "sink", arrivals = "periodic";
   CommandLine cmd;
   cmd.AddValue("n", "nodes (sink mode)", n);
-  cmd.AddValue("mode", "sink|hidden|far", mode);
+  cmd.AddValue("mode", "sink|hidden|far|random (sink's square, every node sends each frame to a random other node)", mode);
   cmd.AddValue("run", "RngRun", run);
   cmd.AddValue("side", "square side in m (sink mode)", side);
   cmd.AddValue("count", "unicasts per sender", count);
   cmd.AddValue("spread_us", "each sender's phase is U[0, spread_us)", spreadUs);
-  cmd.AddValue("period_us", "between a sender's unicasts", periodUs);
+  cmd.AddValue("period_us", "between a sender's unicasts (the mean gap with --arrivals=poisson)", periodUs);
+  cmd.AddValue("arrivals", "periodic (period_us apart) | poisson (exponential gaps of mean period_us)", arrivals);
   cmd.AddValue("payload", "payload bytes", g_payload);
   cmd.Parse(argc, argv);
   RngSeedManager::SetSeed(1);
@@ -155,16 +156,29 @@ int main(int argc, char **argv)
   }
 
   Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+  Ptr<ExponentialRandomVariable> e = CreateObject<ExponentialRandomVariable>();
+  e->SetAttribute("Mean", DoubleValue(periodUs * 1e3));
+  e->SetAttribute("Bound", DoubleValue(0));
+  double lastAt = 0;
   uint32_t senders = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t to = mode == "hidden" ? 1 : mode == "far" ? 2 : 0;
-    if (i == to || (mode == "far" && i != 0)) continue;
+    if (mode != "random" && (i == to || (mode == "far" && i != 0))) continue;
     senders++;
     int64_t phase = (int64_t)u->GetValue(0, spreadUs * 1e3);
-    for (uint32_t k = 0; k < count; k++)
-      Simulator::Schedule(Seconds(1.0) + NanoSeconds(phase + (int64_t)(k * periodUs * 1e3)), &Tx, i, to, k);
+    double at = 0;
+    for (uint32_t k = 0; k < count; k++) {
+      if (arrivals == "poisson" && k > 0) at += e->GetValue();
+      else if (k > 0) at += periodUs * 1e3;
+      if (mode == "random") {
+        to = u->GetInteger(0, n - 2);
+        if (to >= i) to++;
+      }
+      Simulator::Schedule(Seconds(1.0) + NanoSeconds(phase + (int64_t)at), &Tx, i, to, k);
+      lastAt = std::max(lastAt, phase + at);
+    }
   }
-  Simulator::Stop(Seconds(1.0 + (spreadUs + count * periodUs) / 1e6 + 3.0));
+  Simulator::Stop(Seconds(1.0) + NanoSeconds((int64_t)lastAt) + Seconds(3.0));
   Simulator::Run();
 
   std::sort(g_lat.begin(), g_lat.end());

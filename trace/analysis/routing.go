@@ -44,6 +44,20 @@ type RoutingMetrics struct {
 	RERR          uint64 `json:"rerr"`
 	ControlFrames uint64 `json:"control_frames"`
 	ControlBytes  uint64 `json:"control_bytes"`
+	// The same by who sent them: requests a discovery's first try
+	// (RREQFirst) or a later one (RREQRetries, a wider ring or a retry),
+	// the rest relays; replies made by the node sending them (RREPFirst:
+	// the destination's, Intermediate and Gratuitous ones), the rest
+	// passed on; errors raised by the node (RERRFirst), the rest passed
+	// on. Hellos are AODV's hello messages (routing.aodv.neighbors),
+	// apart from the control frames and their bytes.
+	RREQFirst        uint64 `json:"rreq_first,omitempty"`
+	RREQRetries      uint64 `json:"rreq_retries,omitempty"`
+	RREPFirst        uint64 `json:"rrep_first,omitempty"`
+	RREPIntermediate uint64 `json:"rrep_intermediate,omitempty"`
+	RREPGratuitous   uint64 `json:"rrep_gratuitous,omitempty"`
+	RERRFirst        uint64 `json:"rerr_first,omitempty"`
+	Hellos           uint64 `json:"hellos,omitempty"`
 	// Drops of those messages by reason ("no-route", "buffer").
 	Drops map[string]uint64 `json:"drops,omitempty"`
 }
@@ -102,17 +116,25 @@ func ComputeRouting(dir string, src trace.Source) (*RoutingMetrics, error) {
 			case tRREQ:
 				m.RREQ++
 				m.ControlBytes += uint64(e.bytes)
+				switch {
+				case e.kind != 0 && r.strs.Strs[e.kind] == "retry":
+					m.RREQRetries++
+				case e.origin == p.id && e.hops == 1:
+					m.RREQFirst++
+				}
 			case tRREP:
-				m.RREP++
-				m.ControlBytes += uint64(e.bytes)
+				m.countReply(e, p.id, r.strs.Strs[e.kind])
 			case tRERR:
 				m.RERR++
 				m.ControlBytes += uint64(e.bytes)
+				if e.kind == 0 || r.strs.Strs[e.kind] != "forward" {
+					m.RERRFirst++
+				}
 			}
 		}
 	}
 	m.ControlFrames = m.RREQ + m.RREP + m.RERR
-	if m.Messages == 0 && m.ControlFrames == 0 {
+	if m.Messages == 0 && m.ControlFrames == 0 && m.Hellos == 0 {
 		return nil, nil
 	}
 	seen := map[msgKey]bool{}
@@ -148,6 +170,27 @@ func ComputeRouting(dir string, src trace.Source) (*RoutingMetrics, error) {
 	return m, nil
 }
 
+// countReply counts a rrep event e of node self whose kind is kind.
+func (m *RoutingMetrics) countReply(e *event, self protocol.NodeID, kind string) {
+	switch kind {
+	case "hello":
+		m.Hellos++
+		return
+	case "intermediate":
+		m.RREPIntermediate++
+		m.RREPFirst++
+	case "gratuitous":
+		m.RREPGratuitous++
+		m.RREPFirst++
+	default:
+		if e.to == self {
+			m.RREPFirst++ // the destination's own
+		}
+	}
+	m.RREP++
+	m.ControlBytes += uint64(e.bytes)
+}
+
 // WriteText writes the routing metrics as lines of the text report.
 func (m *RoutingMetrics) WriteText(w io.Writer) {
 	routing := m.Routing
@@ -169,6 +212,12 @@ func (m *RoutingMetrics) WriteText(w io.Writer) {
 	if m.ControlFrames > 0 {
 		fmt.Fprintf(w, "routing control frames (counted apart): %d (%d bytes): %d route requests, %d replies, %d errors\n",
 			m.ControlFrames, m.ControlBytes, m.RREQ, m.RREP, m.RERR)
+		fmt.Fprintf(w, "routing control by sender: requests %d first tries, %d later tries, %d relayed; replies %d made (%d intermediate, %d gratuitous), %d passed on; errors %d raised, %d passed on\n",
+			m.RREQFirst, m.RREQRetries, m.RREQ-m.RREQFirst-m.RREQRetries, m.RREPFirst, m.RREPIntermediate, m.RREPGratuitous,
+			m.RREP-m.RREPFirst, m.RERRFirst, m.RERR-m.RERRFirst)
+	}
+	if m.Hellos > 0 {
+		fmt.Fprintf(w, "AODV hellos: %d\n", m.Hellos)
 	}
 	if len(m.Drops) > 0 {
 		fmt.Fprintf(w, "multi-hop messages dropped:")
