@@ -151,6 +151,9 @@ type loadOptions struct {
 	lean bool
 	// visit, when not nil, is handed every event kept (Analyze, visit.go).
 	visit func(id protocol.NodeID, e *trace.Event)
+	// discard keeps none of the nodes' events: they are only handed to
+	// visit (the run file's are kept).
+	discard bool
 }
 
 // str interns s.
@@ -444,6 +447,9 @@ func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool
 	}
 	if opt.visit != nil {
 		opt.visit(pr.id, e)
+	}
+	if opt.discard && pr.id != protocol.None {
+		return event{}, false
 	}
 	if opt.lean && (e.Ev == trace.EvRecv || e.Ev == trace.EvDrop) {
 		r.leanEnd = max(r.leanEnd, e.T)

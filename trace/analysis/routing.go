@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -60,57 +61,60 @@ func routingEvents(ev string) bool {
 // ComputeRouting reads the run in dir (src: nil for the disk) and
 // measures its multi-hop messages; nil when it has none.
 func ComputeRouting(dir string, src trace.Source) (*RoutingMetrics, error) {
-	r, err := load([]string{dir}, loadOptions{keep: routingEvents, src: src})
-	if err != nil {
-		return nil, err
-	}
 	m := &RoutingMetrics{Drops: map[string]uint64{}}
-	if sc, err := r.scenario(); err == nil {
-		m.Routing = sc.Routing.Protocol
-	}
 	sent := map[msgKey]int64{} // message -> when sent
-	dest := map[msgKey]protocol.NodeID{}
 	type delivery struct {
 		k    msgKey
 		t    int64
 		hops int
+		node protocol.NodeID
 	}
 	var got []delivery
-	for _, p := range r.procs[1:] {
-		for i := range p.evs {
-			e := &p.evs[i]
-			switch e.typ {
-			case tSend:
-				if e.origin == p.id && e.oseq != 0 && e.to != protocol.None {
-					k := msgKey{node: e.origin, seq: e.oseq}
-					sent[k], dest[k] = e.t, e.to
-					m.Messages++
-					m.DataFrames++
-				}
-			case tRelay:
-				if e.to != protocol.None {
-					m.DataFrames++
-				}
-			case tRecv:
-				if e.origin != protocol.None && e.oseq != 0 {
-					got = append(got, delivery{msgKey{node: e.origin, seq: e.oseq}, e.t, int(e.hops)})
-				}
-			case tDrop:
-				if e.origin != protocol.None && e.text != 0 {
-					m.Drops[r.strs.Strs[e.text]]++
-				}
-			case tRREQ:
-				m.RREQ++
-				m.ControlBytes += uint64(e.bytes)
-			case tRREP:
-				m.RREP++
-				m.ControlBytes += uint64(e.bytes)
-			case tRERR:
-				m.RERR++
-				m.ControlBytes += uint64(e.bytes)
-			}
+	// The events are handed over as they are read, none kept: receives
+	// are most of a trace.
+	r, err := load([]string{dir}, loadOptions{keep: routingEvents, src: src, discard: true, visit: func(id protocol.NodeID, e *trace.Event) {
+		if id == protocol.None {
+			return
 		}
+		switch evTypes[e.Ev] {
+		case tSend:
+			if e.Origin == id && e.OSeq != 0 && e.To != protocol.None {
+				sent[msgKey{node: e.Origin, seq: e.OSeq}] = e.T
+				m.Messages++
+				m.DataFrames++
+			}
+		case tRelay:
+			if e.To != protocol.None {
+				m.DataFrames++
+			}
+		case tRecv:
+			if e.Origin != protocol.None && e.OSeq != 0 {
+				got = append(got, delivery{msgKey{node: e.Origin, seq: e.OSeq}, e.T, int(max(0, min(e.Hops, 255))), id})
+			}
+		case tDrop:
+			if e.Origin != protocol.None && e.Reason != "" {
+				m.Drops[e.Reason]++
+			}
+		case tRREQ:
+			m.RREQ++
+			m.ControlBytes += uint64(int32(e.Bytes))
+		case tRREP:
+			m.RREP++
+			m.ControlBytes += uint64(int32(e.Bytes))
+		case tRERR:
+			m.RERR++
+			m.ControlBytes += uint64(int32(e.Bytes))
+		}
+	}})
+	if err != nil {
+		return nil, err
 	}
+	if sc, err := r.scenario(); err == nil {
+		m.Routing = sc.Routing.Protocol
+	}
+	// Node by node, each in its own order (the combined layout hands them
+	// over interleaved): a message's first delivery is the one measured.
+	slices.SortStableFunc(got, func(a, b delivery) int { return cmp.Compare(a.node, b.node) })
 	m.ControlFrames = m.RREQ + m.RREP + m.RERR
 	if m.Messages == 0 && m.ControlFrames == 0 {
 		return nil, nil
