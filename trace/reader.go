@@ -3,7 +3,6 @@ package trace
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -178,11 +177,7 @@ func (l *LineReader) Next(keep func(ev string, line []byte) bool) (*Event, int, 
 			}
 		}
 		e := new(Event)
-		if !decodeFast(line, e) {
-			*e = Event{}
-			err = json.Unmarshal(line, e)
-		}
-		if err != nil {
+		if err = Decode(line, e); err != nil {
 			msg := MsgTruncated
 			if newline {
 				msg = "not a JSON event: " + err.Error()
