@@ -11,6 +11,7 @@ import (
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // CrashSlack is how far after its recorded crash a node's trace may still
@@ -67,7 +68,7 @@ func WriteCollectedRunFile(dir, run string, s *scenario.Scenario) (*Collected, e
 	down := downSpans(recs, int64(dur))
 	lives := map[protocol.NodeID][]life{}
 	after := map[protocol.NodeID]*late{}
-	if _, err := trace.WalkDir(dir, nil, func(id protocol.NodeID, e *trace.Event) {
+	if _, err := analysis.WalkDir(dir, nil, func(id protocol.NodeID, e *trace.Event) {
 		ls := lives[id]
 		// A life begins at a recover event (a restarted real node
 		// writes one before its start) or a start not right after one.

@@ -2,7 +2,10 @@ package analysis
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -35,7 +38,7 @@ func (r *run) readCombined(path string, opt loadOptions) {
 		prog.set(int64(line))
 		id := e.Node
 		if id == protocol.None {
-			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: trace.MsgNoNode})
+			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: msgNoNode})
 			return nil
 		}
 		n := nodes[id]
@@ -45,7 +48,7 @@ func (r *run) readCombined(path string, opt loadOptions) {
 				n.why = fmt.Sprintf("node %d is not in the run's scenario", id)
 			}
 			if n.why != "" {
-				r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: trace.NodeSkipped(id, n.why)})
+				r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: nodeSkipped(id, n.why)})
 			} else {
 				if e.Host != "" {
 					r.hosts[id] = e.Host
@@ -103,4 +106,67 @@ func (r *run) readCombined(path string, opt loadOptions) {
 		n.pr.segs = append(n.pr.segs, segment{fi, true})
 		r.byID[id] = n.pr
 	}
+}
+
+// msgNoNode is the problem of a line of the combined node file that
+// names no node.
+const msgNoNode = "a line of no node (node 0) in " + trace.NodesFileName + "; skipped"
+
+// nodeSkipped is the problem of a node of the combined node file whose
+// first line is not an acceptable header (why): its lines are skipped,
+// as a node file with such a header is.
+func nodeSkipped(id protocol.NodeID, why string) string {
+	return fmt.Sprintf("node %d: %s; its lines skipped", id, why)
+}
+
+// missingInCombined is the problem of a node the run file speaks of that
+// has no usable line in the combined node file.
+func missingInCombined(id protocol.NodeID) string {
+	return fmt.Sprintf("node %d appears in %s but has no usable lines in %s", id, trace.RunFileName, trace.NodesFileName)
+}
+
+// nodeFileIDs lists the node IDs of the node-<id>.jsonl files among the
+// names of dir's entries, sorted, with a problem for each file so named
+// whose ID does not parse.
+func nodeFileIDs(dir string, names []string) ([]protocol.NodeID, []trace.Problem) {
+	var ids []protocol.NodeID
+	var probs []trace.Problem
+	for _, name := range names {
+		num, ok := strings.CutPrefix(name, "node-")
+		if !ok {
+			continue
+		}
+		if num, ok = strings.CutSuffix(num, ".jsonl"); !ok {
+			continue
+		}
+		id, err := strconv.ParseUint(num, 10, 32)
+		if err != nil || id == 0 || strconv.FormatUint(id, 10) != num {
+			probs = append(probs, trace.Problem{File: filepath.Join(dir, name), Msg: "not a node ID in the file name; skipped"})
+			continue
+		}
+		ids = append(ids, protocol.NodeID(id))
+	}
+	slices.Sort(ids)
+	return ids, probs
+}
+
+// besideCombined is the problem of node files found beside the combined
+// node file (ids, not empty): the reader uses nodes.jsonl and skips them
+// (docs/trace.md, "The combined layout").
+func besideCombined(dir string, ids []protocol.NodeID) (trace.Problem, bool) {
+	if len(ids) == 0 {
+		return trace.Problem{}, false
+	}
+	names := ""
+	for k, id := range ids {
+		if k == 3 {
+			names += fmt.Sprintf(" and %d more", len(ids)-3)
+			break
+		}
+		if k > 0 {
+			names += ", "
+		}
+		names += filepath.Base(trace.NodeFile(dir, id))
+	}
+	return trace.Problem{File: trace.NodesFile(dir), Msg: fmt.Sprintf("node files beside it (%s) skipped: a run directory holds %s or node files, not both", names, trace.NodesFileName)}, true
 }

@@ -171,16 +171,16 @@ func (r *run) where(e *event) trace.Problem {
 
 // nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones;
 // with the combined node file (trace.NodesFileName) it says so and lists
-// none, reporting the node files beside it (trace.BesideCombined).
+// none, reporting the node files beside it (besideCombined).
 func (r *run) nodeFiles(dir string) ([]protocol.NodeID, bool, error) {
 	names, err := r.fsrc.Names(dir)
 	if err != nil {
 		return nil, false, fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	ids, probs := trace.NodeFileIDs(dir, names)
+	ids, probs := nodeFileIDs(dir, names)
 	r.problems = append(r.problems, probs...)
 	if slices.Contains(names, trace.NodesFileName) {
-		if p, ok := trace.BesideCombined(dir, ids); ok {
+		if p, ok := besideCombined(dir, ids); ok {
 			r.problems = append(r.problems, p)
 		}
 		return nil, true, nil
@@ -531,7 +531,7 @@ func (r *run) reportMissing(combined bool) {
 	slices.Sort(missing)
 	for _, id := range missing {
 		if combined {
-			r.problems = append(r.problems, trace.Problem{File: trace.NodesFile(r.dirs[0]), Msg: trace.MissingInCombined(id)})
+			r.problems = append(r.problems, trace.Problem{File: trace.NodesFile(r.dirs[0]), Msg: missingInCombined(id)})
 			continue
 		}
 		r.problems = append(r.problems, trace.Problem{File: trace.NodeFile(r.dirs[0], id),

@@ -181,7 +181,7 @@ func TestStreamMergeHostileCombined(t *testing.T) {
 			if _, err := ComputeMetrics(dir, MetricsOptions{}); err != nil {
 				t.Error(err)
 			}
-			if _, err := trace.ReadDir(dir); err != nil {
+			if _, err := ReadDir(dir); err != nil {
 				t.Error(err)
 			}
 		})

@@ -156,7 +156,7 @@ func (m *merger) readCombined() {
 	m.combAny = true
 	id := e.Node
 	if id == protocol.None {
-		m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: trace.MsgNoNode})
+		m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: msgNoNode})
 		return
 	}
 	w, seen := m.combWhy[id]
@@ -167,7 +167,7 @@ func (m *merger) readCombined() {
 		}
 		m.combWhy[id] = w
 		if w != "" {
-			m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: trace.NodeSkipped(id, w)})
+			m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: nodeSkipped(id, w)})
 		}
 		return
 	}
