@@ -24,11 +24,11 @@ func (r *run) readCombined(path string, opt loadOptions) {
 		keep = func(ev string) bool { return ev == trace.EvHeader || opt.keep(ev) }
 	}
 	type node struct {
-		why  string // why its lines are skipped; "" while usable
 		pr   *proc
 		kept []event
 	}
 	nodes := map[protocol.NodeID]*node{}
+	why := map[protocol.NodeID]string{} // every node read; "" while usable
 	var buf []byte
 	before := len(r.problems)
 	any := false
@@ -36,39 +36,16 @@ func (r *run) readCombined(path string, opt loadOptions) {
 	probs, err := r.fsrc.ScanEvents(path, keep, func(e *trace.Event, line int) error {
 		any = true
 		prog.set(int64(line))
-		id := e.Node
-		if id == protocol.None {
-			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: msgNoNode})
+		if !r.combinedLine(path, why, line, e, &r.problems) {
 			return nil
 		}
-		n := nodes[id]
+		n := nodes[e.Node]
 		if n == nil {
-			n = &node{why: r.headerProblem(e, id)}
-			if n.why == "" && !r.screen.Member(id) {
-				n.why = fmt.Sprintf("node %d is not in the run's scenario", id)
+			n = &node{pr: r.byID[e.Node]}
+			if n.pr == nil {
+				n.pr = &proc{id: e.Node}
 			}
-			if n.why != "" {
-				r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: nodeSkipped(id, n.why)})
-			} else {
-				if e.Host != "" {
-					r.hosts[id] = e.Host
-				}
-				if n.pr = r.byID[id]; n.pr == nil {
-					n.pr = &proc{id: id}
-				}
-			}
-			nodes[id] = n
-			return nil
-		}
-		if n.why != "" {
-			return nil
-		}
-		if e.Ev == trace.EvHeader {
-			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("a second header of node %d; skipped", id)})
-			return nil
-		}
-		if !r.screen.NodeEvent(path, id, line, e, &r.problems) {
-			return nil
+			nodes[e.Node] = n
 		}
 		if ce, ok := r.take(n.pr, e, segment{fi, true}, keep, line, opt, &buf); ok {
 			n.kept = append(n.kept, ce)
@@ -85,15 +62,21 @@ func (r *run) readCombined(path string, opt loadOptions) {
 		r.problems = append(r.problems, trace.Problem{File: path, Msg: "no events, not even a header; file skipped"})
 		return
 	}
-	ids := make([]protocol.NodeID, 0, len(nodes))
-	for id, n := range nodes {
-		if n.why == "" {
+	ids := make([]protocol.NodeID, 0, len(why))
+	for id, w := range why {
+		if w == "" {
 			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
 		n := nodes[id]
+		if n == nil { // a header and nothing else
+			n = &node{pr: r.byID[id]}
+			if n.pr == nil {
+				n.pr = &proc{id: id}
+			}
+		}
 		r.screen.FinishNode(path, id, &r.problems)
 		switch {
 		case len(n.pr.evs) > 0:

@@ -113,11 +113,8 @@ func (r *run) rescan(id protocol.NodeID, segs []segment, cur segment, upto int, 
 				first = false // the header
 				return nil
 			}
-			if e.Ev == trace.EvHeader || id != 0 && e.Node != id || !r.screen.Accepts(e) {
+			if !r.nodeLine(r.files[fi], id, sg.combined, line, e, nil) {
 				return nil
-			}
-			if e.Bytes < 0 || e.Bytes > trace.MaxBytes {
-				e.Bytes = 0 // as the screen counts it
 			}
 			buf = trace.AppendJSON(buf[:0], e)
 			add(lineHash(buf), uint64(fi)<<32|uint64(uint32(line)))

@@ -373,30 +373,13 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 	probs, err := r.fsrc.ScanEvents(path, keep, func(e *trace.Event, line int) error {
 		if first {
 			first = false
-			why = r.headerProblem(e, id)
-			if why == "" && id != 0 && !r.screen.Member(id) {
-				why, headerLine = fmt.Sprintf("node %d is not in the run's scenario", id), line
-			}
-			if why == "" && e.Host != "" && id != 0 {
-				r.hosts[id] = e.Host
-			}
-			if why == "" && e.ScenarioHash != "" && id != 0 {
-				r.hashes[id] = e.ScenarioHash
+			var member bool
+			if why, member = r.nodeHeader(e, id); member {
+				headerLine = line
 			}
 			return nil
 		}
-		if why != "" {
-			return nil
-		}
-		if e.Ev == trace.EvHeader {
-			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: "a second header; skipped"})
-			return nil
-		}
-		if id != 0 && e.Node != id {
-			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("event of node %d in node %d's file; skipped", e.Node, id)})
-			return nil
-		}
-		if !r.screen.Event(path, line, e, &r.problems) {
+		if why != "" || !r.nodeLine(path, id, false, line, e, &r.problems) {
 			return nil
 		}
 		if ce, ok := r.take(pr, e, segment{fi, false}, keep, line, opt, &buf); ok {

@@ -39,15 +39,7 @@ func (m *merger) pull(p int32) {
 			m.endFile(sp, err)
 			continue
 		}
-		if e.Ev == trace.EvHeader {
-			sp.own = append(sp.own, trace.Problem{File: path, Line: line, Msg: "a second header; skipped"})
-			continue
-		}
-		if e.Node != sp.id {
-			sp.own = append(sp.own, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("event of node %d in node %d's file; skipped", e.Node, sp.id)})
-			continue
-		}
-		if !r.screen.Event(path, line, e, &sp.own) {
+		if !r.nodeLine(path, sp.id, false, line, e, &sp.own) {
 			continue
 		}
 		if m.accept(p, sp, e, fi, line, filePos(fi, line), &sp.own) {
@@ -154,33 +146,10 @@ func (m *merger) readCombined() {
 		return
 	}
 	m.combAny = true
+	if !r.combinedLine(path, m.combWhy, line, e, &m.combOwn) {
+		return
+	}
 	id := e.Node
-	if id == protocol.None {
-		m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: msgNoNode})
-		return
-	}
-	w, seen := m.combWhy[id]
-	if !seen {
-		w = r.headerProblem(e, id)
-		if w == "" && !r.screen.Member(id) {
-			w = fmt.Sprintf("node %d is not in the run's scenario", id)
-		}
-		m.combWhy[id] = w
-		if w != "" {
-			m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: nodeSkipped(id, w)})
-		}
-		return
-	}
-	if w != "" {
-		return
-	}
-	if e.Ev == trace.EvHeader {
-		m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("a second header of node %d; skipped", id)})
-		return
-	}
-	if !r.screen.NodeEvent(path, id, line, e, &m.combOwn) {
-		return
-	}
 	p, ok := m.byID[id]
 	if !ok {
 		return
