@@ -27,22 +27,6 @@ func header(run string, node protocol.NodeID) trace.Event {
 	return trace.Event{Ev: trace.EvHeader, Node: node, Schema: trace.Schema, Run: run, Driver: "sim", Protocol: "floodmax", Seed: 3}
 }
 
-func writeEvents(t *testing.T, path string, evs ...trace.Event) {
-	t.Helper()
-	w, err := trace.Create(path, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range evs {
-		if err := w.Write(&evs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // problemsFor returns the messages of the problems naming file.
 func problemsFor(r *trace.Run, file string) []string {
 	var msgs []string
