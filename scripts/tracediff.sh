@@ -98,7 +98,7 @@ run() {
 	local f=$1
 	shift
 	"$@" >"$f" 2>&1 || echo "exit $?" >>"$f"
-	sed -i -E '/^[a-z ]+: [a-z][^:]* ([0-9]+% \(.*\)|[0-9.]+ (M lines|MB|s)|\([0-9]+s\))$/d' "$f"
+	sed -i -E -e '/^[a-z ]+: html: /d' -e '/^[a-z ]+: [a-z][^:]* ([0-9]+% \(.*\)|[0-9.]+ (M lines|MB|s)|\([0-9]+s\))$/d' "$f"
 }
 
 # hosts BIN CASEDIR: the run split between two hosts' directories.

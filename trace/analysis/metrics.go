@@ -202,6 +202,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 	if opt.Step <= 0 {
 		opt.Step = DefaultStep
 	}
+	routing := routingFrom(l, opt.Routing)
 	r, err := l.run(readMetrics)
 	if err != nil {
 		return nil, err
@@ -425,7 +426,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 	default:
 		rep.WrongOrUnknown = wrong
 	}
-	if opt.Routing {
+	if routing() {
 		if rep.Routing, err = ComputeRouting(l.dir, l.src); err != nil {
 			return nil, err
 		}

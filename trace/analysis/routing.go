@@ -58,6 +58,34 @@ func routingEvents(ev string) bool {
 	return false
 }
 
+// routingFrom tells, when asked (want), whether a run has routing
+// metrics to compute (ComputeRouting, a read of its receives) from the
+// sends and control frames of the metrics' own read (l's, which reads no
+// receives): a run with neither has none, and is not read again. The
+// answer is ready once that read is done.
+func routingFrom(l *loader, want bool) func() bool {
+	if !want || l.one != nil {
+		return func() bool { return want }
+	}
+	any := false
+	prev := l.visit
+	l.visit = func(id protocol.NodeID, e *trace.Event) {
+		if prev != nil {
+			prev(id, e)
+		}
+		if id == protocol.None || any {
+			return
+		}
+		switch evTypes[e.Ev] {
+		case tSend:
+			any = e.Origin == id && e.OSeq != 0 && e.To != protocol.None
+		case tRREQ, tRREP, tRERR:
+			any = true
+		}
+	}
+	return func() bool { return any }
+}
+
 // ComputeRouting reads the run in dir (src: nil for the disk) and
 // measures its multi-hop messages; nil when it has none.
 func ComputeRouting(dir string, src trace.Source) (*RoutingMetrics, error) {
