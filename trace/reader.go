@@ -270,7 +270,7 @@ func rawEv(line []byte) (string, bool) {
 	if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
 		return "", false
 	}
-	return string(rest[:j]), true
+	return internEv(rest[:j]), true
 }
 
 // reopenReader reads a file from an offset on, opening it for each read
