@@ -58,7 +58,15 @@ func (m *merger) accept(p int32, sp *sproc, e *trace.Event, fi int32, line int, 
 		buf = trace.AppendJSON(sp.lineBuf[:0], e)
 		sp.lineBuf = buf
 	} else {
-		buf = trace.AppendJSON(nil, e)
+		// The lines waiting in the combined file's queues are cut from
+		// shared slabs, not allocated one by one; a slab is freed once
+		// every line in it is merged.
+		if cap(m.slab)-len(m.slab) < 4<<10 {
+			m.slab = make([]byte, 0, 1<<20)
+		}
+		start := len(m.slab)
+		m.slab = trace.AppendJSON(m.slab, e)
+		buf = m.slab[start:len(m.slab):len(m.slab)]
 	}
 	past := func(add func(h, at uint64)) {
 		var segs []segment
