@@ -189,7 +189,7 @@ func (r *run) nodeFiles(dir string) ([]protocol.NodeID, bool, error) {
 }
 
 // load reads the run in dirs. With one directory it behaves like
-// trace.ReadDir (a run file is required); with opt.multi, traces gathered
+// ReadDir (a run file is required); with opt.multi, traces gathered
 // from several machines are combined, and run ids that disagree between
 // directories are an error naming the files.
 func load(dirs []string, opt loadOptions) (*run, error) {
@@ -355,7 +355,7 @@ func (r *run) nodeIDs() []protocol.NodeID {
 
 // readFile appends the events of one file to pr, checking its header:
 // a node file without a usable header, of another run or naming another
-// node is reported and skipped, as trace.ReadDir does.
+// node is reported and skipped, as the rules of accept.go say.
 func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOptions) error {
 	fi := int32(len(r.files))
 	r.files = append(r.files, path)
