@@ -71,7 +71,7 @@ func wantTree(t *testing.T, what string, chk *analysis.CheckReport) {
 func rounds(t *testing.T, dir string) int {
 	t.Helper()
 	r := 0
-	_, err := trace.WalkDir(dir, func(ev string) bool { return ev == string(protocol.NoteInfo) }, func(_ protocol.NodeID, e *trace.Event) {
+	_, err := analysis.WalkDir(dir, func(ev string) bool { return ev == string(protocol.NoteInfo) }, func(_ protocol.NodeID, e *trace.Event) {
 		var k int
 		if _, err := fmt.Sscanf(e.Text, "contention round %d", &k); err == nil {
 			r = max(r, k)

@@ -294,7 +294,7 @@ func propWaits(t *testing.T, dir string) (entries int, longest float64) {
 		return false
 	}
 	waiting := map[protocol.NodeID][]int64{}
-	if _, err := trace.WalkDir(dir, keep, func(id protocol.NodeID, e *trace.Event) {
+	if _, err := analysis.WalkDir(dir, keep, func(id protocol.NodeID, e *trace.Event) {
 		switch e.Ev {
 		case string(protocol.NoteCSRequest):
 			waiting[id] = append(waiting[id], e.T)

@@ -37,7 +37,7 @@ func coordRun(t *testing.T, name, y string) *coordRunT {
 	dir, _ := simtest.RunYAML(t, name, y)
 	r := &coordRunT{dir: dir}
 	keep := func(ev string) bool { return ev != trace.EvHeader }
-	if _, err := trace.WalkDir(dir, keep, func(id protocol.NodeID, e *trace.Event) {
+	if _, err := analysis.WalkDir(dir, keep, func(id protocol.NodeID, e *trace.Event) {
 		if id == 0 {
 			return
 		}

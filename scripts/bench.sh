@@ -3,6 +3,7 @@
 #
 #   scripts/bench.sh [--skip-100k]
 #   sudo scripts/bench.sh            # as root: the real-node parts too
+#   scripts/bench.sh --aggregator [--bin BINARY]
 #
 # Builds the CLI (and the node package's test binary) once, then measures:
 #   - the machine: CPU model, cores, RAM, kernel, Go version, load average
@@ -20,7 +21,12 @@
 #     their CPU and peak RSS from log/usage.json;
 #   - the aggregator on about a million trace lines: a 3,300-node grid
 #     simulated with per-node traces, then `trace merge`, `trace check`,
-#     `trace report` and `trace report --html` (wall, CPU, peak RSS each).
+#     `trace report`, `trace report --html` and `trace export --format
+#     netanim` (wall, CPU, peak RSS each).
+#
+# --aggregator measures the machine and the aggregator only (about 15 s),
+# and --bin BINARY measures that build of manetlab instead of building
+# one: two builds side by side (the node parts need the build's source).
 #
 # Progress goes to standard error, the table (Markdown) to standard output.
 # Without root the real-node parts are skipped, and say so in the table.
@@ -32,18 +38,30 @@
 set -euo pipefail
 
 skip100k=0
-for arg in "$@"; do
-	case "$arg" in
+only=""
+given=""
+while (($# > 0)); do
+	case "$1" in
 	--skip-100k) skip100k=1 ;;
+	--aggregator) only=aggregator ;;
+	--bin)
+		[[ $# -ge 2 && -x $2 ]] || {
+			echo "bench.sh: --bin wants a built manetlab binary" >&2
+			exit 2
+		}
+		given=$(realpath "$2")
+		shift
+		;;
 	-h | --help)
 		sed -n '2,/^$/s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
 	*)
-		echo "bench.sh: unknown argument $arg (want --skip-100k)" >&2
+		echo "bench.sh: unknown argument $1 (want --skip-100k, --aggregator, --bin BINARY)" >&2
 		exit 2
 		;;
 	esac
+	shift
 done
 
 cd "$(dirname "$0")/.."
@@ -97,10 +115,14 @@ cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 ram=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
 row "machine" "" "" "" "${cpu:-unknown CPU}, $(nproc) cores, $ram RAM, Linux $(uname -r), $(go env GOVERSION), load average $load at the start"
 
-progress "building the CLI and the node test binary"
-go build -o "$tmp/manetlab" ./cmd/manetlab
-go test -c -o "$tmp/node.test" ./node
-bin=$tmp/manetlab
+bin=$given
+if [[ -z $bin ]]; then
+	progress "building the CLI"
+	go build -o "$tmp/manetlab" ./cmd/manetlab
+	bin=$tmp/manetlab
+fi
+
+if [[ $only != aggregator ]]; then
 
 # --- the simulator -----------------------------------------------------------
 sim() { # sim NAME CONFIG
@@ -124,6 +146,8 @@ if [[ $(id -u) -ne 0 ]]; then
 	row "real receive path" "" "" "" "skipped: needs root (a network namespace)"
 	row "50 real processes" "" "" "" "skipped: needs root (a network namespace)"
 else
+	progress "building the node test binary"
+	go test -c -o "$tmp/node.test" ./node
 	progress "real receive path: BenchmarkReceiveBurst (about 40 s)"
 	measure recv "$tmp/node.test" -test.run '^$' -test.bench '^BenchmarkReceiveBurst$' -test.benchtime 1x
 	# metric VALUE-UNIT: the value of a unit on the benchmark's result line.
@@ -159,6 +183,7 @@ else
 	fi
 	rm -rf "${tmp:?}/run50"
 fi
+fi # not --aggregator
 
 # --- the aggregator ----------------------------------------------------------
 progress "aggregator: simulating a 3,300-node grid with per-node traces"
@@ -166,22 +191,29 @@ agg=$tmp/agg
 measure aggsim "$bin" sim configs/static-10k.yaml -q --out "$agg" --set nodes.count=3300 --set 'mobility.area=[5800,5800]' --set trace.layout=per-node
 lines=$(cat "$agg"/*.jsonl | wc -l)
 row "aggregator input: sim of 3,300 nodes" "$WALL" "$CPU" "$RSS" "$(printf "%d lines in %d files, %s" "$lines" "$(find "$agg" -name '*.jsonl' | wc -l)" "$(du -sh "$agg" | cut -f1)")$(status)"
-for step in merge check report html; do
+for step in merge check report html export; do
 	progress "aggregator: trace $step"
 	case $step in
 	merge) measure merge "$bin" trace merge "$agg" -o "$tmp/merged.jsonl" ;;
 	check) measure check "$bin" trace check "$agg" ;;
 	report) measure report "$bin" trace report "$agg" ;;
 	html) measure html "$bin" trace report "$agg" --html "$tmp/report.html" ;;
+	export) measure export "$bin" trace export --format netanim "$agg" -o "$tmp/export.xml" ;;
 	esac
 	case $step in
 	merge) result="$(printf "%d lines merged" "$(wc -l <"$tmp/merged.jsonl")")" ;;
 	check) result="$(awk 'NR > 1 && $2 ~ /:$/ { sub(":", "", $2); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$tmp/check.out")" ;;
 	report) result="$(wc -l <"$tmp/report.out") lines of report" ;;
 	html) result="$(du -h "$tmp/report.html" | cut -f1) page" ;;
+	export) result="$(du -h "$tmp/export.xml" | cut -f1) NetAnim XML" ;;
 	esac
-	row "trace $([[ $step == html ]] && echo 'report --html' || echo "$step") (aggregator)" "$WALL" "$CPU" "$RSS" "$result$(status)"
-	rm -f "$tmp/merged.jsonl"
+	what="trace $step"
+	case $step in
+	html) what="trace report --html" ;;
+	export) what="trace export --format netanim" ;;
+	esac
+	row "$what (aggregator)" "$WALL" "$CPU" "$RSS" "$result$(status)"
+	rm -f "$tmp/merged.jsonl" "$tmp/export.xml"
 done
 
 progress "done"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"manetlab/protocol"
-	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // bootCounter counts its boots in stable storage and notes the count
@@ -78,7 +78,7 @@ func TestStoreSurvivesRecovery(t *testing.T) {
 	if _, err := Run(parse(t, bootsYAML), Options{Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	run, err := trace.ReadDir(dir)
+	run, err := analysis.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestPartitionIsNotAFalseInvalid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := trace.ReadDir(out)
+	run, err := analysis.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}

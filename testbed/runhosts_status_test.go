@@ -15,6 +15,7 @@ import (
 
 	"manetlab/protocol"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // TestRunHostsSharedHomeAndStatus runs the README's command, `manetlab
@@ -158,7 +159,7 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 		// received on host 2 (nodes 7-13) and 3 (14-20), by the
 		// receiver's wall clock, that host's offset later (plus the
 		// network's latency).
-		run, err := trace.ReadDir(out)
+		run, err := analysis.ReadDir(out)
 		if err != nil {
 			t.Fatal(err)
 		}

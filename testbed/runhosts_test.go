@@ -18,6 +18,7 @@ import (
 
 	"manetlab/protocol"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )
 
@@ -258,7 +259,7 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, node protocol.
 	if len(got) != len(at) {
 		t.Fatalf("faults recorded %v, want %v", got, at)
 	}
-	tr, err := trace.ReadDir(out)
+	tr, err := analysis.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}

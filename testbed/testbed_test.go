@@ -15,6 +15,7 @@ import (
 
 	"manetlab/protocol"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )
 
@@ -115,7 +116,7 @@ func TestThreeHostsElectAcrossTheBridge(t *testing.T) {
 		t.Errorf("the player ran on host %d, want 1", procs[len(procs)-1].Host)
 	}
 
-	run, err := trace.ReadDir(out)
+	run, err := analysis.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}

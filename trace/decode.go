@@ -1,10 +1,22 @@
 package trace
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"manetlab/protocol"
 )
+
+// Decode decodes one line of a trace into e (zero) as the readers do:
+// encoding/json's result, without its reflection for the lines AppendJSON
+// writes.
+func Decode(line []byte, e *Event) error {
+	if decodeFast(line, e) {
+		return nil
+	}
+	*e = Event{}
+	return json.Unmarshal(line, e)
+}
 
 // decodeFast decodes a line written exactly as AppendJSON writes it
 // (keys in its order, no spaces, integers where it writes integers,

@@ -23,8 +23,4 @@ func TestStatDir(t *testing.T) {
 	if err := StatDir(dir); err != nil {
 		t.Errorf("directory: %v", err)
 	}
-	// ReadDir says so too, rather than "no run.jsonl".
-	if _, err := ReadDir(missing); err == nil || !strings.Contains(err.Error(), "does not exist") {
-		t.Errorf("ReadDir: %v", err)
-	}
 }

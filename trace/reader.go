@@ -3,7 +3,6 @@ package trace
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -106,6 +105,7 @@ type LineReader struct {
 	// cut last line is always listed.
 	Problems []Problem
 	unlisted int
+	ev       Event // the event Next returns, reused
 }
 
 // MaxListed is how many damaged lines of one file are listed one by one:
@@ -147,7 +147,8 @@ func newLineReader(r io.Reader, path string, size, max int) *LineReader {
 }
 
 // Next returns the next event and its line number, or a nil event at the
-// end of the file. keep, when not nil, is asked about each complete line
+// end of the file. The event is valid until the next call: a caller may
+// keep a copy of *e (the pointers inside are never reused), not e. keep, when not nil, is asked about each complete line
 // whose type it can read without decoding it (with the raw line, valid
 // until the next call): a line it refuses is skipped undecoded, as
 // ScanEvents' keep does. The error is for a file that cannot be read.
@@ -177,12 +178,9 @@ func (l *LineReader) Next(keep func(ev string, line []byte) bool) (*Event, int, 
 				continue
 			}
 		}
-		e := new(Event)
-		if !decodeFast(line, e) {
-			*e = Event{}
-			err = json.Unmarshal(line, e)
-		}
-		if err != nil {
+		e := &l.ev
+		*e = Event{}
+		if err = Decode(line, e); err != nil {
 			msg := MsgTruncated
 			if newline {
 				msg = "not a JSON event: " + err.Error()
@@ -272,7 +270,7 @@ func rawEv(line []byte) (string, bool) {
 	if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
 		return "", false
 	}
-	return string(rest[:j]), true
+	return internEv(rest[:j]), true
 }
 
 // reopenReader reads a file from an offset on, opening it for each read

@@ -16,6 +16,7 @@ import (
 	"manetlab/node/launch/launchtest"
 	"manetlab/node/netnstest"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )
 
@@ -181,7 +182,7 @@ func TestRunRealNodesInNamespace(t *testing.T) {
 	if sum.Verdict != "valid" || sum.Nodes != 10 || sum.Alive != 10 || sum.Messages.Total == 0 || len(sum.Problems) > 0 {
 		t.Errorf("summary %+v", sum)
 	}
-	run, err := trace.ReadDir(dir)
+	run, err := analysis.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestRunREADMEShortenedQuickstart(t *testing.T) {
 		}
 	}
 	t.Logf("verdict %s (%s)", sum.Verdict, sum.Reason)
-	run, err := trace.ReadDir(dir)
+	run, err := analysis.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +339,7 @@ func TestRunCollectedNeverInvents(t *testing.T) {
 	}
 	faults := func(dir string) []trace.Event {
 		t.Helper()
-		run, err := trace.ReadDir(dir)
+		run, err := analysis.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -223,14 +223,20 @@ status 3 (docs/analysis.md, "Cross-host problems").`,
 					}
 					opt.WindowSet = true
 				}
+				// The page states the run's verdict as the summary of
+				// run and sim does, from the page's one read.
+				s, serr := report.NewSummarizer(trace.Disk, c.Args().First())
+				if serr == nil {
+					opt.Visit = s.Visit
+				}
 				var d *htmlreport.Data
 				if d, rep, err = htmlreport.Report(c.Args().First(), opt); err != nil {
 					return err
 				}
-				// The page states the run's verdict as the summary of
-				// run and sim does: a second read, for the nodes' last
-				// states (the metrics are the page's).
-				sum, err := report.SummarizeWith(trace.Disk, c.Args().First(), rep)
+				if serr != nil {
+					return fmt.Errorf("trace report: the run's verdict: %w", serr)
+				}
+				sum, err := s.Summary(rep)
 				if err != nil {
 					return fmt.Errorf("trace report: the run's verdict: %w", err)
 				}

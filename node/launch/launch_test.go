@@ -22,6 +22,7 @@ import (
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 	"manetlab/trace/report"
 )
 
@@ -255,7 +256,7 @@ func TestFaultScheduleKillsAndRestartsWithTheSameStart(t *testing.T) {
 	if len(lines) != 2 || lines[0] != lines[1] {
 		t.Fatalf("node 2 started with %q", lines)
 	}
-	run, err := trace.ReadDir(res.Dir)
+	run, err := analysis.ReadDir(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestDilatedFaultSchedule(t *testing.T) {
 			t.Errorf("a node started without --dilation 4: %s", l)
 		}
 	}
-	run, err := trace.ReadDir(res.Dir)
+	run, err := analysis.ReadDir(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +374,7 @@ func TestNodeThatDiesIsReported(t *testing.T) {
 	if len(res.Failures) != 1 || !strings.Contains(res.Failures[0], "node 2 (pid") || !strings.Contains(res.Failures[0], "exit status 3") {
 		t.Fatalf("failures %q", res.Failures)
 	}
-	run, err := trace.ReadDir(res.Dir)
+	run, err := analysis.ReadDir(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -608,7 +609,7 @@ func TestDenseFaultScheduleEndsWithTheRun(t *testing.T) {
 	if !regexpMatch(`^\d+ faults of 2000 not applied: the run ended at 3s before the launcher reached them \(the first: the fault at [0-9.]+m?s\)$`, res.Unapplied) {
 		t.Errorf("unapplied: %q", res.Unapplied)
 	}
-	run, err := trace.ReadDir(res.Dir)
+	run, err := analysis.ReadDir(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -656,7 +657,7 @@ func TestCancelStopsADenseFaultSchedule(t *testing.T) {
 	if late := startedAfter(res.Dir, cancelled, 500*time.Millisecond); len(late) > 0 {
 		t.Errorf("processes started after the cancellation: %s", strings.Join(late, ", "))
 	}
-	run, err := trace.ReadDir(res.Dir)
+	run, err := analysis.ReadDir(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -736,7 +737,7 @@ func TestOneRunPerOutDirectory(t *testing.T) {
 	if _, err := os.Stat(hostLogs); err == nil {
 		t.Errorf("--replace left %s", hostLogs)
 	}
-	run, err := trace.ReadDir(out)
+	run, err := analysis.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -790,7 +791,7 @@ func TestEveryProcessReadsTheScenarioCopy(t *testing.T) {
 			t.Errorf("command line %q: want --scenario %s and no --set", l, copyPath)
 		}
 	}
-	run, err := trace.ReadDir(out)
+	run, err := analysis.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // CrashSlack is how far after its recorded crash a node's trace may still
@@ -77,7 +78,7 @@ func WriteCollectedRunFile(dir, run string, s *scenario.Scenario) (*Collected, e
 	lives := map[protocol.NodeID][]life{}
 	after := map[protocol.NodeID]*late{}
 	var last, lastEnded int64 // the traces' last event; the last clean end
-	if _, err := trace.WalkDir(dir, nil, func(id protocol.NodeID, e *trace.Event) {
+	if _, err := analysis.WalkDir(dir, nil, func(id protocol.NodeID, e *trace.Event) {
 		last = max(last, e.T)
 		if e.Ev == trace.EvEnd {
 			lastEnded = max(lastEnded, e.T)

@@ -11,6 +11,7 @@ import (
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // ms is a trace time of n milliseconds.
@@ -51,7 +52,7 @@ func collectedScenario(t *testing.T) (*scenario.Scenario, string) {
 // faultsOf lists the run file's crashes and recoveries as "ev node@ms".
 func faultsOf(t *testing.T, dir string) string {
 	t.Helper()
-	run, err := trace.ReadDir(dir)
+	run, err := analysis.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestCollectedRunEndsWhereTheTracesStop(t *testing.T) {
 // runEnd is the run file's end event's time.
 func runEnd(t *testing.T, dir string) int64 {
 	t.Helper()
-	run, err := trace.ReadDir(dir)
+	run, err := analysis.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"errors"
+	"hash/maphash"
 	"slices"
 
 	"manetlab/protocol"
@@ -113,11 +114,8 @@ func (r *run) rescan(id protocol.NodeID, segs []segment, cur segment, upto int, 
 				first = false // the header
 				return nil
 			}
-			if e.Ev == trace.EvHeader || id != 0 && e.Node != id || !r.screen.Accepts(e) {
+			if !r.nodeLine(r.files[fi], id, sg.combined, line, e, nil) {
 				return nil
-			}
-			if e.Bytes < 0 || e.Bytes > trace.MaxBytes {
-				e.Bytes = 0 // as the screen counts it
 			}
 			buf = trace.AppendJSON(buf[:0], e)
 			add(lineHash(buf), uint64(fi)<<32|uint64(uint32(line)))
@@ -126,12 +124,10 @@ func (r *run) rescan(id protocol.NodeID, segs []segment, cur segment, upto int, 
 	}
 }
 
-// lineHash is the FNV-1a hash of a canonical line.
-func lineHash(b []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	return h
-}
+// lineSeed seeds lineHash for the life of the process: hashes are
+// compared only with hashes of the same process.
+var lineSeed = maphash.MakeSeed()
+
+// lineHash is the hash of a canonical line (hash/maphash: a machine word
+// at a time, not a byte).
+func lineHash(b []byte) uint64 { return maphash.Bytes(lineSeed, b) }

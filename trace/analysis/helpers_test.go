@@ -13,12 +13,15 @@ import (
 // writeTrace writes a header for node id of run, then evs, to path.
 func writeTrace(t *testing.T, path, run string, id protocol.NodeID, scenario string, evs ...trace.Event) {
 	t.Helper()
+	h := trace.Event{Ev: trace.EvHeader, Node: id, Schema: trace.Schema, Run: run, Driver: "node", Protocol: "test", Scenario: scenario}
+	writeEvents(t, path, append([]trace.Event{h}, evs...)...)
+}
+
+// writeEvents writes evs to path.
+func writeEvents(t *testing.T, path string, evs ...trace.Event) {
+	t.Helper()
 	w, err := trace.Create(path, true)
 	if err != nil {
-		t.Fatal(err)
-	}
-	h := trace.Event{Ev: trace.EvHeader, Node: id, Schema: trace.Schema, Run: run, Driver: "node", Protocol: "test", Scenario: scenario}
-	if err := w.Write(&h); err != nil {
 		t.Fatal(err)
 	}
 	for i := range evs {

@@ -154,6 +154,9 @@ type loadOptions struct {
 	lean bool
 	// visit, when not nil, is handed every event kept (Analyze, visit.go).
 	visit func(id protocol.NodeID, e *trace.Event)
+	// discard keeps none of the nodes' events: they are only handed to
+	// visit (the run file's are kept).
+	discard bool
 }
 
 // str interns s.
@@ -171,16 +174,16 @@ func (r *run) where(e *event) trace.Problem {
 
 // nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones;
 // with the combined node file (trace.NodesFileName) it says so and lists
-// none, reporting the node files beside it (trace.BesideCombined).
+// none, reporting the node files beside it (besideCombined).
 func (r *run) nodeFiles(dir string) ([]protocol.NodeID, bool, error) {
 	names, err := r.fsrc.Names(dir)
 	if err != nil {
 		return nil, false, fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	ids, probs := trace.NodeFileIDs(dir, names)
+	ids, probs := nodeFileIDs(dir, names)
 	r.problems = append(r.problems, probs...)
 	if slices.Contains(names, trace.NodesFileName) {
-		if p, ok := trace.BesideCombined(dir, ids); ok {
+		if p, ok := besideCombined(dir, ids); ok {
 			r.problems = append(r.problems, p)
 		}
 		return nil, true, nil
@@ -189,7 +192,7 @@ func (r *run) nodeFiles(dir string) ([]protocol.NodeID, bool, error) {
 }
 
 // load reads the run in dirs. With one directory it behaves like
-// trace.ReadDir (a run file is required); with opt.multi, traces gathered
+// ReadDir (a run file is required); with opt.multi, traces gathered
 // from several machines are combined, and run ids that disagree between
 // directories are an error naming the files.
 func load(dirs []string, opt loadOptions) (*run, error) {
@@ -355,7 +358,7 @@ func (r *run) nodeIDs() []protocol.NodeID {
 
 // readFile appends the events of one file to pr, checking its header:
 // a node file without a usable header, of another run or naming another
-// node is reported and skipped, as trace.ReadDir does.
+// node is reported and skipped, as the rules of accept.go say.
 func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOptions) error {
 	fi := int32(len(r.files))
 	r.files = append(r.files, path)
@@ -373,30 +376,13 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 	probs, err := r.fsrc.ScanEvents(path, keep, func(e *trace.Event, line int) error {
 		if first {
 			first = false
-			why = r.headerProblem(e, id)
-			if why == "" && id != 0 && !r.screen.Member(id) {
-				why, headerLine = fmt.Sprintf("node %d is not in the run's scenario", id), line
-			}
-			if why == "" && e.Host != "" && id != 0 {
-				r.hosts[id] = e.Host
-			}
-			if why == "" && e.ScenarioHash != "" && id != 0 {
-				r.hashes[id] = e.ScenarioHash
+			var member bool
+			if why, member = r.nodeHeader(e, id); member {
+				headerLine = line
 			}
 			return nil
 		}
-		if why != "" {
-			return nil
-		}
-		if e.Ev == trace.EvHeader {
-			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: "a second header; skipped"})
-			return nil
-		}
-		if id != 0 && e.Node != id {
-			r.problems = append(r.problems, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("event of node %d in node %d's file; skipped", e.Node, id)})
-			return nil
-		}
-		if !r.screen.Event(path, line, e, &r.problems) {
+		if why != "" || !r.nodeLine(path, id, false, line, e, &r.problems) {
 			return nil
 		}
 		if ce, ok := r.take(pr, e, segment{fi, false}, keep, line, opt, &buf); ok {
@@ -447,6 +433,9 @@ func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool
 	}
 	if opt.visit != nil {
 		opt.visit(pr.id, e)
+	}
+	if opt.discard && pr.id != protocol.None {
+		return event{}, false
 	}
 	if opt.lean && (e.Ev == trace.EvRecv || e.Ev == trace.EvDrop) {
 		r.leanEnd = max(r.leanEnd, e.T)
@@ -528,7 +517,7 @@ func (r *run) reportMissing(combined bool) {
 	slices.Sort(missing)
 	for _, id := range missing {
 		if combined {
-			r.problems = append(r.problems, trace.Problem{File: trace.NodesFile(r.dirs[0]), Msg: trace.MissingInCombined(id)})
+			r.problems = append(r.problems, trace.Problem{File: trace.NodesFile(r.dirs[0]), Msg: missingInCombined(id)})
 			continue
 		}
 		r.problems = append(r.problems, trace.Problem{File: trace.NodeFile(r.dirs[0], id),

@@ -47,16 +47,94 @@ type MergeReport struct {
 // damaged lines, duplicates and missing files are reported and the rest
 // is merged.
 func Merge(dirs []string, w io.Writer) (*MergeReport, error) {
-	rep, ok, err := streamMerge(dirs, w)
+	return merge(dirs, writeTo(w))
+}
+
+// writeTo is the sink writing merged lines to w.
+func writeTo(w io.Writer) *sink { return &sink{w: bufio.NewWriterSize(w, 1<<20)} }
+
+// MergeEach is Merge handing every merged event to fn instead of writing
+// it, in the same order, the run's header first: the event Merge's line
+// decodes to (Src naming its file:line), valid only during the call.
+func MergeEach(dirs []string, fn func(e *trace.Event)) (*MergeReport, error) {
+	return merge(dirs, &sink{fn: fn})
+}
+
+func merge(dirs []string, out *sink) (*MergeReport, error) {
+	rep, ok, err := streamMerge(dirs, out)
 	if ok || err != nil {
 		return rep, err
 	}
-	return mergeInMemory(dirs, w)
+	return mergeInMemory(dirs, out)
+}
+
+// sink takes the merged events: writes them as lines to w, or hands them
+// to fn.
+type sink struct {
+	w        *bufio.Writer
+	fn       func(e *trace.Event)
+	files    []string // run.files
+	prefixes [][]byte // per file, the start of the "src" field lines end with
+	line     []byte
+	err      error
+}
+
+// header starts the output with the run's header.
+func (s *sink) header(r *run) {
+	s.files = r.files
+	hdr := r.header
+	hdr.Src = r.headerFile + ":1"
+	if s.fn != nil {
+		s.fn(&hdr)
+		return
+	}
+	s.line = append(trace.AppendJSON(nil, &hdr), '\n')
+	s.w.Write(s.line)
+	s.prefixes = make([][]byte, len(r.files))
+	for i, f := range r.files {
+		q, _ := json.Marshal(f + ":")
+		s.prefixes[i] = append([]byte(`,"src":`), q[:len(q)-1]...)
+	}
+}
+
+// event outputs the event of canonical line canon (AppendJSON's), from
+// line of file fi.
+func (s *sink) event(canon []byte, fi, line int32) {
+	if s.err != nil {
+		return
+	}
+	if s.fn != nil {
+		var e trace.Event
+		if s.err = trace.Decode(canon, &e); s.err == nil {
+			e.Src = s.files[fi] + ":" + strconv.Itoa(int(line))
+			s.fn(&e)
+		}
+		return
+	}
+	// Src is the encoder's last field, so appending it before the
+	// closing brace is exactly what AppendJSON would write.
+	l := append(s.line[:0], canon[:len(canon)-1]...)
+	l = append(l, s.prefixes[fi]...)
+	l = strconv.AppendInt(l, int64(line), 10)
+	l = append(l, '"', '}', '\n')
+	s.line = l
+	_, s.err = s.w.Write(l)
+}
+
+// close ends the output.
+func (s *sink) close() error {
+	if s.err == nil && s.w != nil {
+		s.err = s.w.Flush()
+	}
+	if s.err != nil {
+		return fmt.Errorf("writing the merged trace: %w", s.err)
+	}
+	return nil
 }
 
 // mergeInMemory is Merge holding every event: the reference that
 // streamMerge follows, and what merges the layouts it does not stream.
-func mergeInMemory(dirs []string, w io.Writer) (*MergeReport, error) {
+func mergeInMemory(dirs []string, out *sink) (*MergeReport, error) {
 	r, err := load(dirs, loadOptions{lines: true, multi: true})
 	if err != nil {
 		return nil, err
@@ -64,57 +142,19 @@ func mergeInMemory(dirs []string, w io.Writer) (*MergeReport, error) {
 	g := buildGraph(r)
 	rep := &MergeReport{Run: r.header.Run, Files: len(r.files), Duplicates: r.duplicates,
 		Matched: g.matched, Unmatched: g.unmatched}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	line := writeHeader(bw, r)
-	prefixes := srcPrefixes(r)
-	var werr error
+	out.header(r)
 	st := g.order(func(x ref) {
-		if werr != nil {
-			return
-		}
 		e := g.ev(x)
-		// Src is the encoder's last field, so appending it before the
-		// closing brace is exactly what AppendJSON would write.
-		line = append(line[:0], r.arena[e.off:e.off+int64(e.n)-1]...)
-		line = append(line, prefixes[e.file]...)
-		line = strconv.AppendInt(line, int64(e.line), 10)
-		line = append(line, '"', '}', '\n')
-		if _, err := bw.Write(line); err != nil {
-			werr = err
-		}
+		out.event(r.arena[e.off:e.off+int64(e.n)], e.file, e.line)
 		rep.Events++
 	})
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	if werr != nil {
-		return nil, fmt.Errorf("writing the merged trace: %w", werr)
+	if err := out.close(); err != nil {
+		return nil, err
 	}
 	rep.Repaired, rep.CyclesBroken = st.Repaired, st.Broken
 	rep.Offsets, rep.HostOffsets = offsets(r, g)
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil
-}
-
-// writeHeader writes the merged trace's first line, the run's header,
-// and returns the line's buffer for reuse.
-func writeHeader(bw *bufio.Writer, r *run) []byte {
-	hdr := r.header
-	hdr.Src = r.headerFile + ":1"
-	line := append(trace.AppendJSON(nil, &hdr), '\n')
-	bw.Write(line)
-	return line
-}
-
-// srcPrefixes are, per file, the start of the "src" field merged lines
-// end with.
-func srcPrefixes(r *run) [][]byte {
-	prefixes := make([][]byte, len(r.files))
-	for i, f := range r.files {
-		q, _ := json.Marshal(f + ":")
-		prefixes[i] = append([]byte(`,"src":`), q[:len(q)-1]...)
-	}
-	return prefixes
 }
 
 // offsets estimates clock offsets per node and per host from the wall

@@ -166,6 +166,9 @@ type MetricsOptions struct {
 	// Routing adds the routing metrics (a read of the receives of its
 	// own: `trace report` asks, a run's summary does not).
 	Routing bool
+	// Visit, when not nil, is handed every event the metrics' read takes,
+	// as AnalyzeOptions.Visit is (ComputeMetrics; Analyze has its own).
+	Visit func(id protocol.NodeID, e *trace.Event)
 }
 
 // metricEvents are what the metrics read: receives, most of a trace,
@@ -190,7 +193,7 @@ func ComputeMetrics(dir string, opt MetricsOptions) (*MetricsReport, error) {
 // ComputeMetricsFrom is ComputeMetrics over the files of src (a
 // trace.Recording keeping at least MetricEvents).
 func ComputeMetricsFrom(src trace.Source, dir string, opt MetricsOptions) (*MetricsReport, error) {
-	return computeMetrics(&loader{dir: dir, src: src}, opt)
+	return computeMetrics(&loader{dir: dir, src: src, visit: opt.Visit}, opt)
 }
 
 // computeMetrics measures the run of l (visit.go).
@@ -201,6 +204,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 	if opt.Step <= 0 {
 		opt.Step = DefaultStep
 	}
+	routing := routingFrom(l, opt.Routing)
 	r, err := l.run(readMetrics)
 	if err != nil {
 		return nil, err
@@ -425,7 +429,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 	default:
 		rep.WrongOrUnknown = wrong
 	}
-	if opt.Routing {
+	if routing() {
 		if rep.Routing, err = ComputeRouting(l.dir, l.src); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -71,68 +72,99 @@ func routingEvents(ev string) bool {
 	return false
 }
 
+// routingFrom tells, when asked (want), whether a run has routing
+// metrics to compute (ComputeRouting, a read of its receives) from the
+// sends and control frames of the metrics' own read (l's, which reads no
+// receives): a run with neither has none, and is not read again. The
+// answer is ready once that read is done.
+func routingFrom(l *loader, want bool) func() bool {
+	if !want || l.one != nil {
+		return func() bool { return want }
+	}
+	any := false
+	prev := l.visit
+	l.visit = func(id protocol.NodeID, e *trace.Event) {
+		if prev != nil {
+			prev(id, e)
+		}
+		if id == protocol.None || any {
+			return
+		}
+		switch evTypes[e.Ev] {
+		case tSend:
+			any = e.Origin == id && e.OSeq != 0 && e.To != protocol.None
+		case tRREQ, tRREP, tRERR:
+			any = true
+		}
+	}
+	return func() bool { return any }
+}
+
 // ComputeRouting reads the run in dir (src: nil for the disk) and
 // measures its multi-hop messages; nil when it has none.
 func ComputeRouting(dir string, src trace.Source) (*RoutingMetrics, error) {
-	r, err := load([]string{dir}, loadOptions{keep: routingEvents, src: src})
-	if err != nil {
-		return nil, err
-	}
 	m := &RoutingMetrics{Drops: map[string]uint64{}}
-	if sc, err := r.scenario(); err == nil {
-		m.Routing = sc.Routing.Protocol
-	}
 	sent := map[msgKey]int64{} // message -> when sent
-	dest := map[msgKey]protocol.NodeID{}
 	type delivery struct {
 		k    msgKey
 		t    int64
 		hops int
+		node protocol.NodeID
 	}
 	var got []delivery
-	for _, p := range r.procs[1:] {
-		for i := range p.evs {
-			e := &p.evs[i]
-			switch e.typ {
-			case tSend:
-				if e.origin == p.id && e.oseq != 0 && e.to != protocol.None {
-					k := msgKey{node: e.origin, seq: e.oseq}
-					sent[k], dest[k] = e.t, e.to
-					m.Messages++
-					m.DataFrames++
-				}
-			case tRelay:
-				if e.to != protocol.None {
-					m.DataFrames++
-				}
-			case tRecv:
-				if e.origin != protocol.None && e.oseq != 0 {
-					got = append(got, delivery{msgKey{node: e.origin, seq: e.oseq}, e.t, int(e.hops)})
-				}
-			case tDrop:
-				if e.origin != protocol.None && e.text != 0 {
-					m.Drops[r.strs.Strs[e.text]]++
-				}
-			case tRREQ:
-				m.RREQ++
-				m.ControlBytes += uint64(e.bytes)
-				switch {
-				case e.kind != 0 && r.strs.Strs[e.kind] == "retry":
-					m.RREQRetries++
-				case e.origin == p.id && e.hops == 1:
-					m.RREQFirst++
-				}
-			case tRREP:
-				m.countReply(e, p.id, r.strs.Strs[e.kind])
-			case tRERR:
-				m.RERR++
-				m.ControlBytes += uint64(e.bytes)
-				if e.kind == 0 || r.strs.Strs[e.kind] != "forward" {
-					m.RERRFirst++
-				}
+	// The events are handed over as they are read, none kept: receives
+	// are most of a trace.
+	r, err := load([]string{dir}, loadOptions{keep: routingEvents, src: src, discard: true, visit: func(id protocol.NodeID, e *trace.Event) {
+		if id == protocol.None {
+			return
+		}
+		switch evTypes[e.Ev] {
+		case tSend:
+			if e.Origin == id && e.OSeq != 0 && e.To != protocol.None {
+				sent[msgKey{node: e.Origin, seq: e.OSeq}] = e.T
+				m.Messages++
+				m.DataFrames++
+			}
+		case tRelay:
+			if e.To != protocol.None {
+				m.DataFrames++
+			}
+		case tRecv:
+			if e.Origin != protocol.None && e.OSeq != 0 {
+				got = append(got, delivery{msgKey{node: e.Origin, seq: e.OSeq}, e.T, int(max(0, min(e.Hops, 255))), id})
+			}
+		case tDrop:
+			if e.Origin != protocol.None && e.Reason != "" {
+				m.Drops[e.Reason]++
+			}
+		case tRREQ:
+			m.RREQ++
+			m.ControlBytes += uint64(int32(e.Bytes))
+			switch {
+			case e.Kind == "retry":
+				m.RREQRetries++
+			case e.Origin == id && e.Hops == 1:
+				m.RREQFirst++
+			}
+		case tRREP:
+			m.countReply(e, id)
+		case tRERR:
+			m.RERR++
+			m.ControlBytes += uint64(int32(e.Bytes))
+			if e.Kind != "forward" {
+				m.RERRFirst++
 			}
 		}
+	}})
+	if err != nil {
+		return nil, err
 	}
+	if sc, err := r.scenario(); err == nil {
+		m.Routing = sc.Routing.Protocol
+	}
+	// Node by node, each in its own order (the combined layout hands them
+	// over interleaved): a message's first delivery is the one measured.
+	slices.SortStableFunc(got, func(a, b delivery) int { return cmp.Compare(a.node, b.node) })
 	m.ControlFrames = m.RREQ + m.RREP + m.RERR
 	if m.Messages == 0 && m.ControlFrames == 0 && m.Hellos == 0 {
 		return nil, nil
@@ -170,9 +202,9 @@ func ComputeRouting(dir string, src trace.Source) (*RoutingMetrics, error) {
 	return m, nil
 }
 
-// countReply counts a rrep event e of node self whose kind is kind.
-func (m *RoutingMetrics) countReply(e *event, self protocol.NodeID, kind string) {
-	switch kind {
+// countReply counts a rrep event e of node self.
+func (m *RoutingMetrics) countReply(e *trace.Event, self protocol.NodeID) {
+	switch e.Kind {
 	case "hello":
 		m.Hellos++
 		return
@@ -183,12 +215,12 @@ func (m *RoutingMetrics) countReply(e *event, self protocol.NodeID, kind string)
 		m.RREPGratuitous++
 		m.RREPFirst++
 	default:
-		if e.to == self {
+		if e.To == self {
 			m.RREPFirst++ // the destination's own
 		}
 	}
 	m.RREP++
-	m.ControlBytes += uint64(e.bytes)
+	m.ControlBytes += uint64(int32(e.Bytes))
 }
 
 // WriteText writes the routing metrics as lines of the text report.

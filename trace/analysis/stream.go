@@ -1,13 +1,10 @@
 package analysis
 
 import (
-	"bufio"
 	"container/heap"
 	"fmt"
-	"io"
 	"os"
 	"slices"
-	"strconv"
 
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -28,7 +25,7 @@ import (
 // that holds only the events of one instant. ok is false for directories
 // it does not stream (a combined directory merged with others), which
 // Merge merges in memory.
-func streamMerge(dirs []string, w io.Writer) (*MergeReport, bool, error) {
+func streamMerge(dirs []string, out *sink) (*MergeReport, bool, error) {
 	r, lay, err := openRun(dirs, loadOptions{lines: true, multi: true})
 	if err != nil {
 		return nil, false, err
@@ -40,17 +37,12 @@ func streamMerge(dirs []string, w io.Writer) (*MergeReport, bool, error) {
 	if err := m.index(lay); err != nil {
 		return nil, false, err
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	m.line = writeHeader(bw, r)
-	m.prefixes = srcPrefixes(r)
-	m.out = bw
+	out.header(r)
+	m.out = out
 	m.pairs = newClockPairs()
 	m.run()
-	if m.werr == nil {
-		m.werr = bw.Flush()
-	}
-	if m.werr != nil {
-		return nil, false, fmt.Errorf("writing the merged trace: %w", m.werr)
+	if err := out.close(); err != nil {
+		return nil, false, err
 	}
 	rep := &MergeReport{Run: r.header.Run, Files: len(r.files), Duplicates: r.duplicates,
 		Matched: m.matched, Unmatched: m.unmatched, Events: m.events, Repaired: m.repaired, CyclesBroken: m.broken}
@@ -151,10 +143,8 @@ type merger struct {
 	h, parked *headHeap
 	waiting   map[sendAt][]sendAt
 	buf       []byte
-	line      []byte
-	prefixes  [][]byte
-	out       *bufio.Writer
-	werr      error
+	slab      []byte // the combined file's waiting lines (accept)
+	out       *sink
 	pairs     *clockPairs
 	prog      *progress
 
@@ -269,22 +259,10 @@ func (m *merger) run() {
 	m.closeCombined()
 }
 
-// emit writes one merged line.
+// emit outputs one merged event.
 func (m *merger) emit(x *sev) {
 	m.events++
-	if m.werr != nil {
-		return
-	}
-	// Src is the encoder's last field, so appending it before the
-	// closing brace is exactly what AppendJSON would write.
-	line := append(m.line[:0], x.line[:len(x.line)-1]...)
-	line = append(line, m.prefixes[x.e.file]...)
-	line = strconv.AppendInt(line, int64(x.e.line), 10)
-	line = append(line, '"', '}', '\n')
-	m.line = line
-	if _, err := m.out.Write(line); err != nil {
-		m.werr = err
-	}
+	m.out.event(x.line, x.e.file, x.e.line)
 }
 
 // breakCycle is graph.breakCycle: every remaining head waits for a send

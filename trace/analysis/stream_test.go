@@ -23,11 +23,11 @@ import (
 func sameMerge(t *testing.T, dirs ...string) *MergeReport {
 	t.Helper()
 	var mem, str bytes.Buffer
-	want, err := mergeInMemory(dirs, &mem)
+	want, err := mergeInMemory(dirs, writeTo(&mem))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := streamMerge(dirs, &str)
+	got, ok, err := streamMerge(dirs, writeTo(&str))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +164,10 @@ func TestStreamMergeHostileCombined(t *testing.T) {
 		os.WriteFile(trace.NodesFile(dir), []byte(strings.Join(out, "\n")+"\n"), 0o644)
 		t.Run(strconv.Itoa(k), func(t *testing.T) {
 			var mem, str bytes.Buffer
-			if _, err := mergeInMemory([]string{dir}, &mem); err != nil {
+			if _, err := mergeInMemory([]string{dir}, writeTo(&mem)); err != nil {
 				t.Fatal(err)
 			}
-			rep, _, err := streamMerge([]string{dir}, &str)
+			rep, _, err := streamMerge([]string{dir}, writeTo(&str))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +181,7 @@ func TestStreamMergeHostileCombined(t *testing.T) {
 			if _, err := ComputeMetrics(dir, MetricsOptions{}); err != nil {
 				t.Error(err)
 			}
-			if _, err := trace.ReadDir(dir); err != nil {
+			if _, err := ReadDir(dir); err != nil {
 				t.Error(err)
 			}
 		})
@@ -259,7 +259,7 @@ func TestMergeCombinedWithOthers(t *testing.T) {
 	tracetest.Combine(t, src, comb)
 	other := t.TempDir()
 	writeTrace(t, trace.NodeFile(other, 4), "r1", 4, "", trace.Event{T: 1, Node: 4, Ev: trace.EvStart})
-	if _, ok, err := streamMerge([]string{comb, other}, &bytes.Buffer{}); ok || err != nil {
+	if _, ok, err := streamMerge([]string{comb, other}, writeTo(&bytes.Buffer{})); ok || err != nil {
 		t.Fatalf("streamed (%v, %v)", ok, err)
 	}
 	var out bytes.Buffer

@@ -188,19 +188,13 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 		}
 		if first {
 			first = false
-			if r.headerProblem(e, id) != "" || !r.screen.Member(id) {
+			if why, _ := r.nodeHeader(e, id); why != "" {
 				return false
 			}
-			if e.Host != "" {
-				r.hosts[id] = e.Host
-			}
 			continue
 		}
-		if e.Ev == trace.EvHeader || e.Node != id || !indexWanted(e.Ev) || !r.screen.Accepts(e) {
+		if !indexWanted(e.Ev) || !r.nodeLine(path, id, false, line, e, nil) {
 			continue
-		}
-		if e.Bytes < 0 || e.Bytes > trace.MaxBytes {
-			e.Bytes = 0 // as the screen counts it
 		}
 		m.buf = trace.AppendJSON(m.buf[:0], e)
 		past := func(add func(h, at uint64)) { r.rescan(id, st.segs, segment{fi, false}, line, nil, add) }
@@ -258,30 +252,16 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 		any = true
 		prog.set(int64(line))
 		id := e.Node
-		if id == protocol.None {
-			continue
-		}
-		w, seen := why[id]
-		if !seen {
-			w = r.headerProblem(e, id)
-			if w == "" && !r.screen.Member(id) {
-				w = "not a member"
-			}
-			why[id] = w
-			if w == "" {
+		_, seen := why[id]
+		if !r.combinedLine(path, why, line, e, nil) {
+			if !seen && why[id] == "" && id != protocol.None {
 				usable[id] = true
 				dups[id] = &dedup{}
-				if e.Host != "" {
-					r.hosts[id] = e.Host
-				}
 			}
 			continue
 		}
-		if w != "" || e.Ev == trace.EvHeader || !indexWanted(e.Ev) || !r.screen.Accepts(e) {
+		if !indexWanted(e.Ev) {
 			continue
-		}
-		if e.Bytes < 0 || e.Bytes > trace.MaxBytes {
-			e.Bytes = 0
 		}
 		m.buf = trace.AppendJSON(m.buf[:0], e)
 		past := func(add func(h, at uint64)) { r.rescan(id, nil, segment{fi, true}, line, nil, add) }

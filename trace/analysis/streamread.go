@@ -39,15 +39,7 @@ func (m *merger) pull(p int32) {
 			m.endFile(sp, err)
 			continue
 		}
-		if e.Ev == trace.EvHeader {
-			sp.own = append(sp.own, trace.Problem{File: path, Line: line, Msg: "a second header; skipped"})
-			continue
-		}
-		if e.Node != sp.id {
-			sp.own = append(sp.own, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("event of node %d in node %d's file; skipped", e.Node, sp.id)})
-			continue
-		}
-		if !r.screen.Event(path, line, e, &sp.own) {
+		if !r.nodeLine(path, sp.id, false, line, e, &sp.own) {
 			continue
 		}
 		if m.accept(p, sp, e, fi, line, filePos(fi, line), &sp.own) {
@@ -66,7 +58,15 @@ func (m *merger) accept(p int32, sp *sproc, e *trace.Event, fi int32, line int, 
 		buf = trace.AppendJSON(sp.lineBuf[:0], e)
 		sp.lineBuf = buf
 	} else {
-		buf = trace.AppendJSON(nil, e)
+		// The lines waiting in the combined file's queues are cut from
+		// shared slabs, not allocated one by one; a slab is freed once
+		// every line in it is merged.
+		if cap(m.slab)-len(m.slab) < 4<<10 {
+			m.slab = make([]byte, 0, 1<<20)
+		}
+		start := len(m.slab)
+		m.slab = trace.AppendJSON(m.slab, e)
+		buf = m.slab[start:len(m.slab):len(m.slab)]
 	}
 	past := func(add func(h, at uint64)) {
 		var segs []segment
@@ -154,33 +154,10 @@ func (m *merger) readCombined() {
 		return
 	}
 	m.combAny = true
+	if !r.combinedLine(path, m.combWhy, line, e, &m.combOwn) {
+		return
+	}
 	id := e.Node
-	if id == protocol.None {
-		m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: trace.MsgNoNode})
-		return
-	}
-	w, seen := m.combWhy[id]
-	if !seen {
-		w = r.headerProblem(e, id)
-		if w == "" && !r.screen.Member(id) {
-			w = fmt.Sprintf("node %d is not in the run's scenario", id)
-		}
-		m.combWhy[id] = w
-		if w != "" {
-			m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: trace.NodeSkipped(id, w)})
-		}
-		return
-	}
-	if w != "" {
-		return
-	}
-	if e.Ev == trace.EvHeader {
-		m.combOwn = append(m.combOwn, trace.Problem{File: path, Line: line, Msg: fmt.Sprintf("a second header of node %d; skipped", id)})
-		return
-	}
-	if !r.screen.NodeEvent(path, id, line, e, &m.combOwn) {
-		return
-	}
 	p, ok := m.byID[id]
 	if !ok {
 		return

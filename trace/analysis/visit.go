@@ -92,6 +92,8 @@ type loader struct {
 	// in place, dropping the other events (their mutual exclusion part
 	// reads the receives again, readCausal).
 	last bool
+	// visit is handed the events of the metrics' own read.
+	visit func(id protocol.NodeID, e *trace.Event)
 }
 
 // run returns the run for the analysis reading s.
@@ -103,13 +105,17 @@ func (l *loader) run(s readSet) (*run, error) {
 		return l.one.view(readSets[s]), nil
 	}
 	var src trace.Source
+	var visit func(protocol.NodeID, *trace.Event)
 	if s == readMetrics || l.one != nil {
 		src = l.src
+	}
+	if s == readMetrics {
+		visit = l.visit
 	}
 	// The check's own read judges receives but keeps none (lean); only
 	// the causal graph keeps them, and it is read again for them, only
 	// for runs where two or more nodes enter the critical section.
-	return load([]string{l.dir}, loadOptions{keep: readSets[s], src: src, lean: s == readCheck})
+	return load([]string{l.dir}, loadOptions{keep: readSets[s], src: src, lean: s == readCheck, visit: visit})
 }
 
 // typesOf is keep as a table by event type, for r as view requires it.

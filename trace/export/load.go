@@ -9,8 +9,6 @@
 package export
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -68,52 +66,24 @@ type loaded struct {
 
 // load merges dirs and reports the merge's problems.
 func load(dirs []string, opt Options, rep *Report) (*loaded, error) {
-	pr, pw := io.Pipe()
-	type result struct {
-		mr  *analysis.MergeReport
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		mr, err := analysis.Merge(dirs, pw)
-		pw.CloseWithError(err)
-		done <- result{mr, err}
-	}()
 	l := &loaded{}
-	sc := bufio.NewScanner(pr)
-	sc.Buffer(make([]byte, 64<<10), trace.MaxLine+1)
 	first := true
-	var perr error
-	for sc.Scan() {
-		var e ev
-		if err := json.Unmarshal(sc.Bytes(), &e.Event); err != nil {
-			perr = fmt.Errorf("reading the merged trace: %w", err)
-			break
-		}
+	mr, err := analysis.MergeEach(dirs, func(e *trace.Event) {
 		if first {
-			l.header, first = e.Event, false
-			continue
+			l.header, first = *e, false
+			return
 		}
 		file := e.Src
 		if i := strings.LastIndexByte(file, ':'); i >= 0 {
 			file = file[:i]
 		}
-		e.runFile = filepath.Base(file) == trace.RunFileName
 		l.end = max(l.end, e.T)
-		l.evs = append(l.evs, e)
+		l.evs = append(l.evs, ev{Event: *e, runFile: filepath.Base(file) == trace.RunFileName})
+	})
+	if err != nil {
+		return nil, err
 	}
-	if perr == nil {
-		perr = sc.Err()
-	}
-	io.Copy(io.Discard, pr)
-	res := <-done
-	if res.err != nil {
-		return nil, res.err
-	}
-	if perr != nil {
-		return nil, perr
-	}
-	for _, p := range res.mr.Problems {
+	for _, p := range mr.Problems {
 		rep.Problems++
 		if opt.Problems != nil {
 			fmt.Fprintln(opt.Problems, p)

@@ -73,7 +73,7 @@ func TestAnalyzeMatchesComputeMetricsAndCheck(t *testing.T) {
 			// Every event of the node files but positions reaches the
 			// visitor (neighbour events too: the ground truth of real
 			// runs reads them).
-			run, err := trace.ReadDir(dir)
+			run, err := analysis.ReadDir(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

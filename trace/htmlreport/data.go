@@ -66,6 +66,10 @@ type Options struct {
 	TreeKinds []string
 	// Check tunes the check verdicts shown at the top.
 	Check analysis.CheckOptions
+	// Visit, when not nil, is also handed every event of the page's one
+	// read (analysis.AnalyzeOptions.Visit): a run summary's
+	// (report.Summarizer) from the same read.
+	Visit func(id protocol.NodeID, e *trace.Event)
 }
 
 // Defaults of Options.
@@ -261,7 +265,11 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	// The one read: the metrics, the verdicts, and the page's own data
 	// (collect.go).
 	c := newCollector(opt)
-	metrics, check, err := analysis.Analyze(dir, analysis.AnalyzeOptions{Check: opt.Check, Visit: c.visit})
+	visit := c.visit
+	if opt.Visit != nil {
+		visit = func(id protocol.NodeID, e *trace.Event) { c.visit(id, e); opt.Visit(id, e) }
+	}
+	metrics, check, err := analysis.Analyze(dir, analysis.AnalyzeOptions{Check: opt.Check, Visit: visit})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 	"manetlab/trace/htmlreport/chromiumtest"
 )
 
@@ -98,7 +99,7 @@ func TestPageIsSelfContained(t *testing.T) {
 func TestEmbeddedData(t *testing.T) {
 	dir := runDir(t)
 	_, d := buildPage(t, dir, Options{})
-	run, err := trace.ReadDir(dir)
+	run, err := analysis.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

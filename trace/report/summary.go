@@ -293,32 +293,40 @@ func Summarize(dir string) (*Summary, error) { return SummarizeFrom(trace.Disk, 
 
 // SummarizeFrom is Summarize over the files of src: the run's own
 // trace.Recording (keeping Keep) when its writer summarises it, which
-// then reads nothing back from disk.
+// then reads nothing back from disk. The run is read once: the summary
+// takes its events from the metrics' read (a Summarizer).
 func SummarizeFrom(src trace.Source, dir string) (*Summary, error) {
-	return SummarizeWith(src, dir, nil)
+	s, err := NewSummarizer(src, dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := analysis.ComputeMetricsFrom(src, dir, analysis.MetricsOptions{Visit: s.Visit})
+	if err != nil {
+		return nil, err
+	}
+	return s.Summary(m)
 }
 
-// SummarizeWith is SummarizeFrom with the run's metrics already computed
-// (analysis.ComputeMetrics with default options, or analysis.Analyze's):
-// a caller that has them (`trace report --html`) saves their pass. m is
-// only read; nil: computed here.
-func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) (*Summary, error) {
-	// The metrics are a second pass over the traces (they need every
-	// node's notes and sends in time order, not the summary's state): run
-	// it on another core meanwhile.
-	type result struct {
-		m   *analysis.MetricsReport
-		err error
-	}
-	metrics := make(chan result, 1)
-	if given != nil {
-		metrics <- result{given, nil}
-	} else {
-		go func() {
-			m, err := analysis.ComputeMetricsFrom(src, dir, analysis.MetricsOptions{})
-			metrics <- result{m, err}
-		}()
-	}
+// A Summarizer gathers what the summary reads of a run from another read
+// of it (the metrics', analysis.MetricsOptions.Visit; the HTML page's,
+// htmlreport.Options.Visit), which applies the readers' rules for lines,
+// headers, hostile input and duplicates once: hand that read Visit, then
+// ask for the Summary with its metrics.
+type Summarizer struct {
+	hdr         trace.Event
+	runFile     string
+	sc          *scenario.Scenario
+	members     []scenario.Member
+	states      map[protocol.NodeID]*nodeState
+	end         int64
+	changes     []change
+	leaderNotes bool
+	sum         *Summary
+	runEvents   []trace.Event // the run file's, after its header
+}
+
+// NewSummarizer reads the header of the run in dir from src.
+func NewSummarizer(src trace.Source, dir string) (*Summarizer, error) {
 	runFile := trace.RunFile(dir)
 	hdr, err := trace.ReadHeaderFrom(src, runFile)
 	if err != nil {
@@ -333,60 +341,68 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 	for _, m := range members {
 		states[m.ID] = &nodeState{value: m.Value}
 	}
-	var end int64
-	var changes []change
-	leaderNotes := false
 	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed, Nodes: len(members),
 		Messages: Messages{ByKind: map[string]uint64{}}}
-	screen := func(*trace.Event) *trace.Screen { return trace.NewScreen(sc.Duration.D(), sc.MemberIDs()) } // hostile input, as check and report
-	run, err := trace.WalkSource(src, dir, summaryEvents, screen, func(id protocol.NodeID, e *trace.Event) {
-		st := states[id]
-		if st == nil {
-			return
-		}
-		st.seen = true
-		if e.T > end {
-			end = e.T
-		}
-		switch e.Ev {
-		case trace.EvStart:
-			st.leader, st.hasLeader = protocol.None, false
-			changes = append(changes, change{e.T, id, protocol.None})
-		case string(protocol.NoteLeader):
-			leaderNotes = true
-			st.leader, st.hasLeader = e.Leader, e.Leader != protocol.None
-			changes = append(changes, change{e.T, id, e.Leader})
-			if t := float64(e.T) / 1e9; t > sum.ElectionTime {
-				sum.ElectionTime = t
-			}
-		case trace.EvCommand:
-			if e.Text == string(protocol.SetValue) && e.Value != nil {
-				st.value = *e.Value
-			}
-		case trace.EvAck:
-			sum.Messages.LinkAcks++
-		case trace.EvRetx:
-			sum.Messages.LinkRetx++
-		case trace.EvSend:
-			sum.Messages.ByKind[e.Kind]++
-			if protocol.IsTransport(e.Kind) {
-				sum.Messages.Transport++
-				sum.Messages.TransportBytes += uint64(e.Bytes)
-			} else {
-				sum.Messages.Total++
-				sum.Messages.Bytes += uint64(e.Bytes)
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
+	return &Summarizer{hdr: hdr, runFile: runFile, sc: sc, members: members, states: states, sum: sum}, nil
+}
+
+// Visit takes one event of the run as read (id 0: the run file's).
+func (s *Summarizer) Visit(id protocol.NodeID, e *trace.Event) {
+	if id == protocol.None {
+		s.runEvents = append(s.runEvents, *e)
+		return
 	}
-	for _, p := range run.Problems {
-		sum.Problems = append(sum.Problems, p.String())
+	if !summaryEvents(e.Ev) {
+		return
 	}
+	st := s.states[id]
+	if st == nil {
+		return
+	}
+	st.seen = true
+	if e.T > s.end {
+		s.end = e.T
+	}
+	switch e.Ev {
+	case trace.EvStart:
+		st.leader, st.hasLeader = protocol.None, false
+		s.changes = append(s.changes, change{e.T, id, protocol.None})
+	case string(protocol.NoteLeader):
+		s.leaderNotes = true
+		st.leader, st.hasLeader = e.Leader, e.Leader != protocol.None
+		s.changes = append(s.changes, change{e.T, id, e.Leader})
+		if t := float64(e.T) / 1e9; t > s.sum.ElectionTime {
+			s.sum.ElectionTime = t
+		}
+	case trace.EvCommand:
+		if e.Text == string(protocol.SetValue) && e.Value != nil {
+			st.value = *e.Value
+		}
+	case trace.EvAck:
+		s.sum.Messages.LinkAcks++
+	case trace.EvRetx:
+		s.sum.Messages.LinkRetx++
+	case trace.EvSend:
+		s.sum.Messages.ByKind[e.Kind]++
+		if protocol.IsTransport(e.Kind) {
+			s.sum.Messages.Transport++
+			s.sum.Messages.TransportBytes += uint64(e.Bytes)
+		} else {
+			s.sum.Messages.Total++
+			s.sum.Messages.Bytes += uint64(e.Bytes)
+		}
+	}
+}
+
+// Summary judges the run from what Visit took and m, the metrics of the
+// same read (its problems are the summary's), once the read is over.
+func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
+	hdr, sc, members, states, sum := s.hdr, s.sc, s.members, s.states, s.sum
+	end, changes, leaderNotes := s.end, s.changes, s.leaderNotes
+	sum.Problems = m.Problems
 	alive := map[protocol.NodeID]bool{}
 	pos := map[protocol.NodeID]geo.Vec{}
-	for _, e := range run.RunEvents {
+	for _, e := range s.runEvents {
 		switch e.Ev {
 		case trace.EvCrash:
 			alive[e.Node] = false
@@ -402,19 +418,15 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 	}
 	sum.Duration = time.Duration(end).Seconds()
 	var faults []trace.Event
-	for _, e := range run.RunEvents {
+	for _, e := range s.runEvents {
 		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
 			faults = append(faults, e)
 		}
 	}
 	sum.Timeline = timeline(changes, faults, end)
 
-	m := <-metrics
-	if m.err != nil {
-		return nil, m.err
-	}
-	sum.CrossHost, sum.Unauthenticated = m.m.CrossHost, m.m.Unauthenticated
-	ends := m.m.End
+	sum.CrossHost, sum.Unauthenticated = m.CrossHost, m.Unauthenticated
+	ends := m.End
 	if ends == nil {
 		// No ground truth walk (nothing alive, or a scenario the
 		// analysis could not rebuild): the final positions, all settled.
@@ -433,7 +445,7 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 	goal := protocol.GoalOf(leaders)
 	candidates := protocol.CandidatesOf(leaders, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
 	noLeaders := protocol.GoalOf(hdr.Protocol) == protocol.GoalMutex && !leaderNotes || protocol.GoalOf(hdr.Protocol) == protocol.GoalNone
-	sum.Stabilisation = m.m.Stabilisation
+	sum.Stabilisation = m.Stabilisation
 	for _, e := range ends {
 		var comp Component
 		if noLeaders {
@@ -475,14 +487,14 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 			sum.Verdict, sum.Reason = Unknown, why
 		}
 	}
-	sum.measured = m.m
-	sum.Metrics = &m.m.Metrics
-	sum.Complexity = m.m.Complexity
+	sum.measured = m
+	sum.Metrics = &m.Metrics
+	sum.Complexity = m.Complexity
 	sum.LeaderChanges = 0
-	for _, n := range m.m.PerNode {
+	for _, n := range m.PerNode {
 		sum.LeaderChanges += n.LeaderChanges
 	}
-	if mx := m.m.Mutex; mx != nil {
+	if mx := m.Mutex; mx != nil {
 		sum.Mutex = mx
 		switch {
 		case mx.Violations > 0:

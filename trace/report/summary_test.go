@@ -11,6 +11,7 @@ import (
 	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // writeRun writes a hand-made run of 30 s: four nodes on a line, 1-2 and
@@ -233,7 +234,7 @@ func TestSummaryCutShortTraces(t *testing.T) {
 // the file on disk lacks.
 func TestSummaryOfARunFileInMemory(t *testing.T) {
 	dir := writeRun(t, map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 4, 4: 4})
-	run, err := trace.ReadDir(dir)
+	run, err := analysis.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
