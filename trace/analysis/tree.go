@@ -60,7 +60,7 @@ func checkTree(l *loader, opt CheckOptions) Property {
 		return p
 	}
 	tf := newTreeFollower(r, tr)
-	stableWindows(&p, tr, opt, tf.advance, func(s *snapshot, _ int, c []int, since int64) (bool, bool, func() Witness) {
+	stableWindows(&p, tr, opt, tf.advance, nil, func(s *snapshot, _ int, c []int, since int64) (bool, bool, func() Witness) {
 		w, bad := tf.judge(s, c)
 		return true, bad, func() Witness {
 			w.Text = fmt.Sprintf("at %.1fs (%.1fs after its last change) component {%s}: %s",

@@ -70,10 +70,12 @@ const (
 	readTree                   // treeEvents
 	readRounds                 // roundsEvents
 	readCausal                 // checkEvents with the receives: the causal graph
+	readLoss                   // lossEvents: the drops (judged.go)
 )
 
 var readSets = [...]func(ev string) bool{
 	readMetrics: metricEvents, readCheck: checkEvents, readTree: treeEvents, readRounds: roundsEvents, readCausal: checkEvents,
+	readLoss: lossEvents,
 }
 
 // loader gives each analysis of one directory its run: loaded for it

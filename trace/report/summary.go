@@ -23,6 +23,7 @@ import (
 	"manetlab/scenario"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
+	verdicts "manetlab/trace/judge"
 )
 
 // Summary is the verdict and headline figures of one run.
@@ -118,6 +119,11 @@ type Component struct {
 	// Changed is how many seconds before the end its membership or links
 	// last changed.
 	Changed float64 `json:"changed"`
+	// Final: judged though it changed within the stabilisation delay,
+	// because the run ended in a final state (quiescent, nothing moving
+	// or lost: docs/analysis.md, "Liveness at quiescence") that its
+	// members had heard of.
+	Final bool `json:"final,omitempty"`
 }
 
 // Verdicts and component states of the summary.
@@ -151,7 +157,7 @@ func overUncertain(c Component, states map[protocol.NodeID]*nodeState, goal prot
 // leader at the end is unknown: nothing is said valid about an instant no
 // trace covers), else unsettled when one that is not settled is not
 // right yet, else valid; with the reason in one line.
-func verdict(comps []Component, delay float64) (string, string) {
+func verdict(comps []Component, delay float64, judgeLeaders bool) (string, string) {
 	var wrong, early, cutComps, blindComps []string
 	var cut []string
 	var blind []protocol.NodeID
@@ -175,8 +181,11 @@ func verdict(comps []Component, delay float64) (string, string) {
 		if c.Valid {
 			continue
 		}
-		switch c.State {
-		case Settled:
+		switch {
+		case c.State == Settled && c.Final:
+			wrong = append(wrong, fmt.Sprintf("component {%s} (unchanged for %.1fs, in the run's final state: quiescent, so it never changes) follows %s, expected %s",
+				idList(c.Nodes), c.Changed, leaders(c.Leaders), expected(c.ExpectedLeader)))
+		case c.State == Settled:
 			wrong = append(wrong, fmt.Sprintf("component {%s} (unchanged for %.1fs) follows %s, expected %s",
 				idList(c.Nodes), c.Changed, leaders(c.Leaders), expected(c.ExpectedLeader)))
 		default:
@@ -196,6 +205,10 @@ func verdict(comps []Component, delay float64) (string, string) {
 	case len(early) > 0:
 		return Unsettled, fmt.Sprintf("%s not settled and not yet following %s best node (delay %.1fs): %s",
 			plural(len(early), "1 component", fmt.Sprintf("%d components", len(early))), plural(len(early), "its", "their"), delay, firstAndMore(early))
+	}
+	if judgeLeaders && settled == 0 && len(comps) > 0 {
+		// Nothing was settled long enough to judge: not valid.
+		return Unsettled, fmt.Sprintf("nothing judged: no component stayed unchanged for the %.1fs delay (0 of %d settled), though every one follows its best node at the end", delay, len(comps))
 	}
 	return Valid, fmt.Sprintf("every component follows its best node (%d of %d settled for the %.1fs delay)", settled, len(comps), delay)
 }
@@ -431,6 +444,8 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 	candidates := protocol.CandidatesOf(leaders, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
 	noLeaders := protocol.GoalOf(hdr.Protocol) == protocol.GoalMutex && !leaderNotes || protocol.GoalOf(hdr.Protocol) == protocol.GoalNone
 	sum.Stabilisation = m.m.Stabilisation
+	final, notice, _ := m.m.EndFinal()
+	final = final && !noLeaders
 	for _, e := range ends {
 		var comp Component
 		if noLeaders {
@@ -445,6 +460,11 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 		comp.State, comp.Changed = Settled, max(0, sum.Duration-e.Since)
 		if !e.Settled {
 			comp.State = Unsettled
+			if final && len(e.Reach) == 0 && comp.Changed >= notice {
+				// The run ended in a final state that the component's
+				// members have heard of: judged as settled.
+				comp.State, comp.Final = Settled, true
+			}
 		}
 		if len(e.Cut) > 0 {
 			comp.State, comp.Cut, comp.Valid = CutShort, e.Cut, false
@@ -460,7 +480,7 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 		sum.Alive += len(e.Nodes)
 		sum.Components = append(sum.Components, comp)
 	}
-	sum.Verdict, sum.Reason = verdict(sum.Components, sum.Stabilisation)
+	sum.Verdict, sum.Reason = verdict(sum.Components, sum.Stabilisation, !noLeaders)
 	if sum.Verdict == Invalid {
 		// As trace check does: the first crash against Complexity.Assumes,
 		// else the topology against Spec.Outside.
@@ -485,6 +505,10 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 		case mx.Violations > 0:
 			sum.Verdict = Invalid
 			sum.Reason = fmt.Sprintf("mutual exclusion violated: %d pairs of critical sections at different nodes not ordered by happened-before (trace check shows witnesses)", mx.Violations)
+		case mx.Final != "" && sum.Verdict != Invalid:
+			// The run ended in a final state: the requests still waiting
+			// are never granted (trace check's requests-granted).
+			sum.Verdict, sum.Reason = Invalid, "requests never granted: "+mx.Final
 		case mx.WaitingAtEnd > mx.Recent && sum.Verdict == Valid:
 			// As trace check's requests-granted: requests still waiting
 			// longer than any granted one waited (a crash storm starving
@@ -508,7 +532,28 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 		// judging the leaders of an algorithm that never finished.
 		sum.Verdict, sum.Reason = analysis.Stalled, c.Stalled
 	}
+	// A count over the bound the protocol guarantees in this run is a
+	// violation, whatever the leaders (trace check's message-bound).
+	for _, j := range []*verdicts.Count{complexityJudged(sum.Complexity), mutexJudged(sum.Mutex)} {
+		if j != nil && j.Verdict == Invalid && sum.Verdict != Invalid {
+			sum.Verdict, sum.Reason = Invalid, "message count over its bound: "+j.Reason
+		}
+	}
 	return sum, nil
+}
+
+func complexityJudged(c *analysis.Complexity) *verdicts.Count {
+	if c == nil {
+		return nil
+	}
+	return c.Judged
+}
+
+func mutexJudged(m *analysis.MutexMetrics) *verdicts.Count {
+	if m == nil {
+		return nil
+	}
+	return m.Judged
 }
 
 // components groups the live nodes by connectivity at their final
