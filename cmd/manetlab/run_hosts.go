@@ -101,8 +101,13 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 	if werr := writeProcStats(&res.Result); werr != nil {
 		causes = append(causes, fmt.Sprintf("log/processes.json: %v", werr))
 	}
+	var status *exitStatus // cross-host problems (3), else the verdict's (1, 2)
 	if serr := printSummary(c, trace.Disk, out, &res.Result); serr != nil {
-		causes = append(causes, fmt.Sprintf("summary: %v", serr))
+		if st := (exitStatus{}); errors.As(serr, &st) {
+			status = &st
+		} else {
+			causes = append(causes, fmt.Sprintf("summary: %v", serr))
+		}
 	}
 	switch {
 	case res.Interrupted:
@@ -113,6 +118,9 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 		causes = append(causes, fmt.Sprintf("interrupted%s after %s; what was gathered is in %s", by, res.Elapsed.Round(time.Millisecond), out))
 	case len(res.Failures) > 0:
 		causes = append(causes, res.Failures...)
+	}
+	if status != nil {
+		return exitStatus{status.code, strings.Join(append(causes, status.msg), "\n"), status.verdict && len(causes) == 0}
 	}
 	if len(causes) > 0 {
 		return errors.New(strings.Join(causes, "\n"))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,21 @@ import (
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	app := newApp()
+	var out bytes.Buffer
+	app.Writer = &out
+	err := app.Run(reorderArgs(app, append([]string{"manetlab"}, args...)))
+	if st := (exitStatus{}); errors.As(err, &st) && st.verdict {
+		// The verdict's exit status (1 invalid, 2 undecided): the tests
+		// read the verdict from the output; runCLIStatus keeps it.
+		err = nil
+	}
+	return out.String(), err
+}
+
+// runCLIStatus is runCLI keeping the verdict's exit status as an error.
+func runCLIStatus(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	app := newApp()
 	var out bytes.Buffer
