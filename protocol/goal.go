@@ -94,6 +94,10 @@ type Conditions struct {
 // without faults in which the initiators start together.
 var Clean = &Conditions{NoFaults: true, Static: true, Lossless: true, Together: true}
 
+// NoFaults is the condition of a count that only a crash or a recovery
+// can raise (a synchronous algorithm's messages, counted by round).
+var NoFaults = &Conditions{NoFaults: true}
+
 // Faultless is the usual condition of a worst case that holds in every
 // order of a run's events: no crash or recovery, no message lost for good.
 var Faultless = &Conditions{NoFaults: true, Lossless: true}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -17,11 +18,11 @@ import (
 const JudgeMargin = 2 * time.Second
 
 // TestConfigsLastLongEnoughToJudge: every scenario under configs/, the
-// explore configs included, lasts long enough to judge what it stages:
-// its last fault plus the stabilisation delay of its protocol
-// (analysis.Stabilisation) plus JudgeMargin, and a run without faults at
-// least the delay plus the margin, so that its end is settled and judged
-// rather than "nothing judged".
+// explore configs included, lasts long enough to judge the faults it
+// stages: its last fault plus the stabilisation delay of its protocol
+// (analysis.Stabilisation) plus JudgeMargin. (That a run without faults
+// judges something at its end, settled or in a final state, is
+// TestConfigsJudgeSomething's and TestShippedConfigsVerdicts'.)
 func TestConfigsLastLongEnoughToJudge(t *testing.T) {
 	var files []string
 	err := filepath.WalkDir("../../configs", func(p string, d fs.DirEntry, err error) error {
@@ -40,6 +41,9 @@ func TestConfigsLastLongEnoughToJudge(t *testing.T) {
 			continue
 		}
 		stab := analysis.Stabilisation(s)
+		if len(s.Faults) == 0 {
+			continue
+		}
 		var last time.Duration
 		for _, x := range s.Faults {
 			last = max(last, x.At.D())
@@ -47,6 +51,29 @@ func TestConfigsLastLongEnoughToJudge(t *testing.T) {
 		need := last + stab + JudgeMargin
 		if d := s.Duration.D(); d < need {
 			t.Errorf("%s: duration %v, but its last fault at %v, the %v stabilisation delay and the %v margin need %v", f, d, last, stab, JudgeMargin, need)
+		}
+	}
+}
+
+// TestConfigsJudgeSomething: the run summary of every explore config
+// judges its end (a settled component, or the run's final state): none
+// says "nothing judged".
+func TestConfigsJudgeSomething(t *testing.T) {
+	files, err := filepath.Glob("../../configs/explore/*.yaml")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("explore configs: %v, %d files", err, len(files))
+	}
+	for _, f := range files {
+		out, err := runCLI(t, "sim", "--json", "--quiet", "--out", t.TempDir(), f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var sum struct{ Verdict, Reason string }
+		if err := json.Unmarshal([]byte(out), &sum); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if strings.HasPrefix(sum.Reason, "nothing judged") {
+			t.Errorf("%s: %s (%s)", f, sum.Verdict, sum.Reason)
 		}
 	}
 }

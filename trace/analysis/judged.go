@@ -87,11 +87,24 @@ func lostMessage(r *run) string {
 }
 
 // notice is how long neighbour discovery may take to report a change of
-// links to the protocols: a hello period and the hello timeout.
-func notice(tr *truth) int64 {
+// links to the protocols: a hello period and the hello timeout (a link
+// lost is noticed at the timeout); first, how long it takes to hear
+// every neighbour of a component that never changed: two hello periods.
+func notice(tr *truth) (change, first int64) {
 	h := tr.sc.Radio
 	h.Defaults()
-	return int64(h.Hello.Period.D() + h.Hello.Timeout.D())
+	return int64(h.Hello.Period.D() + h.Hello.Timeout.D()), int64(2 * h.Hello.Period.D())
+}
+
+// heard reports whether the members of a component that last changed at
+// since have heard of it by t: notice's change after a change, its first
+// for a component unchanged since the start.
+func heard(tr *truth, since, t int64) bool {
+	change, first := notice(tr)
+	if since <= 0 {
+		return t >= first
+	}
+	return t-since >= change
 }
 
 // finalState decides which components at the end of r may be judged
@@ -107,9 +120,8 @@ func (r *run) finalState(l *loader, tr *truth) (ok func(s *snapshot, ci int) boo
 	if why != "" {
 		return nil, why
 	}
-	n := notice(tr)
 	return func(s *snapshot, ci int) bool {
-		return !s.uncertain[ci] && s.t-s.since[ci] >= n
+		return !s.uncertain[ci] && heard(tr, s.since[ci], s.t)
 	}, ""
 }
 
@@ -232,12 +244,13 @@ func checkBound(l *loader, r *run, opt CheckOptions) (Property, bool) {
 }
 
 // EndFinal says whether the run ended in a final state (judge.Final;
-// crashes left to the assumptions), and the neighbour-discovery notice
-// in seconds: a component at the end unchanged for that long, with no
-// uncertain link out, is judged though not settled (docs/analysis.md,
-// "Liveness at quiescence"). why says why the end is not final.
-func (m *MetricsReport) EndFinal() (ok bool, notice float64, why string) {
-	return m.finalWhy == "" && m.final, m.notice, m.finalWhy
+// crashes left to the assumptions), and heard, whether the members of a
+// component at the end that last changed at since (seconds from the
+// start) have heard of it: such a component, with no uncertain link
+// out, is judged though not settled (docs/analysis.md, "Liveness at
+// quiescence"). why says why the end is not final.
+func (m *MetricsReport) EndFinal() (ok bool, heard func(since float64) bool, why string) {
+	return m.finalWhy == "" && m.final, m.heard, m.finalWhy
 }
 
 // endFinal fills m's EndFinal from r.
@@ -247,6 +260,8 @@ func (m *MetricsReport) endFinal(l *loader, r *run, tr *truth) {
 		m.finalWhy = judge.Final(q, judge.Facts{Real: r.header.Driver == "node"}, true)
 		return
 	}
-	m.final, m.notice = true, seconds(notice(tr))
+	end := int64(m.Duration * 1e9)
+	m.final = true
+	m.heard = func(since float64) bool { return heard(tr, int64(since*1e9), end) }
 	m.finalWhy = judge.Final(q, r.facts(l, nil, tr.static), true)
 }

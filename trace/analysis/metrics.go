@@ -69,7 +69,7 @@ type MetricsReport struct {
 
 	// EndFinal's (judged.go).
 	final    bool
-	notice   float64
+	heard    func(since float64) bool
 	finalWhy string
 }
 

@@ -444,7 +444,7 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 	candidates := protocol.CandidatesOf(leaders, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
 	noLeaders := protocol.GoalOf(hdr.Protocol) == protocol.GoalMutex && !leaderNotes || protocol.GoalOf(hdr.Protocol) == protocol.GoalNone
 	sum.Stabilisation = m.m.Stabilisation
-	final, notice, _ := m.m.EndFinal()
+	final, heard, _ := m.m.EndFinal()
 	final = final && !noLeaders
 	for _, e := range ends {
 		var comp Component
@@ -460,7 +460,7 @@ func SummarizeWith(src trace.Source, dir string, given *analysis.MetricsReport) 
 		comp.State, comp.Changed = Settled, max(0, sum.Duration-e.Since)
 		if !e.Settled {
 			comp.State = Unsettled
-			if final && len(e.Reach) == 0 && comp.Changed >= notice {
+			if final && len(e.Reach) == 0 && heard(e.Since) {
 				// The run ended in a final state that the component's
 				// members have heard of: judged as settled.
 				comp.State, comp.Final = Settled, true
