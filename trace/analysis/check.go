@@ -175,6 +175,10 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 		rep.Properties = judgeTreeGoal(l, rep.Properties, why, opt)  // tree identify: docs/analysis.md
 		rep.Properties = appendBFSDepth(l, rep.Properties, why, opt) // sync/bfs: trace/analysis/bfsdepth.go
 	}
+	gaps := r.uncovered()
+	for i, p := range rep.Properties {
+		rep.Properties[i] = statesCoverage(p, gaps)
+	}
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
@@ -116,7 +117,7 @@ func heard(tr *truth, since, t int64) bool {
 // end is not final; why says why not.
 func (r *run) finalState(l *loader, tr *truth) (ok func(s *snapshot, ci int) bool, why string) {
 	f := r.facts(l, nil, tr.static)
-	why = judge.Final(r.quiet(), f, true)
+	why = judge.Final(r.quiet(), f, true, coverage(r.uncovered()))
 	if why != "" {
 		return nil, why
 	}
@@ -195,7 +196,16 @@ func (r *run) mutexFinal(l *loader, opt CheckOptions) string {
 		return "no ground truth: " + err.Error()
 	}
 	_, ends := wrongOrUnknown(r, tr, int64(opt.Stabilisation))
-	return judge.Final(r.quiet(), r.facts(l, r, tr.static), false, endConnected(ends))
+	return judge.Final(r.quiet(), r.facts(l, r, tr.static), false, endConnected(ends), coverage(r.uncovered()))
+}
+
+// coverage is judge.Final's extra cause for traces that do not cover the
+// run: what a node did after its trace stops is unknown.
+func coverage(gaps []string) string {
+	if len(gaps) == 0 {
+		return ""
+	}
+	return "traces missing or stopping without an end event: " + firstAndMore(gaps)
 }
 
 // PropBound is the property that the run's message count keeps the bound
@@ -262,6 +272,77 @@ func (m *MetricsReport) endFinal(l *loader, r *run, tr *truth) {
 	}
 	end := int64(m.Duration * 1e9)
 	m.final = true
+	if gaps := r.uncovered(); len(gaps) > 0 {
+		m.finalWhy = judge.Final(q, judge.Facts{}, true, coverage(gaps))
+		return
+	}
 	m.heard = func(since float64) bool { return heard(tr, int64(since*1e9), end) }
 	m.finalWhy = judge.Final(q, r.facts(l, nil, tr.static), true)
+}
+
+// uncovered lists what no trace covers (docs/analysis.md, "Traces cut
+// short"): the members of the recorded scenario that left no trace, and
+// the nodes whose traces stop without an end event in a run whose run
+// file records its end (a full disk, a killed writer), with their last
+// event's time. Empty when every trace covers the whole run.
+func (r *run) uncovered() []string {
+	ended := false
+	for _, e := range r.procs[0].evs {
+		if e.typ == tEnd {
+			ended = true
+			break
+		}
+	}
+	var out []string
+	if sc, err := r.scenario(); err == nil {
+		for _, id := range sc.MemberIDs() {
+			if p := r.byID[id]; p == nil || len(p.evs) == 0 {
+				out = append(out, fmt.Sprintf("node %d (no trace)", id))
+			}
+		}
+	}
+	if !ended {
+		return out
+	}
+	for _, p := range r.procs[1:] {
+		if len(p.evs) == 0 {
+			continue
+		}
+		cut := true
+		for i := range p.evs {
+			if p.evs[i].typ == tEnd {
+				cut = false
+				break
+			}
+		}
+		if cut {
+			out = append(out, fmt.Sprintf("node %d after %.3fs", p.id, seconds(p.evs[len(p.evs)-1].t)))
+		}
+	}
+	return out
+}
+
+// statesCoverage adds to a valid or unknown property of r what no trace
+// covered, so that it is never a plain valid about instants or nodes
+// that no trace shows; a property that already names them (stable-leader,
+// tree) is left alone.
+func statesCoverage(p Property, gaps []string) Property {
+	if len(gaps) == 0 || p.Verdict == Invalid || strings.Contains(p.Reason, "without an end event") || strings.HasPrefix(p.Reason, "not applicable") {
+		return p
+	}
+	note := "not covered: traces missing or stopping without an end event: " + firstAndMore(gaps)
+	if p.Reason == "" {
+		p.Reason = note
+	} else {
+		p.Reason += "; " + note
+	}
+	return p
+}
+
+// firstAndMore joins the first five items and counts the rest.
+func firstAndMore(items []string) string {
+	if len(items) <= 5 {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:5], ", ") + fmt.Sprintf(" and %d more", len(items)-5)
 }

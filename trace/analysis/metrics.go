@@ -458,7 +458,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 		static := terr == nil && tr.static
 		rep.Mutex.Judged = judgeMutexCount(l, rm, rep.Mutex.Requests, static, true)
 		if rep.Mutex.WaitingAtEnd > 0 {
-			rep.Mutex.Final = neverGranted(rm, judge.Final(rm.quiet(), rm.facts(l, rm, static), false, endConnected(rep.End)))
+			rep.Mutex.Final = neverGranted(rm, judge.Final(rm.quiet(), rm.facts(l, rm, static), false, endConnected(rep.End), coverage(rm.uncovered())))
 		}
 	}
 	rep.Problems = problemStrings(r.problems)

@@ -1,6 +1,8 @@
 package judge_test
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,3 +238,47 @@ func verdicts(rep *analysis.CheckReport) []string {
 }
 
 func itoa(v int) string { return strconv.Itoa(v) }
+
+// TestCheckStatesWhatTracesDoNotCover: with a node's trace cut short (a
+// full disk: no end event), every property of trace check that is not
+// invalid names the node and where its trace stops, never a plain valid,
+// and the run is not judged final (it ended quiescent, but what the node
+// did after is unknown).
+func TestCheckStatesWhatTracesDoNotCover(t *testing.T) {
+	s, err := scenario.Parse([]byte(strings.Replace(hsRing, "duration: 20s", "duration: 6s", 1)), "t.yaml", []string{"protocol.name=ring/chang-roberts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "node-3.jsonl")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(f, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := analysis.Check(dir, analysis.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Properties {
+		if p.Verdict != judge.Invalid && !strings.HasPrefix(p.Reason, "not applicable") && !strings.Contains(p.Reason, "node 3") {
+			t.Errorf("%s %s (%s): does not name node 3, whose trace stops early", p.Name, p.Verdict, p.Reason)
+		}
+	}
+	if p := property(rep, analysis.PropStableLeader); p.Verdict == judge.Valid {
+		t.Errorf("stable-leader valid on a run whose end a cut trace hides: %s", p.Reason)
+	}
+	sum, err := report.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != judge.Unknown || !strings.Contains(sum.Reason, "node 3") {
+		t.Errorf("summary: %s (%s)", sum.Verdict, sum.Reason)
+	}
+}
