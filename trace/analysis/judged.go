@@ -31,8 +31,8 @@ func lossEvents(ev string) bool { return ev == trace.EvDrop }
 
 // facts states what r's trace shows about the conditions of a bound;
 // static says whether the ground truth's mobility model keeps every node
-// still; drops is a run holding r's drop events (r itself, or nil: read
-// them through l).
+// still; drops is a run holding r's drop events (r itself when its load
+// kept them: not check's lean one; nil: read them through l).
 func (r *run) facts(l *loader, drops *run, static bool) judge.Facts {
 	var f judge.Facts
 	for _, e := range r.procs[0].evs {
@@ -196,7 +196,7 @@ func (r *run) mutexFinal(l *loader, opt CheckOptions) string {
 		return "no ground truth: " + err.Error()
 	}
 	_, ends := wrongOrUnknown(r, tr, int64(opt.Stabilisation))
-	return judge.Final(r.quiet(), r.facts(l, r, tr.static), false, endConnected(ends), coverage(r.uncovered()))
+	return judge.Final(r.quiet(), r.facts(l, nil, tr.static), false, endConnected(ends), coverage(r.uncovered())) // check's lean load keeps no drops
 }
 
 // coverage is judge.Final's extra cause for traces that do not cover the
@@ -235,7 +235,7 @@ func checkBound(l *loader, r *run, opt CheckOptions) (Property, bool) {
 	if spec.Goal == protocol.GoalMutex {
 		reqs := len(collectSections(r).reqs)
 		p.Checked = reqs
-		j = judgeMutexCount(l, r, reqs, tr.static, true)
+		j = judgeMutexCount(l, r, reqs, tr.static, false) // check's lean load keeps no drops
 	} else if c, note := computeComplexity(l, r, tr); c != nil {
 		p.Checked = c.Elections
 		j = c.Judged

@@ -98,7 +98,7 @@ type loader struct {
 
 // run returns the run for the analysis reading s.
 func (l *loader) run(s readSet) (*run, error) {
-	if l.one != nil && s != readCausal {
+	if l.one != nil && s != readCausal && s != readLoss { // Analyze's load is lean: no receives, no drops
 		if s == readMetrics && l.last {
 			l.one.shrink(readSets[s])
 		}
