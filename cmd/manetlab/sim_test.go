@@ -126,3 +126,23 @@ func TestSimRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// judgedOrTooShort: a summary verdict that is valid, or that of a run too
+// short for anything to settle, which judges nothing at the end
+// (unsettled, "nothing judged"; docs/analysis.md, "Run summary"): never
+// wrong. Short real runs (a second, five) end so.
+func judgedOrTooShort(verdict, reason string) bool {
+	return verdict == "valid" || verdict == "unsettled" && strings.HasPrefix(reason, "nothing judged")
+}
+
+// textJudgedOrTooShort is judgedOrTooShort on a text summary.
+func textJudgedOrTooShort(out string) bool {
+	return strings.Contains(out, "verdict: valid") || strings.Contains(out, "verdict: unsettled (nothing judged")
+}
+
+// verdictOnly reports whether err is only a verdict's exit status (1 or
+// 2: docs/analysis.md, "Exit statuses"), not a failure.
+func verdictOnly(err error) bool {
+	st := exitStatus{}
+	return err == errInvalid || errors.As(err, &st) && st.verdict
+}
