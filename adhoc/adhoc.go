@@ -222,13 +222,24 @@ func NewRule(cfg protocol.Config, joins func(last, cur, idx Index) bool) (protoc
 		return nil, fmt.Errorf("adhoc: node %d has no Env", cfg.ID)
 	}
 	n := newNode(cfg, c)
-	n.joins = joins
+	n.joins, n.better = joins, protocol.Better
 	if w := protocol.HopWaitsWarning(Name, cfg.HopDelay, hopWaits,
 		"live children's answers and probe replies will come after the wait, and live children are dropped",
 		protocol.HopWait{Field: "probe_period", Wait: c.probePeriod}, protocol.HopWait{Field: "child_timeout", Wait: c.childTimeout}); w != nil {
 		return n, w
 	}
 	return n, nil
+}
+
+// NewRanking is New with the rule by which a node ranks its subtree's
+// best against a child's Ack (New: protocol.Better): a seam for the
+// test-only broken variants of package explore/brokentest.
+func NewRanking(cfg protocol.Config, better func(a protocol.NodeID, av float64, b protocol.NodeID, bv float64) bool) (protocol.Process, error) {
+	proc, err := NewRule(cfg, Joins)
+	if n, ok := proc.(*Node); ok {
+		n.better = better
+	}
+	return proc, err
 }
 
 // hopWaits is how many hop times (protocol.Config.HopDelay) a wait for an

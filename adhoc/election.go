@@ -178,7 +178,7 @@ func (n *Node) onAck(from protocol.NodeID, m Ack) {
 	if m.Best == from {
 		delete(n.lost, from) // an Ack from the node it names is proof of life
 	}
-	if m.Best != protocol.None && !n.isLost(m.Best) && protocol.Better(m.Best, m.Value, n.best, n.bestVal) {
+	if m.Best != protocol.None && !n.isLost(m.Best) && n.better(m.Best, m.Value, n.best, n.bestVal) {
 		n.best, n.bestVal = m.Best, m.Value
 	}
 	n.maybeComplete()

@@ -85,7 +85,8 @@ type Node struct {
 
 	timers map[string]protocol.TimerID
 
-	joins func(last, cur, idx Index) bool // Joins, or a broken variant's rule (NewRule)
+	joins  func(last, cur, idx Index) bool                                         // Joins, or a broken variant's rule (NewRule)
+	better func(a protocol.NodeID, av float64, b protocol.NodeID, bv float64) bool // protocol.Better, or a broken variant's (NewRanking)
 }
 
 func newNode(cfg protocol.Config, c config) *Node {

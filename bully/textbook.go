@@ -74,6 +74,7 @@ type textbook struct {
 	waitFor protocol.TimerID
 	gone    map[protocol.NodeID]bool // higher nodes the channel gave up on during this election
 	noAsk   bool                     // a broken variant's: elect declares itself coordinator at once
+	keeps   bool                     // a broken variant's: a leader ignores a higher node's coordinator message
 }
 
 // NewTextbook builds a process of the textbook bully election.
@@ -95,6 +96,18 @@ func NewTextbookRule(cfg protocol.Config, asks bool) (protocol.Process, error) {
 	p := &textbook{node: n, noAsk: !asks}
 	n.rules = p
 	return p, err // nil, or a protocol.Warning beside a working process
+}
+
+// NewTextbookKeepsLead builds a process of the textbook bully election
+// whose leader ignores a higher node's coordinator message and keeps
+// leading: a seam for the test-only broken variants of package
+// explore/brokentest (the algorithm, NewTextbook, follows it).
+func NewTextbookKeepsLead(cfg protocol.Config) (protocol.Process, error) {
+	proc, err := NewTextbookRule(cfg, true)
+	if p, ok := proc.(*textbook); ok {
+		p.keeps = true
+	}
+	return proc, err
 }
 
 func (p *textbook) boot() {
@@ -224,6 +237,9 @@ func (p *textbook) coordinator(from protocol.NodeID, num uint64) {
 		if p.state == tbIdle {
 			p.elect()
 		}
+		return
+	}
+	if p.keeps && p.leads() {
 		return
 	}
 	e := Epoch{Num: num, Leader: from}

@@ -70,10 +70,14 @@ func newRules(s *scenario.Scenario) *rules {
 	switch {
 	case err != nil:
 		r.notes = append(r.notes, "message bound not checked: "+err.Error())
-	case b.Worst == nil || !b.EveryOrder:
-		r.notes = append(r.notes, fmt.Sprintf("message bound not checked: %s declares no worst case over every order (%s)", name, b.Name))
-	default:
+	case b.EveryOrder && b.Worst != nil:
 		r.limit, r.limitName = *b.Worst, b.Name
+	case b.EveryOrder && b.Exact != nil:
+		// A count that is the same in every order (Hirschberg-Sinclair's)
+		// bounds it.
+		r.limit, r.limitName = *b.Exact, fmt.Sprintf("%s; exactly %d for this ring in every order", b.Name, *b.Exact)
+	default:
+		r.notes = append(r.notes, fmt.Sprintf("message bound not checked: %s declares no worst case over every order (%s)", name, b.Name))
 	}
 	return r
 }
@@ -91,8 +95,17 @@ type checker struct {
 	waiting map[protocol.NodeID]int // requests not granted yet
 	crashed int                     // crashes so far (the scenario's and the explorer's)
 	changed time.Duration           // the latest crash, recovery or drop
-	msgs    int                     // election messages sent
-	found   *found
+	// since is when each waiting node's oldest request not granted began
+	// to wait (at the latest), and noted the latest leader note's time:
+	// at the run's end only what has been so for the stabilisation delay
+	// is judged. Times, not state: not in the fingerprint.
+	since map[protocol.NodeID]time.Duration
+	noted time.Duration
+	msgs  int // election messages sent
+	found *found
+	// outside is a violation not judged: after a crash, outside the
+	// algorithm's assumptions (said once by the explorer).
+	outside string
 }
 
 type epochNote struct {
@@ -106,10 +119,15 @@ type found struct {
 
 func newChecker(r *rules) *checker {
 	return &checker{r: r, leader: map[protocol.NodeID]protocol.NodeID{}, epochs: map[string]epochNote{},
-		inside: map[protocol.NodeID]bool{}, waiting: map[protocol.NodeID]int{}}
+		inside: map[protocol.NodeID]bool{}, waiting: map[protocol.NodeID]int{}, since: map[protocol.NodeID]time.Duration{}}
 }
 
 func (k *checker) fail(prop, format string, args ...any) {
+	if k.crashed > 0 && k.r.assumes != "" {
+		// Outside the algorithm's assumptions, as trace check says.
+		k.outside = fmt.Sprintf("%s after a crash is outside the algorithm's assumptions (%s): not judged", prop, k.r.assumes)
+		return
+	}
 	if k.found == nil {
 		k.found = &found{prop: prop, witness: fmt.Sprintf(format, args...)}
 	}
@@ -120,6 +138,7 @@ func (k *checker) observe(e *trace.Event) {
 	switch e.Ev {
 	case string(protocol.NoteLeader):
 		k.leader[e.Node] = e.Leader
+		k.noted = max(k.noted, time.Duration(e.T))
 		if e.Epoch == "" || e.Leader == protocol.None {
 			return
 		}
@@ -132,6 +151,9 @@ func (k *checker) observe(e *trace.Event) {
 				e.Epoch, f.node, f.leader, e.Node, e.Leader)
 		}
 	case string(protocol.NoteCSRequest):
+		if k.waiting[e.Node] == 0 {
+			k.since[e.Node] = time.Duration(e.T)
+		}
 		k.waiting[e.Node]++
 	case string(protocol.NoteCSEnter):
 		for id := range k.inside {
@@ -142,8 +164,10 @@ func (k *checker) observe(e *trace.Event) {
 		k.inside[e.Node] = true
 		if k.waiting[e.Node] > 1 {
 			k.waiting[e.Node]--
+			k.since[e.Node] = time.Duration(e.T) // the next request waits since then at the latest
 		} else {
 			delete(k.waiting, e.Node)
+			delete(k.since, e.Node)
 		}
 	case string(protocol.NoteCSExit):
 		delete(k.inside, e.Node)
@@ -158,6 +182,7 @@ func (k *checker) observe(e *trace.Event) {
 		if e.Node != 0 {
 			delete(k.inside, e.Node)
 			delete(k.waiting, e.Node) // abandoned with the crash
+			delete(k.since, e.Node)
 			delete(k.leader, e.Node)
 			k.crashed++
 		}
@@ -177,14 +202,15 @@ func (k *checker) observe(e *trace.Event) {
 // connected component following the component's best node (as the
 // summary's verdict judges). It says what it could not decide.
 func (k *checker) quiescent(c *sim.Controller) (undecided string) {
-	return k.liveness(c)
+	return k.liveness(c, false)
 }
 
-// atEnd judges liveness at the run's end, before quiescence: only when
-// the last crash, recovery or drop came at least the stabilisation delay
-// before the end (as the run summary judges only settled components);
-// else it says so rather than report a goal the protocol had no time to
-// reach.
+// atEnd judges liveness at the run's end, before quiescence, only after
+// the stabilisation delay: not when a crash, recovery or drop came
+// within it (as the run summary judges only settled components); a
+// request only when it has waited that long; the leaders only when no
+// leader note came within it. It says what it did not judge rather than
+// report a goal the protocol had no time to reach.
 func (k *checker) atEnd(c *sim.Controller) (undecided string) {
 	if k.found != nil {
 		return ""
@@ -192,11 +218,12 @@ func (k *checker) atEnd(c *sim.Controller) (undecided string) {
 	if k.changed > 0 && c.Now()-k.changed < k.r.settle {
 		return fmt.Sprintf("liveness at the run's end not judged where a crash, recovery or drop came within the stabilisation delay %s of the end (as the run summary leaves such components unsettled; a longer duration lets it be judged)", k.r.settle)
 	}
-	return k.liveness(c)
+	return k.liveness(c, true)
 }
 
-// liveness judges the goal on the state of c.
-func (k *checker) liveness(c *sim.Controller) (undecided string) {
+// liveness judges the goal on the state of c; at the run's end (end),
+// only what has been so for the stabilisation delay.
+func (k *checker) liveness(c *sim.Controller, end bool) (undecided string) {
 	if k.found != nil {
 		return ""
 	}
@@ -209,18 +236,33 @@ func (k *checker) liveness(c *sim.Controller) (undecided string) {
 		alive[n.ID] = n.Alive
 	}
 	var ids []protocol.NodeID
+	young := false
 	for id, w := range k.waiting {
-		if w > 0 && alive[id] {
+		switch {
+		case w <= 0 || !alive[id]:
+		case end && c.Now()-k.since[id] < k.r.settle:
+			young = true
+		default:
 			ids = append(ids, id)
 		}
 	}
+	if young {
+		undecided = fmt.Sprintf("at the run's end, requests waiting for less than the stabilisation delay %s are not judged (a longer duration lets them be)", k.r.settle)
+	}
 	if len(ids) > 0 {
 		slices.Sort(ids)
-		k.fail(analysis.PropGranted, "nothing is left to happen and node %d waits for the critical section (%d request(s) not granted)", ids[0], k.waiting[ids[0]])
+		if end {
+			k.fail(analysis.PropGranted, "at the run's end node %d has waited for the critical section since %s, longer than the stabilisation delay %s (%d request(s) not granted)", ids[0], k.since[ids[0]], k.r.settle, k.waiting[ids[0]])
+		} else {
+			k.fail(analysis.PropGranted, "nothing is left to happen and node %d waits for the critical section (%d request(s) not granted)", ids[0], k.waiting[ids[0]])
+		}
 		return ""
 	}
 	if !k.r.leaders {
-		return ""
+		return undecided
+	}
+	if end && c.Now()-k.noted < k.r.settle {
+		return fmt.Sprintf("at the run's end, leaders that changed within the stabilisation delay %s are not judged (a longer duration lets them be)", k.r.settle)
 	}
 	for _, comp := range components(nodes) {
 		var best *sim.NodeState
@@ -247,12 +289,16 @@ func (k *checker) liveness(c *sim.Controller) (undecided string) {
 			}
 		}
 		if len(bad) > 0 {
-			k.fail(analysis.PropStableLeader, "nothing is left to happen and component {%s} should follow its best node %d: %s",
-				compIDs(comp), best.ID, strings.Join(bad, "; "))
+			what := "nothing is left to happen and"
+			if end {
+				what = fmt.Sprintf("at the run's end, %s after the last leader note,", c.Now()-k.noted)
+			}
+			k.fail(analysis.PropStableLeader, "%s component {%s} should follow its best node %d: %s",
+				what, compIDs(comp), best.ID, strings.Join(bad, "; "))
 			return ""
 		}
 	}
-	return ""
+	return undecided
 }
 
 // components are the connected components of the live nodes, by the

@@ -48,6 +48,10 @@ type Options struct {
 	// choices, the second order is not taken where the first was. Not
 	// exact: see docs/explore.md, "Sleep sets".
 	POR bool
+	// Memory bounds the memory the search may hold, in bytes, like the
+	// other budgets: 0 is MemoryShare of the available memory, negative
+	// none (memory.go).
+	Memory int64
 }
 
 // Result is what a search found.
@@ -66,11 +70,16 @@ type Result struct {
 	// judged.
 	Quiescent int
 	Elapsed   time.Duration
-	Violation *Violation // nil when none found
+	Violation *Violation // nil when none found (or none confirmed)
+	// Unconfirmed is a violation the search found whose replay does not
+	// show it: a bug of the explorer, not reported as a violation.
+	Unconfirmed *Violation
 	// Budget says which budget stopped the search ("" when none did).
 	Budget string
 	// Notes say what the checks could not decide (once each).
 	Notes []string
+	// Memory says the memory bound and how it was set ("" for none).
+	Memory string
 }
 
 // Violation is a property found violated, with its schedule.
@@ -82,6 +91,11 @@ type Violation struct {
 	// Found is the number of choices of the schedule as found, before
 	// minimisation.
 	Found int
+	// Replayed says what the replay of the schedule shows (confirm.go):
+	// the explorer's check of it and `trace check`'s verdicts; Confirmed
+	// that it shows the property.
+	Replayed  string
+	Confirmed bool
 }
 
 // DefaultSchedules is the schedule budget of random and pct when none is

@@ -16,14 +16,14 @@ func TestIncrementalFingerprint(t *testing.T) {
 		file string
 		opt  Options
 	}{
-		{"cr4", Options{Strategy: DFS, Depth: 60}},
-		{"lelann3", Options{Strategy: DFS, Depth: 60}},
-		{"hs3", Options{Strategy: DFS, Depth: 60, POR: true}},
-		{"ra3", Options{Strategy: DFS, Depth: 60}},
-		{"sk3", Options{Strategy: DFS, Depth: 60}},
-		{"tree4", Options{Strategy: DFS, Depth: 60}},
-		{"bully3", Options{Strategy: DFS, Depth: 150, Crashes: 1, States: 3000}},
-		{"cr3", Options{Strategy: DFS, Depth: 60, Crashes: 1, Drops: 1, States: 3000}},
+		{"cr4", Options{Strategy: DFS, Depth: 60, States: 2000}},
+		{"lelann3", Options{Strategy: DFS, Depth: 60, States: 2000}},
+		{"hs3", Options{Strategy: DFS, Depth: 60, POR: true, States: 2000}},
+		{"ra3", Options{Strategy: DFS, Depth: 60, States: 2000}},
+		{"sk3", Options{Strategy: DFS, Depth: 60, States: 2000}},
+		{"tree4", Options{Strategy: DFS, Depth: 60, States: 2000}},
+		{"bully3", Options{Strategy: DFS, Depth: 150, Crashes: 1, States: 2000}},
+		{"cr3", Options{Strategy: DFS, Depth: 60, Crashes: 1, Drops: 1, States: 2000}},
 	}
 	for _, c := range cases {
 		s, err := scenario.Load("../configs/explore/"+c.file+".yaml", nil)

@@ -77,7 +77,9 @@ func (mv move) String() string {
 }
 
 // newMachine builds the run and replays choices on it, then settles.
-func newMachine(x *explorer, s *scenario.Scenario, choices []sim.Choice) (*machine, error) {
+// depth is the number of the explorer's choices among them (the frames
+// taken at once, early, are not counted).
+func newMachine(x *explorer, s *scenario.Scenario, choices []sim.Choice, depth int) (*machine, error) {
 	m := &machine{x: x, chk: newChecker(x.rules)}
 	c, err := sim.NewController(s, sim.Options{Discard: true}, m.chk.observe)
 	if err != nil {
@@ -101,7 +103,7 @@ func newMachine(x *explorer, s *scenario.Scenario, choices []sim.Choice) (*machi
 			m.drops++
 		}
 	}
-	m.depth = len(choices)
+	m.depth = depth
 	if m.chk.found != nil {
 		m.step = c.Steps()
 		return m, nil
@@ -130,11 +132,13 @@ func (m *machine) settle() {
 		}
 		p, ok := m.c.Next()
 		if !ok {
-			m.done = true
-			m.judgeEnd()
+			m.ended()
 			return
 		}
 		if p.Class == sim.ClassProtocol {
+			if m.early() {
+				continue
+			}
 			return
 		}
 		// Only the hellos go on for ever: before one, is anything else
@@ -149,16 +153,52 @@ func (m *machine) settle() {
 	m.done = true
 }
 
+// earlyKinds are the network's frames machine.early delivers at once: the
+// link acknowledgements and AODV's route requests, replies and errors.
+var earlyKinds = map[string]bool{"ack": true, "rreq": true, "rrep": true, "rerr": true}
+
+// early delivers at once, in the simulator's order, the network's frames
+// in flight that a protocol message may wait for (earlyKinds: link
+// acknowledgements, route discovery) and reports whether it took any. At a choice point
+// the protocol's frames in flight may arrive in any order, earlier than
+// the radio's delay; the network's frames arrive at once, so that none is
+// ever held behind a protocol frame: under AODV a route discovery, or a
+// link acknowledgement that lets a node's next unicast go, would
+// otherwise wait until every protocol frame sent before it had arrived,
+// and the orders in which a later message overtakes an earlier one
+// (Lamport's one-reply-short bug) would never be reached. The frames it
+// takes are choices of the schedule (a replay takes them as the search
+// did), not of its depth. When it takes none, the listing is kept for the
+// choice point.
+func (m *machine) early() bool {
+	pend := m.c.Pending()
+	for _, p := range pend {
+		if p.Type == "deliver" && p.Class == sim.ClassNetwork && p.Offered && earlyKinds[p.Msg] {
+			if err := m.c.TakeOwn(p.Seq, p.Text); err != nil {
+				panic(fmt.Sprintf("explore: taking %s at once: %v", p.Text, err))
+			}
+			m.pend = nil
+			return true
+		}
+	}
+	m.pend = pend
+	return false
+}
+
 // hello reports whether p is a hello tick or a hello frame.
 func hello(p sim.Pending) bool {
 	return p.Msg == "hello" || p.Type == "net-timer" && strings.HasPrefix(p.Text, "hello tick")
 }
 
-// active reports whether a protocol or transport event is pending.
+// active reports whether a protocol or transport event is pending,
+// before the run's end or after it (a timer set past the end: the
+// protocol still has something to do).
 func (m *machine) active() bool {
-	for _, p := range m.c.Pending() {
-		if p.Class == sim.ClassProtocol || p.Class == sim.ClassTransport {
-			return true
+	for _, l := range [][]sim.Pending{m.c.Pending(), m.c.Beyond()} {
+		for _, p := range l {
+			if p.Class == sim.ClassProtocol || p.Class == sim.ClassTransport {
+				return true
+			}
 		}
 	}
 	return false
@@ -172,6 +212,20 @@ func (m *machine) judge() {
 	if m.chk.found != nil {
 		m.step = m.c.Steps()
 	}
+}
+
+// ended judges a run with nothing left before its end: quiescent (as
+// judge) when nothing of the protocol or its channel is left after the
+// end either, else at the run's end (judgeEnd: the protocol still had
+// something to do, a timer set past the end).
+func (m *machine) ended() {
+	m.done = true
+	if m.active() {
+		m.judgeEnd()
+		return
+	}
+	m.quiet = true
+	m.judge()
 }
 
 // judgeEnd checks liveness at the run's end, where the protocol may still

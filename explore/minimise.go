@@ -15,7 +15,14 @@ func (x *explorer) finish() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Violation = v
+		if err := x.confirm(v); err != nil {
+			return nil, err
+		}
+		if v.Confirmed {
+			res.Violation = v
+		} else {
+			res.Unconfirmed = v
+		}
 	}
 	res.Elapsed = time.Since(x.start)
 	return &res, nil
@@ -131,8 +138,7 @@ func (x *explorer) runCandidate(cand []sim.Choice) (*machine, error) {
 	}
 	for range maxRun {
 		if _, ok := c.Next(); !ok {
-			m.done = true
-			m.judgeEnd()
+			m.ended()
 			return m, nil
 		}
 		if !m.active() {

@@ -20,7 +20,7 @@ import (
 func (x *explorer) sample() error {
 	rng := rand.New(rand.NewPCG(x.opt.Seed, 0x5c4ed01e))
 	for x.res.Schedules < x.opt.Schedules && !x.stop() {
-		m, err := x.machine(nil)
+		m, err := x.machine(nil, 0)
 		if err != nil {
 			return err
 		}

@@ -36,6 +36,8 @@ type explorer struct {
 	notes            map[string]bool
 	report           time.Time // the last progress line
 	types            types     // the fingerprint's cache of types
+	memory           uint64    // the memory bound (0: none)
+	sinceMemory      int       // states since the memory was last read
 }
 
 // raw is a violation as found, before minimisation.
@@ -48,6 +50,7 @@ type raw struct {
 func newExplorer(s *scenario.Scenario, opt Options) (*explorer, error) {
 	x := &explorer{s: s, opt: opt, rules: newRules(s), start: time.Now(), seen: map[fp]int{}, slept: map[fp][]uint64{}, notes: map[string]bool{}, types: types{}}
 	x.report = x.start
+	x.memory, x.res.Memory = memoryBound(opt)
 	for _, n := range x.rules.notes {
 		x.note(n)
 	}
@@ -73,6 +76,13 @@ func (x *explorer) stop() bool {
 		x.res.Budget = fmt.Sprintf("%d states", x.opt.States)
 	case x.opt.Time > 0 && time.Since(x.start) >= x.opt.Time:
 		x.res.Budget = fmt.Sprintf("%v", x.opt.Time)
+	case x.memory > 0:
+		if x.sinceMemory++; x.sinceMemory >= memoryEvery {
+			x.sinceMemory = 0
+			if used := memoryInUse(); used >= x.memory {
+				x.res.Budget = fmt.Sprintf("memory: %s in use, bound %s", mib(used), mib(x.memory))
+			}
+		}
 	}
 	x.progress()
 	return x.res.Budget != ""
@@ -99,19 +109,24 @@ func (x *explorer) reach(m *machine) {
 	if m.quiet || m.done {
 		x.res.Quiescent++
 	}
+	if m.chk.outside != "" {
+		x.note(m.chk.outside)
+	}
 	if m.chk.found != nil && x.found == nil {
 		x.found = &raw{found: *m.chk.found, choices: m.c.Choices(), step: m.step}
 	}
 }
 
-func (x *explorer) machine(choices []sim.Choice) (*machine, error) {
-	return newMachine(x, x.s, choices)
+// machine restores the state reached by choices, depth of them the
+// explorer's own (the rest frames taken at once: machine.early).
+func (x *explorer) machine(choices []sim.Choice, depth int) (*machine, error) {
+	return newMachine(x, x.s, choices, depth)
 }
 
 // dfs explores depth first, every schedule within Depth, states seen
 // before with as much depth left cut off.
 func (x *explorer) dfs() error {
-	m, err := x.machine(nil)
+	m, err := x.machine(nil, 0)
 	if err != nil {
 		return err
 	}
@@ -168,7 +183,7 @@ func (x *explorer) dfsFrom(m *machine, sleep []sleeper) error {
 		m.close()
 		return nil
 	}
-	path := m.c.Choices()
+	path, depth := m.c.Choices(), m.depth
 	due := m.due()
 	nodes := m.nodes // m becomes the first child
 	for i, mv := range todo {
@@ -181,7 +196,7 @@ func (x *explorer) dfsFrom(m *machine, sleep []sleeper) error {
 		child := m
 		if i > 0 {
 			var err error
-			if child, err = x.machine(path); err != nil {
+			if child, err = x.machine(path, depth); err != nil {
 				return err
 			}
 		}
@@ -213,7 +228,7 @@ func (x *explorer) sleepKeys(f fp, ks []uint64) {
 // bfs explores breadth first: every state at k choices before any at
 // k+1, each distinct state once.
 func (x *explorer) bfs() error {
-	root, err := x.machine(nil)
+	root, err := x.machine(nil, 0)
 	if err != nil {
 		return err
 	}
@@ -225,12 +240,16 @@ func (x *explorer) bfs() error {
 	}
 	x.seen[root.fingerprint()] = 0
 	root.close()
-	queue := [][]sim.Choice{nil}
+	type state struct {
+		path  []sim.Choice
+		depth int
+	}
+	queue := []state{{}}
 	for len(queue) > 0 && !x.stop() {
-		path := queue[0]
-		queue[0] = nil
+		path, depth := queue[0].path, queue[0].depth
+		queue[0] = state{}
 		queue = queue[1:]
-		m, err := x.machine(path)
+		m, err := x.machine(path, depth)
 		if err != nil {
 			return err
 		}
@@ -244,7 +263,7 @@ func (x *explorer) bfs() error {
 			}
 			child := m
 			if i > 0 {
-				if child, err = x.machine(path); err != nil {
+				if child, err = x.machine(path, depth); err != nil {
 					return err
 				}
 			}
@@ -266,7 +285,7 @@ func (x *explorer) bfs() error {
 				x.res.Schedules++
 			default:
 				x.seen[f] = child.depth
-				queue = append(queue, child.c.Choices())
+				queue = append(queue, state{child.c.Choices(), child.depth})
 			}
 			child.close()
 		}

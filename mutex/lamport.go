@@ -47,17 +47,30 @@ type lamport struct {
 	queue   []lamportStamp // every request heard of and not released, in order
 	req     uint64         // this node's outstanding request's timestamp; 0 for none
 	replied map[protocol.NodeID]bool
-	seen    map[protocol.NodeID]uint64 // the latest request timestamp of each member
+	seen    map[protocol.NodeID]uint64     // the latest request timestamp of each member
+	enough  func(replies, others int) bool // LamportEnough, or a broken variant's rule
 }
 
 // NewLamport builds a process of Lamport's algorithm. Its parameters are
 // the reliable channel's rto and retries.
 func NewLamport(cfg protocol.Config) (protocol.Process, error) {
+	return NewLamportRule(cfg, LamportEnough)
+}
+
+// LamportEnough is Lamport's rule: a member may enter (its request heading
+// its queue) once every other member has replied.
+func LamportEnough(replies, others int) bool { return replies == others }
+
+// NewLamportRule builds a process of Lamport's algorithm that counts the
+// replies as enough to enter when enough says so (NewLamport:
+// LamportEnough): a seam for the test-only broken variants of package
+// explore/brokentest.
+func NewLamportRule(cfg protocol.Config, enough func(replies, others int) bool) (protocol.Process, error) {
 	n, err := newPeerNode[LamportMsg](Lamport, cfg)
 	if err != nil {
 		return nil, err
 	}
-	p := &lamport{peerNode: n, seen: map[protocol.NodeID]uint64{}}
+	p := &lamport{peerNode: n, seen: map[protocol.NodeID]uint64{}, enough: enough}
 	n.rules = p
 	return p, warnErr(n.warn)
 }
@@ -98,7 +111,7 @@ func (p *lamport) remove(s lamportStamp) bool {
 }
 
 func (p *lamport) tryEnter() {
-	if p.wants() && len(p.replied) == len(p.others) && len(p.queue) > 0 && p.queue[0] == (lamportStamp{p.req, p.id}) {
+	if p.wants() && p.enough(len(p.replied), len(p.others)) && len(p.queue) > 0 && p.queue[0] == (lamportStamp{p.req, p.id}) {
 		p.enter(fmt.Sprintf("request (%d,%d) heads the queue; %d replies", p.req, p.id, len(p.replied)))
 	}
 }

@@ -45,6 +45,9 @@ type ricartAgrawala struct {
 	deferred []lamportStamp           // requests answered on exit, in arrival order
 	seen     map[protocol.NodeID]uint64
 	defers   func(holds, earlier bool) bool
+	// wins breaks a tie of timestamps: whether request (ts, a) comes
+	// before (ts, b) (RAWinsTie, or a broken variant's rule).
+	wins func(a, b protocol.NodeID) bool
 }
 
 // NewRicartAgrawala builds a Ricart-Agrawala process. Its parameters are
@@ -67,9 +70,24 @@ func NewRicartAgrawalaRule(cfg protocol.Config, defers func(holds, earlier bool)
 	if err != nil {
 		return nil, err
 	}
-	p := &ricartAgrawala{peerNode: n, seen: map[protocol.NodeID]uint64{}, defers: defers}
+	p := &ricartAgrawala{peerNode: n, seen: map[protocol.NodeID]uint64{}, defers: defers, wins: RAWinsTie}
 	n.rules = p
 	return p, warnErr(n.warn)
+}
+
+// RAWinsTie is the algorithm's tie-break: of two requests with one
+// timestamp, the lower ID's comes first.
+func RAWinsTie(a, b protocol.NodeID) bool { return a < b }
+
+// NewRicartAgrawalaTies builds a Ricart-Agrawala process that breaks ties
+// of timestamps by wins (NewRicartAgrawala: RAWinsTie): a seam for the
+// test-only broken variants of package explore/brokentest.
+func NewRicartAgrawalaTies(cfg protocol.Config, wins func(a, b protocol.NodeID) bool) (protocol.Process, error) {
+	proc, err := NewRicartAgrawalaRule(cfg, RADefers)
+	if p, ok := proc.(*ricartAgrawala); ok {
+		p.wins = wins
+	}
+	return proc, err
 }
 
 func (p *ricartAgrawala) boot() {}
@@ -114,7 +132,9 @@ func (p *ricartAgrawala) receive(from protocol.NodeID, m RAMsg) {
 		p.seen[from] = m.TS
 		p.clock = max(p.clock, m.TS)
 		theirs := lamportStamp{m.TS, from}
-		if p.defers(p.holds(), p.wants() && p.stamp().before(theirs)) {
+		mine := p.stamp()
+		earlier := mine.ts < theirs.ts || mine.ts == theirs.ts && p.wins(mine.id, theirs.id)
+		if p.defers(p.holds(), p.wants() && earlier) {
 			p.deferred = append(p.deferred, theirs)
 			return
 		}

@@ -58,16 +58,27 @@ type suzukiKasami struct {
 	// (received or sent): a token with a number not above it is a
 	// duplicate.
 	pass uint64
+	// noLN is a broken variant's (NewSuzukiKasamiRule): the holder never
+	// records its own request as served in the token's LN.
+	noLN bool
 }
 
 // NewSuzukiKasami builds a Suzuki-Kasami process. Its parameters are the
 // reliable channel's rto and retries.
 func NewSuzukiKasami(cfg protocol.Config) (protocol.Process, error) {
+	return NewSuzukiKasamiRule(cfg, true)
+}
+
+// NewSuzukiKasamiRule builds a Suzuki-Kasami process whose holder records
+// its request as served in the token's LN on exit (records true: the
+// algorithm, NewSuzukiKasami) or never does (false): a seam for the
+// test-only broken variants of package explore/brokentest.
+func NewSuzukiKasamiRule(cfg protocol.Config, records bool) (protocol.Process, error) {
 	n, err := newPeerNode[SKMsg](SuzukiKasami, cfg)
 	if err != nil {
 		return nil, err
 	}
-	p := &suzukiKasami{peerNode: n, idx: map[protocol.NodeID]int{}, rn: make([]uint64, len(n.members))}
+	p := &suzukiKasami{peerNode: n, idx: map[protocol.NodeID]int{}, rn: make([]uint64, len(n.members)), noLN: !records}
 	for i, id := range n.members {
 		p.idx[id] = i
 	}
@@ -111,7 +122,9 @@ func (p *suzukiKasami) outstanding(i int) bool { return p.rn[i] == p.ln[i]+1 }
 func (p *suzukiKasami) release() {
 	again := p.exit()
 	me := p.idx[p.id]
-	p.ln[me] = p.rn[me]
+	if !p.noLN {
+		p.ln[me] = p.rn[me]
+	}
 	n := len(p.members)
 	for k := 1; k < n; k++ {
 		i := (me + k) % n

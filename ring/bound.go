@@ -59,8 +59,13 @@ func bound(alg string, order, initiators []protocol.NodeID) protocol.Bound {
 		}
 	case HirschbergSinclair:
 		b = protocol.Bound{Name: "Hirschberg-Sinclair: at most 8n(1+⌈log2 n⌉)", Formula: "8n(1+⌈log2 n⌉)",
-			Value: float64(HirschbergSinclairLimit(n)), Exact: intp(HirschbergSinclairCount(order)), ExactIf: protocol.Clean,
-			Worst: intp(HirschbergSinclairLimit(n)), WorstIf: protocol.Faultless}
+			Value: float64(HirschbergSinclairLimit(n)), Exact: intp(HirschbergSinclairCount(order)), ExactIf: protocol.Faultless}
+		// The exact count holds in every order: every process takes
+		// part, and how far each probe goes depends on the IDs alone
+		// (HirschbergSinclairCount); the explorer judges it (with no
+		// Worst declared, Exact is the bound over every order), and so
+		// does trace/judge in any run without faults or loss.
+		b.EveryOrder = true
 	case Tanenbaum:
 		// The election message visits every live member once per
 		// initiator (m), the coordinator m more (the announcement, counted

@@ -57,13 +57,13 @@ func TestBoundsByHand(t *testing.T) {
 		// swallowed at 1 ahead, reply from 1 behind... 1 is smaller, 4
 		// is 2 behind: 1 + 2·1 = 3; 3: 1 ahead (4), 3 behind: 1+2 = 3;
 		// 4: phase 0 4, phase 1 8, phase 2 (4 >= n) 2·4: 20. Total 28.
-		{HirschbergSinclair, m4, protocol.Params{"ring": "ascending"}, 8 * 4 * 3, 28, -1, 8 * 4 * 3, "8n(1+⌈log2 n⌉)"},
-		{HirschbergSinclair, []protocol.NodeID{1, 2}, nil, 32, 10, -1, 32, "8n(1+⌈log2 n⌉)"},
+		{HirschbergSinclair, m4, protocol.Params{"ring": "ascending"}, 8 * 4 * 3, 28, -1, -1, "8n(1+⌈log2 n⌉)"},
+		{HirschbergSinclair, []protocol.NodeID{1, 2}, nil, 32, 10, -1, -1, "8n(1+⌈log2 n⌉)"},
 		{Tanenbaum, m8, protocol.Params{"initiators": "one"}, 8, 8, -1, -1, "k·m"},
 		{Tanenbaum, m8, nil, 64, 64, -1, -1, "k·m"},
 		{ChangRoberts, []protocol.NodeID{5}, nil, 1, 0, 0, 0, "n(n+1)/2"},
 		{LeLann, []protocol.NodeID{5}, nil, 1, 0, -1, -1, "n^2"},
-		{HirschbergSinclair, []protocol.NodeID{5}, nil, 8, 0, -1, 8, "8n(1+⌈log2 n⌉)"},
+		{HirschbergSinclair, []protocol.NodeID{5}, nil, 8, 0, -1, -1, "8n(1+⌈log2 n⌉)"},
 	}
 	for _, c := range cases {
 		b := boundOf(t, c.alg, c.members, c.params, 1)

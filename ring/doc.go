@@ -79,13 +79,13 @@
 // every algorithm, under protocol.Clean: no crash or recovery, no node
 // moving, no message lost for good, the initiators starting together
 // (the simulator): then every rule above runs as derived, and a count
-// above it is a bug. Chang-Roberts' worst case n(n+1)/2 and
-// Hirschberg-Sinclair's 8n(1+⌈log2 n⌉) hold in every order of events
-// (protocol.Faultless: no faults, nothing lost): a token is forwarded
-// only by smaller IDs, so no more than the hops to the first larger
-// process; a candidate reaches phase k only if no larger ID lies within
-// 2^(k-1) either way, so at most n/(2^(k-1)+1) candidates send 4·2^k in
-// phase k. LeLann's k·n and Tanenbaum's k·m declare no worst case beyond
+// above it is a bug. Hirschberg-Sinclair's exact count needs less
+// (protocol.Faultless: no faults, nothing lost): every process takes
+// part whoever initiates and whenever, and how far each probe goes
+// depends on the IDs alone, so it holds in every order. Chang-Roberts'
+// worst case n(n+1)/2 holds in every order too (Faultless): a token is
+// forwarded only by smaller IDs, so no further than the first larger
+// process. LeLann's k·n and Tanenbaum's k·m declare no worst case beyond
 // their exact count: late initiators send fewer, never more.
 //
 // # Parameters (protocol.params)

@@ -39,15 +39,28 @@ type hirschbergSinclair struct {
 	phase     uint8
 	replies   [2]bool // this phase's replies: [0] to the successor-ward probe, [1] to the other
 	won       bool
+	relays    func(hops uint32, phase uint8) bool // HSRelays, or a broken variant's rule
 }
 
 // NewHirschbergSinclair builds a Hirschberg-Sinclair process.
 func NewHirschbergSinclair(cfg protocol.Config) (protocol.Process, error) {
+	return NewHirschbergSinclairRule(cfg, HSRelays)
+}
+
+// HSRelays is Hirschberg and Sinclair's rule: a probe of phase k that has
+// travelled hops is relayed while hops < 2^k, and answered at 2^k.
+func HSRelays(hops uint32, phase uint8) bool { return uint64(hops) < 1<<phase }
+
+// NewHirschbergSinclairRule builds a Hirschberg-Sinclair process that
+// relays a probe when relays says so (NewHirschbergSinclair: HSRelays) and
+// replies otherwise: a seam for the test-only broken variants of package
+// explore/brokentest.
+func NewHirschbergSinclairRule(cfg protocol.Config, relays func(hops uint32, phase uint8) bool) (protocol.Process, error) {
 	n, err := newNode(HirschbergSinclair, cfg)
 	if _, ok := protocol.Warned(err); !ok {
 		return nil, err
 	}
-	p := &hirschbergSinclair{node: n}
+	p := &hirschbergSinclair{node: n, relays: relays}
 	n.rules = p
 	return p, err // nil, or a warning
 }
@@ -95,7 +108,7 @@ func (p *hirschbergSinclair) receive(_ protocol.NodeID, m Msg) {
 			}
 		case m.ID < p.id || m.Phase > maxPhase:
 			// Swallowed.
-		case uint64(m.Hops) < 1<<m.Phase:
+		case p.relays(m.Hops, m.Phase):
 			fwd := m
 			fwd.Hops++
 			p.send(p.next(m.Back), fwd)

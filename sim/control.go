@@ -35,6 +35,7 @@ type Controller struct {
 	skip    map[uint64]bool // taken early or dropped: passed over when popped
 	head    *item           // the next item, popped ahead of time
 	done    bool
+	beyond  *item // the first item past the end, popped when done (Beyond)
 	closed  bool
 	log     []Taken
 	unlog   bool // Unlogged: steps are not logged
@@ -119,6 +120,7 @@ func (c *Controller) peek() *item {
 		}
 		if it.at > c.w.end {
 			c.done = true
+			c.beyond = &it // kept for Beyond
 			break
 		}
 		c.head = &it
@@ -145,6 +147,35 @@ func (c *Controller) Step() bool {
 	c.w.res.Events++
 	c.w.dispatch(*it)
 	return true
+}
+
+// Beyond lists the events left after the run's end that would do
+// something (a timer set past the end, a frame arriving after it), in no
+// particular order: once Next says nothing is left, the explorer calls the
+// run quiescent only when none of them is the protocol's.
+func (c *Controller) Beyond() []Pending {
+	var out []Pending
+	keep := func(it item) {
+		if c.skip[it.seq] || it.at <= c.w.end {
+			return
+		}
+		if p := c.describe(it); p.Class != ClassStale {
+			out = append(out, p)
+		}
+	}
+	if c.beyond != nil {
+		keep(*c.beyond)
+	}
+	c.w.q.heap.Each(func(at time.Duration, v queued) {
+		keep(item{at: at, kind: v.kind, node: v.node, gen: v.gen, ref: v.ref, f: v.f, to: v.to, seq: v.seq})
+	})
+	for i := range c.w.q.lanes {
+		ln := &c.w.q.lanes[i]
+		for _, l := range ln.items[ln.head:] {
+			keep(item{at: l.at, kind: l.v.kind, node: l.v.node, gen: l.v.gen, ref: l.v.ref, f: l.v.f, to: l.v.to, seq: l.v.seq})
+		}
+	}
+	return out
 }
 
 // Next is the event Step would take, and false when none is left.

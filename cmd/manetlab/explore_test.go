@@ -11,13 +11,15 @@ import (
 
 // TestExploreCLI: explore clears Chang-Roberts on 3 nodes exhaustively
 // with the documented last line, reports a spent budget, and on the hasty
-// election with one drop allowed prints the violation, writes its
-// schedule, exits with an error; `sim --schedule` replays the schedule
-// and `trace check` on its traces finds the same property invalid, with
-// the explorer's witness.
+// election with one drop allowed prints the violation and what its replay
+// shows, writes its schedule into the folder --out names as
+// violation-1.json (a second search writes violation-2.json, the first
+// left as it was) with the replay's traces beside it, exits with an
+// error; `sim --schedule` replays the schedule and `trace check` on its
+// traces finds the same property invalid, with the explorer's witness.
 func TestExploreCLI(t *testing.T) {
 	out, err := runCLI(t, "explore", "../../configs/explore-ring.yaml", "--quiet")
-	if err != nil || !strings.Contains(out, "no violation in 184 states (exhaustive to depth 40)\n") {
+	if err != nil || !strings.Contains(out, "no violation in 1199 states (exhaustive to depth 40)\n") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	out, err = runCLI(t, "explore", "../../configs/explore-ring.yaml", "--quiet", "--states", "10")
@@ -29,16 +31,35 @@ func TestExploreCLI(t *testing.T) {
 	if err := os.WriteFile(sc, []byte(exploretest.Scenario(3)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sched := filepath.Join(dir, "v.json")
-	out, err = runCLI(t, "explore", sc, "--drops", "1", "--strategy", "bfs", "--out", sched, "--quiet")
+	folder := filepath.Join(dir, "found")
+	sched := filepath.Join(folder, "violation-1.json")
+	out, err = runCLI(t, "explore", sc, "--drops", "1", "--strategy", "bfs", "--out", folder, "--quiet")
 	if err != errViolation {
 		t.Fatalf("a violation: err %v\n%s", err, out)
 	}
+	first, err := os.ReadFile(sched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(folder, "violation-1", "run.jsonl")); err != nil {
+		t.Errorf("the replay's traces: %v", err)
+	}
 	for _, want := range []string{"violation: one-leader-per-epoch: epoch 1 has two leaders", "minimised from", "to 1 choices, written to " + sched,
-		"replay: manetlab sim " + sc + " --schedule " + sched, "step through it: manetlab studio " + sc + " --schedule " + sched} {
+		"replayed: the explorer's check: one-leader-per-epoch: epoch 1 has two leaders", "trace check: one-leader-per-epoch invalid",
+		"the replay's traces: " + filepath.Join(folder, "violation-1"), "replay again: manetlab sim " + sc + " --schedule " + sched, "step through it: manetlab studio " + sc + " --schedule " + sched} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
+	}
+	if out, err := runCLI(t, "explore", sc, "--drops", "1", "--strategy", "bfs", "--out", folder, "--quiet"); err != errViolation ||
+		!strings.Contains(out, "written to "+filepath.Join(folder, "violation-2.json")) {
+		t.Fatalf("a second violation: %v\n%s", err, out)
+	}
+	if again, err := os.ReadFile(sched); err != nil || string(again) != string(first) {
+		t.Fatalf("the first violation's file changed: %v", err)
+	}
+	if _, err := runCLI(t, "explore", sc, "--out", filepath.Join(dir, "v.json")); err == nil || !strings.Contains(err.Error(), "names the folder") {
+		t.Errorf("--out FILE.json: %v", err)
 	}
 	witness := out[strings.Index(out, "epoch 1 has two leaders"):]
 	witness = witness[:strings.Index(witness, "\n")]

@@ -41,6 +41,32 @@ const (
 	// RAEarly is the Ricart-Agrawala that replies to a request at once
 	// even while it holds the section, so a requester enters beside it.
 	RAEarly = "test/ra-early"
+	// HSRelaysPast is the Hirschberg-Sinclair whose probes go one hop past
+	// their phase's distance (relayed while hops <= 2^k) before they turn
+	// into replies: the right leader, more messages than the algorithm
+	// sends (a count-only bug).
+	HSRelaysPast = "test/hs-relays-one-hop-past"
+	// LamportOneShort is Lamport's mutual exclusion entering with one reply
+	// short: a member whose request heads its queue enters while the
+	// earlier request of the member that has not replied is still on its
+	// way.
+	LamportOneShort = "test/lamport-one-reply-short"
+	// SKNoLN is the Suzuki-Kasami whose holder never records its request
+	// as served in the token's last-served array (LN): the token goes back
+	// to members that no longer want it, who refuse it, and the requests
+	// after it starve.
+	SKNoLN = "test/suzuki-kasami-no-ln-update"
+	// BullyKeepsLead is the textbook bully whose leader ignores a higher
+	// node's coordinator message: the higher node and the nodes that follow
+	// it, and the lower leader, keep two leaders in one component.
+	BullyKeepsLead = "test/bully-ignores-higher-coordinator"
+	// VasudevanLowerLeader is the tree election whose nodes rank their
+	// subtree's best upside down: the computation elects the lowest value.
+	VasudevanLowerLeader = "test/vasudevan-lower-leader"
+	// RATiesYield is the Ricart-Agrawala that breaks ties of timestamps
+	// wrongly: each member takes the other's request of the same timestamp
+	// for the earlier one and replies, so both enter.
+	RATiesYield = "test/ra-ties-yield"
 )
 
 func init() {
@@ -64,6 +90,34 @@ func init() {
 		"test only: a Ricart-Agrawala that replies while it holds the section",
 		func(cfg protocol.Config) (protocol.Process, error) {
 			return mutex.NewRicartAgrawalaRule(cfg, func(holds, earlier bool) bool { return earlier })
+		})
+	variant(ring.HirschbergSinclair, HSRelaysPast,
+		"test only: a Hirschberg-Sinclair that relays a probe one hop past its phase's distance",
+		func(cfg protocol.Config) (protocol.Process, error) {
+			return ring.NewHirschbergSinclairRule(cfg, func(hops uint32, phase uint8) bool { return uint64(hops) <= 1<<phase })
+		})
+	variant(mutex.Lamport, LamportOneShort,
+		"test only: a Lamport mutual exclusion that enters one reply short",
+		func(cfg protocol.Config) (protocol.Process, error) {
+			return mutex.NewLamportRule(cfg, func(replies, others int) bool { return replies >= others-1 })
+		})
+	variant(mutex.SuzukiKasami, SKNoLN,
+		"test only: a Suzuki-Kasami that never updates the token's last-served array",
+		func(cfg protocol.Config) (protocol.Process, error) { return mutex.NewSuzukiKasamiRule(cfg, false) })
+	variant(bully.Textbook, BullyKeepsLead,
+		"test only: a textbook bully whose leader ignores a higher coordinator",
+		bully.NewTextbookKeepsLead)
+	variant(adhoc.Name, VasudevanLowerLeader,
+		"test only: a Vasudevan-Kurose-Towsley election that adopts the lower-valued leader",
+		func(cfg protocol.Config) (protocol.Process, error) {
+			return adhoc.NewRanking(cfg, func(a protocol.NodeID, av float64, b protocol.NodeID, bv float64) bool {
+				return protocol.Better(b, bv, a, av)
+			})
+		})
+	variant(mutex.RicartAgrawala, RATiesYield,
+		"test only: a Ricart-Agrawala that yields every tie of timestamps",
+		func(cfg protocol.Config) (protocol.Process, error) {
+			return mutex.NewRicartAgrawalaTies(cfg, func(a, b protocol.NodeID) bool { return false })
 		})
 }
 
