@@ -27,4 +27,3 @@
 // invalid. The token ring declares none: its token circulates whether or
 // not anyone asks.
 package mutex
-
