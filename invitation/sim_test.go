@@ -17,6 +17,7 @@ import (
 	"manetlab/sim"
 	"manetlab/sim/simtest"
 	"manetlab/trace/analysis"
+	"manetlab/trace/judge"
 	"manetlab/trace/report"
 )
 
@@ -541,5 +542,5 @@ func TestOutside(t *testing.T) {
 // its last change to settle and judges nothing at the end (unsettled,
 // "nothing judged"): never wrong.
 func judgedOrTooShort(sum *report.Summary) bool {
-	return sum.Verdict == "valid" || sum.Verdict == "unsettled" && strings.HasPrefix(sum.Reason, "nothing judged")
+	return judge.ValidOrNothingJudged(sum.Verdict, sum.Reason)
 }

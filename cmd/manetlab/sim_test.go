@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"manetlab/trace"
+	"manetlab/trace/judge"
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
@@ -132,7 +133,7 @@ func TestSimRejectsBadInput(t *testing.T) {
 // (unsettled, "nothing judged"; docs/analysis.md, "Run summary"): never
 // wrong. Short real runs (a second, five) end so.
 func judgedOrTooShort(verdict, reason string) bool {
-	return verdict == "valid" || verdict == "unsettled" && strings.HasPrefix(reason, "nothing judged")
+	return judge.ValidOrNothingJudged(verdict, reason)
 }
 
 // textJudgedOrTooShort is judgedOrTooShort on a text summary.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"manetlab/protocol"
 )
@@ -95,9 +96,20 @@ func End(comps []Component, delay float64, leaders bool) (string, string) {
 	}
 	if leaders && settled == 0 && len(comps) > 0 {
 		// Nothing was settled long enough to judge: not valid.
-		return Unsettled, fmt.Sprintf("nothing judged: no component stayed unchanged for the %.1fs delay (0 of %d settled), though every one follows its best node at the end", delay, len(comps))
+		return Unsettled, fmt.Sprintf(NothingJudged+": no component stayed unchanged for the %.1fs delay (0 of %d settled), though every one follows its best node at the end", delay, len(comps))
 	}
 	return Valid, fmt.Sprintf("every component follows its best node (%d of %d settled for the %.1fs delay)", settled, len(comps), delay)
+}
+
+// NothingJudged begins the reason of an unsettled summary whose end
+// judged nothing: no component settled (End).
+const NothingJudged = "nothing judged"
+
+// ValidOrNothingJudged reports whether a summary's verdict is valid, or
+// unsettled because nothing was settled to judge (a run shorter than the
+// stabilisation delay): in neither is anything wrong.
+func ValidOrNothingJudged(verdict, reason string) bool {
+	return verdict == Valid || verdict == Unsettled && strings.HasPrefix(reason, NothingJudged+":")
 }
 
 // Run is what the summary's verdict weighs besides the components.
