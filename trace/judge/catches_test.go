@@ -282,3 +282,52 @@ func TestCheckStatesWhatTracesDoNotCover(t *testing.T) {
 		t.Errorf("summary: %s (%s)", sum.Verdict, sum.Reason)
 	}
 }
+
+// TestJudgeLossLeavesCountsUnjudged: a message the network gave up (a
+// drop at its sender naming its destination) takes the run out of the
+// exact count's conditions: the Hirschberg-Sinclair that sends a probe
+// twice is then unknown, not invalid, in the summary and in trace check
+// alike, both naming the loss (trace check's own load keeps no drops:
+// the facts read them apart).
+func TestJudgeLossLeavesCountsUnjudged(t *testing.T) {
+	s, err := scenario.Parse([]byte(hsRing), "t.yaml", []string{"protocol.name=test/hs-probe-twice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "node-3.jsonl")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	last := lines[len(lines)-1] // the end event
+	drop := strings.Replace(strings.Replace(last, `"ev":"end"`, `"ev":"drop","kind":"probe","to":4,"seq":999,"reason":"no-ack"`, 1), "\n", "", 1) + "\n"
+	lines = append(lines[:len(lines)-1], drop, last+"\n")
+	if err := os.WriteFile(f, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := report.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := analysis.Check(dir, analysis.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := property(rep, analysis.PropBound)
+	for _, got := range []struct{ what, verdict, reason string }{
+		{"summary", sum.Complexity.Judged.Verdict, sum.Complexity.Judged.Reason},
+		{"trace check", p.Verdict, p.Reason},
+	} {
+		if got.verdict != judge.Unknown || !strings.Contains(got.reason, "loss: node 3's probe to 4 dropped") {
+			t.Errorf("%s: message bound %s (%s)", got.what, got.verdict, got.reason)
+		}
+	}
+	if sum.Verdict == judge.Invalid {
+		t.Errorf("summary invalid with the loss: %s", sum.Reason)
+	}
+}
