@@ -58,6 +58,9 @@ func TestRunHosts(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		t.Logf("run --hosts %s:\n%s%s", name, stdout.String(), stderr.String())
+		if undecided(err, stderr.String()) {
+			err = nil // a run too short to judge: the summary says so
+		}
 		return out, stderr.String(), err
 	}
 

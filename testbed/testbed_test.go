@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +59,7 @@ func TestThreeHostsElectAcrossTheBridge(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	t.Logf("netns-testbed.sh:\n%s%s", stdout.String(), stderr.String())
-	if err != nil {
+	if err != nil && !undecided(err, stderr.String()) {
 		t.Fatal(err)
 	}
 	// The script names its namespaces on its first line; they must be gone.
@@ -154,4 +155,13 @@ func TestVagrantfileSyntax(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "Syntax OK") {
 		t.Fatalf("ruby -c Vagrantfile: %v\n%s", err, out)
 	}
+}
+
+// undecided reports whether err is run's exit status 2, its verdict
+// undecided (unsettled, unknown or stalled: docs/analysis.md, "Exit
+// statuses"), as a short run's is: never an invalid verdict (1) or a
+// failure.
+func undecided(err error, stderr string) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.ExitCode() == judge.ExitUndecided && strings.Contains(stderr, "the verdict is")
 }
