@@ -114,6 +114,16 @@
 // elections and differs; seed 000's O(n³) worst case is successive
 // coordinators-elect failing, each failure costing another such election.
 //
+// # Message bounds
+//
+// The Bound describes one detection, a scenario, and guarantees nothing
+// of a run (ExactIf and WorstIf nil: not judged, docs/analysis.md,
+// "Message bounds"): how many elections a run holds depends on its
+// faults, on the detectors and on timing (an election that waits past its
+// timeout for a slow coordinator starts again), none of which the
+// theory of one detection bounds. A leader that ignores a higher
+// coordinator is caught by the leader properties, not by the counts.
+//
 // # Parameters (protocol.params)
 //
 //   - initiators: all (default), one (the lowest ID) or a list of member

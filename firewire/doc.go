@@ -101,6 +101,14 @@
 // with a contention, whose tree is the run's only one (a forest has at
 // most one contention per tree: one pair of nodes decides in each).
 //
+// # Message bounds
+//
+// The contention count is random: R rounds are geometric, unbounded, so
+// no count is guaranteed (ExactIf and WorstIf nil: not judged,
+// docs/analysis.md, "Message bounds"); requests and acks are n-1 each
+// (one more request after a contention) whatever the coins, counted as
+// control and not judged either.
+//
 // # Departures from the seed and from IEEE 1394
 //
 //   - Radio neighbours and a settle period stand for the bus's cabled

@@ -191,6 +191,15 @@
 // singletons become one group. It is not exact for runs with partitions,
 // crashes or merges that overlap: each merge costs 3(n'−1) for its own n'.
 //
+// # Message bounds
+//
+// 3(n−1) is one merge, not a guarantee for a run (ExactIf and WorstIf
+// nil: not judged, docs/analysis.md, "Message bounds"): every Check of
+// every coordinator may find another group to merge, and partitions,
+// crashes and the timing of the checks decide how often; each merge of
+// n' nodes costs 3(n'−1), but the number of merges is not bounded by the
+// members alone.
+//
 // # Departures from the seed
 //
 //   - The accept rule higher (the default; the literal procedure is

@@ -91,6 +91,10 @@ func init() {
 			// it), are counted apart, so that messages per entry is the
 			// seed's 3 for a client's entry.
 			Kinds: []string{centralKindRequest, centralKindGrant, centralKindRelease, centralKindCheck},
+			// At most 3 per request without faults (package doc, "Message
+			// bounds"); a long hold adds a check per check period.
+			HiIf:      protocol.Faultless,
+			Unbounded: []string{centralKindCheck},
 		},
 	})
 }

@@ -11,4 +11,19 @@
 // It is a protocol family: it imports protocol and the protocol-side
 // pieces beneath it (protocol/reliable, protocol/logicalring) and, for the
 // centralized algorithm's coordinator, the election families it embeds.
+//
+// # Message bounds (Spec.Mutex: PerEntry's most under HiIf)
+//
+// Without faults and with nothing lost (protocol.Faultless), every
+// request costs at most PerEntry's most, whatever the order of events:
+// Ricart-Agrawala sends n-1 requests and gets n-1 replies, one per
+// member, deferred or not: 2(n-1); Lamport adds a release to each: 3(n-1);
+// Suzuki-Kasami sends n-1 requests and receives the token once, or
+// nothing when it holds the token: n or 0; the centralized algorithm a
+// request, a grant and a release: 3 (0 at the coordinator), its liveness
+// checks of a long hold apart (MutexCost.Unbounded). A request waiting at
+// the end has sent at most as much. The judge (trace/judge) holds a run's
+// messages to most × requests (granted, waiting or abandoned); over is
+// invalid. The token ring declares none: its token circulates whether or
+// not anyone asks.
 package mutex

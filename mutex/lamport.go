@@ -27,6 +27,7 @@ func init() {
 			PerEntry: func(n int) (float64, float64) { return float64(3 * (n - 1)), float64(3 * (n - 1)) },
 			Delay:    "2(n-1)",
 			Problems: "process crash (n points of failure)",
+			HiIf:     protocol.Faultless, // package doc, "Message bounds"
 		},
 	})
 }

@@ -27,6 +27,7 @@ func init() {
 			PerEntry: func(n int) (float64, float64) { return 0, float64(n) },
 			Delay:    "0 or n",
 			Problems: "lost token, process crash",
+			HiIf:     protocol.Faultless, // package doc, "Message bounds"
 		},
 	})
 }

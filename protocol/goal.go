@@ -69,7 +69,38 @@ type Bound struct {
 	// situation the bound describes: `manetlab explore` reports a count
 	// above it as a violation (docs/explore.md).
 	EveryOrder bool `json:"-"`
+	// ExactIf and WorstIf are the conditions under which Exact is the
+	// count and Worst bounds it, as the protocol guarantees them: a run
+	// that meets them and counts more is judged invalid (trace/judge).
+	// Nil: the figure describes a situation, not a guarantee, and is
+	// not judged.
+	ExactIf *Conditions `json:"-"`
+	WorstIf *Conditions `json:"-"`
 }
+
+// Conditions are what a run must show for a message bound to hold
+// (trace/judge decides them from the trace).
+type Conditions struct {
+	NoFaults bool // no crash and no recovery
+	Static   bool // no node moves
+	Lossless bool // no message of the protocol lost for good by the network
+	// Together: every initiator starts at the same instant, before any
+	// message can reach it (the simulator's start; real processes start
+	// at their own times).
+	Together bool
+}
+
+// Clean is the situation of an exact count: a static, lossless run
+// without faults in which the initiators start together.
+var Clean = &Conditions{NoFaults: true, Static: true, Lossless: true, Together: true}
+
+// NoFaults is the condition of a count that only a crash or a recovery
+// can raise (a synchronous algorithm's messages, counted by round).
+var NoFaults = &Conditions{NoFaults: true}
+
+// Faultless is the usual condition of a worst case that holds in every
+// order of a run's events: no crash or recovery, no message lost for good.
+var Faultless = &Conditions{NoFaults: true, Lossless: true}
 
 // TransportPrefix begins the kind of every message that a protocol-side
 // transport (the reliable channel) sends for itself: acknowledgements and

@@ -83,6 +83,15 @@ type MutexCost struct {
 	Delay string
 	// Problems is the table's "problems" column ("coordinator crash").
 	Problems string
+	// HiIf is when PerEntry's most bounds the messages of every request
+	// (granted, waiting at the end or abandoned): a run that meets it
+	// and counts more than most × requests is judged invalid
+	// (trace/judge). Nil: not judged.
+	HiIf *Conditions
+	// Unbounded lists kinds of Kinds that the most leaves out (the
+	// centralized coordinator's liveness checks of a holder, one per
+	// check period of a long hold).
+	Unbounded []string
 	// Kinds, when set, lists the message kinds that are the algorithm's
 	// cost per entry; the others (an embedded election's, a new
 	// coordinator's takeover) are counted apart from the messages per

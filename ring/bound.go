@@ -41,15 +41,15 @@ func bound(alg string, order, initiators []protocol.NodeID) protocol.Bound {
 	switch alg {
 	case LeLann:
 		b = protocol.Bound{Name: "LeLann: n² with all initiators", Formula: "n^2", Value: float64(n * n),
-			Exact: intp(LeLannCount(n, len(initiators)))}
+			Exact: intp(LeLannCount(n, len(initiators))), ExactIf: protocol.Clean}
 	case ChangRoberts:
 		worst := n * (n + 1) / 2
 		b = protocol.Bound{Name: "Chang-Roberts: n(n+1)/2 in the worst case", Formula: "n(n+1)/2", Value: float64(worst),
-			Exact: intp(ChangRobertsCount(order, initiators))}
+			Exact: intp(ChangRobertsCount(order, initiators)), ExactIf: protocol.Clean}
 		if n == 1 {
 			worst = 0
 		}
-		b.Worst = intp(worst)
+		b.Worst, b.WorstIf = intp(worst), protocol.Faultless
 		b.EveryOrder = true // a token is forwarded only by smaller IDs, whatever the order
 		if all {
 			b.Best = intp(max(2*n-1, 0))
@@ -59,18 +59,19 @@ func bound(alg string, order, initiators []protocol.NodeID) protocol.Bound {
 		}
 	case HirschbergSinclair:
 		b = protocol.Bound{Name: "Hirschberg-Sinclair: at most 8n(1+⌈log2 n⌉)", Formula: "8n(1+⌈log2 n⌉)",
-			Value: float64(HirschbergSinclairLimit(n)), Exact: intp(HirschbergSinclairCount(order))}
+			Value: float64(HirschbergSinclairLimit(n)), Exact: intp(HirschbergSinclairCount(order)), ExactIf: protocol.Faultless}
 		// The exact count holds in every order: every process takes
 		// part, and how far each probe goes depends on the IDs alone
 		// (HirschbergSinclairCount); the explorer judges it (with no
-		// Worst declared, Exact is the bound over every order).
+		// Worst declared, Exact is the bound over every order), and so
+		// does trace/judge in any run without faults or loss.
 		b.EveryOrder = true
 	case Tanenbaum:
 		// The election message visits every live member once per
 		// initiator (m), the coordinator m more (the announcement, counted
 		// apart); a dead member costs one failed attempt more.
 		b = protocol.Bound{Name: "Tanenbaum: m election messages per initiator with m live (and m for the coordinator)", Formula: "k·m",
-			Value: float64(TanenbaumCount(n, len(initiators))), Exact: intp(TanenbaumCount(n, len(initiators)))}
+			Value: float64(TanenbaumCount(n, len(initiators))), Exact: intp(TanenbaumCount(n, len(initiators))), ExactIf: protocol.Clean}
 	}
 	return b
 }

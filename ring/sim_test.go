@@ -2,6 +2,7 @@ package ring_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"manetlab/protocol"
@@ -152,7 +153,10 @@ func TestSimTanenbaumSurvivesCrashes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range chk.Properties {
-		if p.Verdict == analysis.Invalid || (p.Name != analysis.PropMutex && p.Verdict != analysis.Valid) {
+		// The exact count holds only without faults: with this run's
+		// crash the message bound is not judged, and says why.
+		notJudged := p.Name == analysis.PropBound && p.Verdict == analysis.Unknown && strings.Contains(p.Reason, "the run had a fault: node 5 crashed")
+		if p.Verdict == analysis.Invalid || (p.Name != analysis.PropMutex && p.Verdict != analysis.Valid && !notJudged) {
 			t.Errorf("%s: %s (%s) %+v", p.Name, p.Verdict, p.Reason, p.Witnesses)
 		}
 	}

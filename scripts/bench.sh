@@ -93,6 +93,11 @@ measure() {
 	shift
 	STATUS=0
 	/usr/bin/time -f "%e %U %S %M" -o "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || STATUS=$?
+	# sim, run and trace check exit 1 or 2 with their verdict (docs/analysis.md,
+	# "Exit statuses"): a measured run, not a failure.
+	if ((STATUS == 1 || STATUS == 2)) && grep -q "the verdict is\|a property is invalid" "$tmp/$name.err"; then
+		STATUS=0
+	fi
 	read -r w u s m <"$tmp/$name.time" || true
 	if [[ ! $w =~ ^[0-9.]+$ ]]; then # killed: time wrote its complaint first
 		w=$(tail -1 "$tmp/$name.time" | cut -d' ' -f1) u=0 s=0 m=0

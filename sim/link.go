@@ -49,7 +49,10 @@ func (l *link) Encode(f *netstack.Frame) bool {
 // Decode has nothing to do: the simulator's frames carry their message.
 func (l *link) Decode(*netstack.Frame) bool { return true }
 
-func (l *link) Up(ev protocol.Event) { l.n.proc.Step(ev) }
+func (l *link) Up(ev protocol.Event) {
+	l.w.stepped = l.w.now
+	l.n.proc.Step(ev)
+}
 
 func (l *link) SetTimer(after time.Duration, t netstack.Timer) {
 	if t.Kind == 0 || int(t.Kind) >= len(timerItems) {

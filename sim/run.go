@@ -23,6 +23,8 @@ func (w *world) run() (*Result, error) {
 	for w.q.len() > 0 {
 		it := w.q.pop()
 		if it.at > w.end {
+			b := it
+			w.beyond = &b // still to happen: quiet.go
 			break
 		}
 		w.now = it.at
@@ -71,6 +73,7 @@ func (w *world) begin() error {
 func (w *world) finish(start time.Time) error {
 	w.now = w.end
 	w.recordPositions(w.end)
+	w.recordQuiet()
 	w.out.run(&trace.Event{T: int64(w.end), Ev: trace.EvEnd})
 	for _, n := range w.nodes {
 		w.out.node(n.index, &trace.Event{T: int64(w.end), Node: n.id, Ev: trace.EvEnd})
@@ -117,6 +120,7 @@ func (w *world) dispatch(it item) {
 		if !ok {
 			return // cancelled
 		}
+		w.stepped = w.now
 		n.proc.Step(protocol.Timeout{ID: protocol.TimerID(it.ref), Name: pt.name, Arg: pt.arg})
 	case itemFault:
 		w.fault(w.s.Faults[it.ref])
@@ -189,6 +193,7 @@ func (w *world) boot(n *node) {
 	n.proc = proc
 	w.out.node(n.index, &trace.Event{T: int64(w.now), Node: n.id, Ev: trace.EvStart})
 	n.stack.Start()
+	w.stepped = w.now
 	n.proc.Step(protocol.Start{})
 }
 
@@ -226,6 +231,7 @@ func (w *world) command(c scenario.Command) {
 		n.value = c.Value
 	}
 	w.traceCommand(n, c.Command, c.Value)
+	w.stepped = w.now
 	n.proc.Step(cmd)
 }
 

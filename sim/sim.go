@@ -192,6 +192,10 @@ type world struct {
 	// cut are the links a Controller cut by hand (control.go); nil
 	// without.
 	cut map[[2]int32]bool
+	// stepped is when a protocol last took a step; beyond the item run
+	// took past the end (quiet.go).
+	stepped time.Duration
+	beyond  *item
 }
 
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {

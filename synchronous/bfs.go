@@ -149,6 +149,10 @@ func (b *bfs) invite(parent protocol.NodeID, d uint32) []rounds.Out[Msg] {
 	return out
 }
 
+// staticNoFaults is when BFSTheory's count is exact: the graph at the
+// start stays the graph (no node moves) and no node crashes or recovers.
+var staticNoFaults = &protocol.Conditions{NoFaults: true, Static: true}
+
 // BFSBound is the BFS tree's complexity knowing only n (Family.Theory is
 // given no graph): at most (n-1)² messages (2|E|-(n-1) ≤ n(n-1)-(n-1)) and
 // n rounds (the eccentricity of the root plus one ≤ n). BFSTheory is exact.
@@ -158,7 +162,7 @@ func BFSBound(n int) rounds.Theory {
 		Rounds: protocol.Bound{Name: "BFS: at most n rounds (the root's eccentricity + 1)", Formula: "n",
 			Value: float64(n), Worst: intp(n)},
 		Messages: protocol.Bound{Name: "BFS: at most (n-1)² invitations (2|E|-(n-1) on a complete graph)", Formula: "(n-1)^2",
-			Value: float64(m), Worst: intp(m)},
+			Value: float64(m), Worst: intp(m), WorstIf: protocol.NoFaults},
 	}
 }
 
@@ -202,7 +206,7 @@ func BFSTheory(neighbors map[protocol.NodeID][]protocol.NodeID, root protocol.No
 		Rounds: protocol.Bound{Name: "BFS: the root's eccentricity e (+1 when a node at distance e has another neighbour)",
 			Formula: "e or e+1", Value: float64(rnds), Exact: intp(rnds)},
 		Messages: protocol.Bound{Name: "BFS: every invited node invites its neighbours but its parent", Formula: "2|E|-(n-1)",
-			Value: float64(msgs), Exact: intp(msgs)},
+			Value: float64(msgs), Exact: intp(msgs), ExactIf: staticNoFaults},
 	}, dist
 }
 

@@ -44,5 +44,19 @@
 // token (TimeSlice); fast, slow (slow-fast's election) and elected (its
 // announcement); invite (BFS). One struct, Msg, carries them all.
 //
+// # Message bounds (Theory's Messages: ExactIf, WorstIf)
+//
+// M_S, the algorithm's messages as the round notes count them, does not
+// depend on how the synchronizer carries them: round by round the
+// algorithm runs as on a synchronous network, so only a crash or a
+// recovery (protocol.NoFaults) changes it. TimeSlice: the token goes
+// once round the ring, exactly n. Slow-fast: exactly 2n with one active
+// node (its ID once round, the announcement once round), at most 5n + n
+// (seed 001) in any case. BFS: every invited node invites its neighbours
+// but its parent, exactly 2|E|-(n-1) on the graph the sync notes give,
+// as long as no node moves (the graph of the start stays the graph); at
+// most (n-1)² on any graph (the root n-1, every other node n-2). The
+// judge (trace/judge) holds M_S to them.
+//
 // The package imports only protocol and protocol/rounds.
 package synchronous

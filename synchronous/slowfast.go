@@ -269,8 +269,9 @@ func SlowFastTheory(order []protocol.NodeID, wake map[protocol.NodeID]int) (roun
 		rb.Exact = intp(int(value))
 	}
 	mb := protocol.Bound{Name: "slow-fast: at most 5n election messages (seed 001) and n announcements", Formula: "5n+n",
-		Value: float64(6 * n), Worst: intp(6 * n)}
+		Value: float64(6 * n), Worst: intp(6 * n), WorstIf: protocol.NoFaults}
 	if len(act) == 1 {
+		mb.ExactIf = protocol.NoFaults
 		mb.Exact = intp(2 * n)
 		if n == 1 {
 			mb.Exact = intp(0)

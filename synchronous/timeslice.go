@@ -189,6 +189,6 @@ func TimeSliceTheory(order []protocol.NodeID, wake map[protocol.NodeID]int, f in
 		Rounds: protocol.Bound{Name: "TimeSlice: the end of the smallest ID m's phase", Formula: formula,
 			Value: float64(rnds), Exact: intp(rnds)},
 		Messages: protocol.Bound{Name: "TimeSlice: the token once round the ring", Formula: "n",
-			Value: float64(msgs), Exact: intp(msgs)},
+			Value: float64(msgs), Exact: intp(msgs), ExactIf: protocol.NoFaults},
 	}, nil
 }

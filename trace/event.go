@@ -99,6 +99,12 @@ const (
 	EvPosition = "position" // the node was at Pos
 	EvEnd      = "end"      // the run ended cleanly
 	EvStats    = "stats"    // a real node's counters at the end (Text: "name=count ...")
+	// EvQuiet (run file, simulator only, at the end just before end):
+	// the run was quiescent from Value (seconds) to its end, and nothing
+	// was left to happen: no
+	// protocol message in flight or queued, no protocol timer armed, no
+	// fault or command scheduled later (docs/trace.md).
+	EvQuiet = "quiet"
 	// StatsRefusedFrom begins a stats count of the frames refused from
 	// one member: "refused-from-3=12" (docs/trace.md).
 	StatsRefusedFrom = "refused-from-"

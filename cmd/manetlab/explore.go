@@ -125,6 +125,10 @@ other budgets. The scenario must use radio.mac: ideal.`,
 				fmt.Fprintf(w, "note: %s\n", n)
 			}
 			v := res.Violation
+			if u := res.Unconfirmed; v == nil && u != nil {
+				return exitStatus{ExitUnconfirmed, fmt.Sprintf("explore: the search found %s (%s), but the replay of its schedule does not show it: %s; not reported as a violation: a bug of the explorer (schedule: %s); exit status %d",
+					u.Property, u.Witness, u.Replayed, strings.Join(strings.Fields(string(u.Schedule.JSON())), " "), ExitUnconfirmed), false}
+			}
 			switch {
 			case v == nil && res.Exhaustive:
 				fmt.Fprintf(w, "no violation in %d states (exhaustive to depth %d)\n", res.States, opt.Depth)
@@ -133,10 +137,6 @@ other budgets. The scenario must use radio.mac: ideal.`,
 				fmt.Fprintf(w, "no violation (budget reached after %d states, %d schedules, %s: %s)\n",
 					res.States, res.Schedules, res.Elapsed.Round(1e6), res.Budget)
 				return nil
-			}
-			if u := res.Unconfirmed; v == nil && u != nil {
-				return exitStatus{ExitUnconfirmed, fmt.Sprintf("explore: the search found %s (%s), but the replay of its schedule does not show it: %s; not reported as a violation: a bug of the explorer (schedule: %s); exit status %d",
-					u.Property, u.Witness, u.Replayed, strings.Join(strings.Fields(string(u.Schedule.JSON())), " "), ExitUnconfirmed)}
 			}
 			out := c.String("out")
 			if out == "" {

@@ -38,8 +38,10 @@ func writeMutexScenario(t *testing.T) string {
 // TestMutexRunReportedEverywhere simulates the scenario and reads the
 // sections back through sim --json, trace report (text and JSON) and
 // trace check: three messages per entry, a handover of two messages,
-// the leader properties not applicable and one request still waiting
-// (unknown in the summary as in trace check).
+// the leader properties not applicable and one request never granted:
+// the test protocol drops it, and the run ends quiescent, so nothing can
+// grant it (invalid in the summary as in trace check: docs/analysis.md,
+// "Liveness at quiescence").
 func TestMutexRunReportedEverywhere(t *testing.T) {
 	scen := writeMutexScenario(t)
 	dir := t.TempDir()
@@ -55,9 +57,9 @@ func TestMutexRunReportedEverywhere(t *testing.T) {
 	if m == nil {
 		t.Fatalf("sim --json has no mutex block:\n%s", out)
 	}
-	// One request still waits: the summary agrees with trace check's
-	// requests-granted (unknown), rather than calling the run valid.
-	if sum.Verdict != "unknown" || !strings.HasPrefix(sum.Reason, "1 of 4 requests still waiting at the end") || m.Violations != 0 {
+	// One request still waits in a final state: the summary agrees with
+	// trace check's requests-granted (invalid).
+	if sum.Verdict != "invalid" || !strings.HasPrefix(sum.Reason, "requests never granted: 1 of 4 requests never granted; the oldest is node 2's of 4.000s") || m.Violations != 0 {
 		t.Errorf("verdict %s (%s), %d violations", sum.Verdict, sum.Reason, m.Violations)
 	}
 	// Entries: node 2 at ~1, node 3 at ~2, node 2 at ~3; each costs a
@@ -81,7 +83,7 @@ func TestMutexRunReportedEverywhere(t *testing.T) {
 	}
 
 	out, err = runCLI(t, "sim", scen, "--out", t.TempDir(), "--quiet")
-	if err != nil || !strings.Contains(out, "verdict: unknown (1 of 4 requests still waiting at the end") || !strings.Contains(out, "1 component(s); no leaders to judge") ||
+	if err != nil || !strings.Contains(out, "verdict: invalid (requests never granted: 1 of 4 requests never granted") || !strings.Contains(out, "1 component(s); no leaders to judge") ||
 		!strings.Contains(out, "mutual exclusion: 3 entries, 4 requests") {
 		t.Errorf("sim text: %v\n%s", err, out)
 	}
@@ -97,7 +99,7 @@ func TestMutexRunReportedEverywhere(t *testing.T) {
 	}
 	out, err = runCLI(t, "trace", "check", dir, "--json")
 	var chk analysis.CheckReport
-	if err != nil || json.Unmarshal([]byte(out), &chk) != nil {
+	if err != errInvalid || json.Unmarshal([]byte(out), &chk) != nil {
 		t.Fatalf("trace check --json: %v\n%s", err, out)
 	}
 	verdicts := map[string]analysis.Property{}
@@ -110,7 +112,7 @@ func TestMutexRunReportedEverywhere(t *testing.T) {
 	if p := verdicts[analysis.PropMutex]; p.Verdict != analysis.Valid {
 		t.Errorf("mutual-exclusion: %+v", p)
 	}
-	if p := verdicts[analysis.PropGranted]; p.Verdict != analysis.Unknown || !strings.Contains(p.Reason, "1 of 4 requests still waiting") {
+	if p := verdicts[analysis.PropGranted]; p.Verdict != analysis.Invalid || !strings.Contains(p.Reason, "1 of 4 requests never granted") {
 		t.Errorf("requests-granted: %+v", p)
 	}
 }

@@ -331,9 +331,9 @@ func runAction(c *cli.Context) error {
 		causes = append(causes, res.Failures...)
 	}
 	if cross != nil {
-		// Cross-host problems decide the exit status (3), after the
-		// other causes.
-		return exitStatus{cross.code, strings.Join(append(causes, cross.msg), "\n")}
+		// Cross-host problems (3), else the verdict (1 or 2), decide the
+		// exit status, after the other causes.
+		return exitStatus{cross.code, strings.Join(append(causes, cross.msg), "\n"), cross.verdict && len(causes) == 0}
 	}
 	if len(causes) > 0 {
 		return errors.New(strings.Join(causes, "\n"))
@@ -387,7 +387,7 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 		sum.WriteText(w)
 	}
 	if res == nil {
-		return crossHostError("run", sum.CrossHost)
+		return summaryError(c.Command.Name, sum)
 	}
 	// The node processes' use ends every text summary; --stats adds the
 	// player's, and prints both with --json (on standard error).
@@ -402,7 +402,17 @@ func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Resu
 		fmt.Fprintf(w, "ran %s in %s for %s%s; traces in %s\n",
 			countOf(sum.Nodes, "node", "nodes"), countOf(len(res.Procs)-1, "process", "processes"), res.Elapsed.Round(time.Millisecond), dil, out)
 	}
-	return crossHostError("run", sum.CrossHost)
+	return summaryError("run", sum)
+}
+
+// summaryError is the exit status of sim and run after the summary:
+// cross-host problems (3), else the verdict's (judge.Exit: 1 invalid, 2
+// unsettled, unknown or stalled).
+func summaryError(cmd string, sum *report.Summary) error {
+	if err := crossHostError(cmd, sum.CrossHost); err != nil {
+		return err
+	}
+	return verdictError(cmd, sum.Verdict)
 }
 
 // writeProcStats writes every process's resource use to

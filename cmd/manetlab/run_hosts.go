@@ -104,7 +104,7 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 	if werr := writeProcStats(&res.Result); werr != nil {
 		causes = append(causes, fmt.Sprintf("log/processes.json: %v", werr))
 	}
-	var status *exitStatus
+	var status *exitStatus // cross-host problems (3), else the verdict's (1, 2)
 	if serr := printSummary(c, trace.Disk, out, &res.Result); serr != nil {
 		if st := (exitStatus{}); errors.As(serr, &st) {
 			status = &st
@@ -123,9 +123,10 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 		causes = append(causes, res.Failures...)
 	}
 	if status != nil {
-		// The summary's status (3: cross-host problems) is the run's,
-		// after the other causes, as for a run on one machine.
-		return exitStatus{status.code, strings.Join(append(causes, status.msg), "\n")}
+		// The summary's status (3: cross-host problems, else the
+		// verdict's) is the run's, after the other causes, as for a run
+		// on one machine.
+		return exitStatus{status.code, strings.Join(append(causes, status.msg), "\n"), status.verdict && len(causes) == 0}
 	}
 	if len(causes) > 0 {
 		return errors.New(strings.Join(causes, "\n"))

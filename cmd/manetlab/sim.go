@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,12 +90,13 @@ the simulator's order to its end: the session's traces, byte for byte.`,
 				defer writeHeapProfile(p + ".end")
 			}
 			printWarnings(c, res.Warnings)
-			if err := printSummary(c, res.Recording, out, nil); err != nil || c.Bool("json") {
-				return err
+			serr := printSummary(c, res.Recording, out, nil)
+			if st := (exitStatus{}); serr != nil && !errors.As(serr, &st) || c.Bool("json") {
+				return serr
 			}
 			fmt.Fprintf(c.App.Writer, "simulated %s in %s: %d events (%.0f/s), %d frames on the air (%d hellos; acknowledgements, relays and retransmissions included); traces in %s\n",
 				res.Virtual, res.Wall.Round(1e6), res.Events, res.EventsPerSecond(), res.Frames, res.Hellos, out)
-			return nil
+			return serr // the verdict's exit status (docs/analysis.md, "Exit statuses")
 		},
 	}
 }

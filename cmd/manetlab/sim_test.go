@@ -3,15 +3,32 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"manetlab/trace"
+	"manetlab/trace/judge"
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	app := newApp()
+	var out bytes.Buffer
+	app.Writer = &out
+	err := app.Run(reorderArgs(app, append([]string{"manetlab"}, args...)))
+	if st := (exitStatus{}); errors.As(err, &st) && st.verdict {
+		// The verdict's exit status (1 invalid, 2 undecided): the tests
+		// read the verdict from the output; runCLIStatus keeps it.
+		err = nil
+	}
+	return out.String(), err
+}
+
+// runCLIStatus is runCLI keeping the verdict's exit status as an error.
+func runCLIStatus(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	app := newApp()
 	var out bytes.Buffer
@@ -109,4 +126,24 @@ func TestSimRejectsBadInput(t *testing.T) {
 			t.Errorf("%q: error %v, want it to contain %q", c.args, err, c.want)
 		}
 	}
+}
+
+// judgedOrTooShort: a summary verdict that is valid, or that of a run too
+// short for anything to settle, which judges nothing at the end
+// (unsettled, "nothing judged"; docs/analysis.md, "Run summary"): never
+// wrong. Short real runs (a second, five) end so.
+func judgedOrTooShort(verdict, reason string) bool {
+	return judge.ValidOrNothingJudged(verdict, reason)
+}
+
+// textJudgedOrTooShort is judgedOrTooShort on a text summary.
+func textJudgedOrTooShort(out string) bool {
+	return strings.Contains(out, "verdict: valid") || strings.Contains(out, "verdict: unsettled (nothing judged")
+}
+
+// verdictOnly reports whether err is only a verdict's exit status (1 or
+// 2: docs/analysis.md, "Exit statuses"), not a failure.
+func verdictOnly(err error) bool {
+	st := exitStatus{}
+	return err == errInvalid || errors.As(err, &st) && st.verdict
 }

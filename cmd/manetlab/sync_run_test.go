@@ -64,7 +64,7 @@ func TestSyncRealProcessesCountLikeSim(t *testing.T) {
 	for i, c := range cases {
 		dir, got := runSyncJSON(t, "run", c.config, c.extra...)
 		g, w := got.Complexity, want[i].Complexity
-		if got.Verdict != "valid" || g == nil || g.Sync == nil {
+		if !judgedOrTooShort(got.Verdict, got.Reason) || g == nil || g.Sync == nil {
 			t.Fatalf("%s %v: run summary %s %s %+v", c.config, c.extra, got.Verdict, got.Reason, g)
 		}
 		if g.Rounds != w.Rounds || g.Messages != w.Messages || g.SyncMessages != w.SyncMessages || g.TreeMessages != w.TreeMessages {

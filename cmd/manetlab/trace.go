@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,6 +15,7 @@ import (
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 	"manetlab/trace/htmlreport"
+	"manetlab/trace/judge"
 	"manetlab/trace/report"
 )
 
@@ -24,17 +27,42 @@ var errInvalid = errors.New("trace check: a property is invalid")
 // ExitCrossHost is the exit status of run, trace check and trace report
 // when the run has cross-host problems (analysis.CrossHost: traces
 // missing, frames refused, late starts, another scenario), printed before
-// the verdicts: they come before a property's violation (status 1).
-const ExitCrossHost = 3
+// the verdicts: they come before a property's violation (status 1) and
+// an undecided verdict (status 2).
+const ExitCrossHost = judge.ExitCrossHost
 
 // exitStatus is an error that makes the command exit with code instead
 // of 1. Like errInvalid, a plain error, returned after the report.
 type exitStatus struct {
 	code int
 	msg  string
+	// verdict: the status states the verdict (verdictError), not a
+	// failure of the command.
+	verdict bool
 }
 
 func (e exitStatus) Error() string { return e.msg }
+
+// verdictError is the error of command cmd whose verdicts are vs: nil
+// when all are valid, else the exit status trace/judge gives them (1
+// invalid, 2 undecided: docs/analysis.md, "Exit statuses"). Returned
+// after the report, like errInvalid.
+func verdictError(cmd string, vs ...string) error {
+	code := judge.Exit(vs...)
+	switch code {
+	case judge.ExitValid:
+		return nil
+	case judge.ExitInvalid:
+		return exitStatus{code, fmt.Sprintf("%s: the verdict is invalid; exit status %d", cmd, code), true}
+	}
+	var which []string
+	for _, v := range vs {
+		if v != judge.Valid && !slices.Contains(which, v) {
+			which = append(which, v)
+		}
+	}
+	return exitStatus{code, fmt.Sprintf("%s: the verdict is %s, not decided; exit status %d", cmd, strings.Join(which, " and "), code), true}
+}
 
 // crossHostError is the error of a command whose run has problems ps,
 // or nil.
@@ -46,7 +74,7 @@ func crossHostError(cmd string, ps []analysis.CrossHost) error {
 	if len(ps) == 1 {
 		n = "1 cross-host problem"
 	}
-	return exitStatus{ExitCrossHost, fmt.Sprintf("%s: %s (printed before the verdicts; the first: %s); exit status %d", cmd, n, ps[0].Text, ExitCrossHost)}
+	return exitStatus{code: ExitCrossHost, msg: fmt.Sprintf("%s: %s (printed before the verdicts; the first: %s); exit status %d", cmd, n, ps[0].Text, ExitCrossHost)}
 }
 
 func traceCommand() *cli.Command {
@@ -138,7 +166,9 @@ Every violation comes with a witness naming nodes, events and file:line.
 Cross-host problems of a run of real processes (scenario nodes without a
 trace, a node whose frames others refused, nodes that started late, nodes
 that ran another scenario) are printed first. Exits with status 3 when
-there is any, else with status 1 when a property is invalid.
+there is any, else with status 1 when a property is invalid, else with
+status 2 when one is unknown (or stalled), else 0 (docs/analysis.md,
+"Exit statuses").
 docs/analysis.md gives the rules.`,
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "stabilisation", Usage: "how long a component must stay unchanged before its leadership is judged (default: the protocol's own delay, e.g. 14.5s for adhoc/vasudevan's defaults)"},
@@ -167,7 +197,11 @@ docs/analysis.md gives the rules.`,
 			if rep.Invalid() {
 				return errInvalid
 			}
-			return nil
+			var vs []string
+			for _, p := range rep.Properties {
+				vs = append(vs, p.Verdict)
+			}
+			return verdictError("trace check", vs...)
 		},
 	}
 }

@@ -2,6 +2,7 @@ package rounds_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,7 +47,9 @@ func TestRealNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := sum.Complexity
-	if sum.Verdict != "valid" || c == nil {
+	// 9 s is shorter than the default 15 s delay of a protocol without
+	// Spec.Settle: nothing is judged at the end, which says so.
+	if sum.Verdict != "unsettled" || !strings.HasPrefix(sum.Reason, "nothing judged") || c == nil {
 		t.Fatalf("verdict %s %s, complexity %+v", sum.Verdict, sum.Reason, c)
 	}
 	// all five hear each other: a complete graph, 2E = 20

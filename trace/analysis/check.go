@@ -8,6 +8,7 @@ import (
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
 	"manetlab/scenario"
+	"manetlab/trace/judge"
 )
 
 // Property names, as reports print them.
@@ -159,7 +160,7 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 	} else if mutex && !r.hasLeaderNotes() {
 		rep.Properties = append(rep.Properties, noLeaderToJudge(PropEpochLeader), noLeaderToJudge(PropStableLeader))
 	} else {
-		rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(r, opt), why))
+		rep.Properties = append(rep.Properties, judgeOutside(checkEpochs(r), why), judgeOutside(checkStable(l, r, opt), why))
 	}
 	mx, err := checkMutexOf(r, l)
 	if err != nil {
@@ -167,14 +168,21 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 	}
 	rep.Properties = append(rep.Properties, mx)
 	if mutex || r.hasSections() {
-		rep.Properties = append(rep.Properties, checkGranted(r))
+		rep.Properties = append(rep.Properties, checkGranted(r, func() string { return r.mutexFinal(l, opt) }))
 	}
 	if _, ok := rounds.Lookup(r.header.Protocol); ok {
 		rep.Properties = append(rep.Properties, checkSync(l)) // round protocols: rounds.go
 	}
+	if p, ok := checkBound(l, r, opt); ok {
+		rep.Properties = append(rep.Properties, p)
+	}
 	if r.leaderGoal() == protocol.GoalTree {
 		rep.Properties = judgeTreeGoal(l, rep.Properties, why, opt)  // tree identify: docs/analysis.md
 		rep.Properties = appendBFSDepth(l, rep.Properties, why, opt) // sync/bfs: trace/analysis/bfsdepth.go
+	}
+	gaps := r.uncovered()
+	for i, p := range rep.Properties {
+		rep.Properties[i] = statesCoverage(p, gaps)
 	}
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil
@@ -238,7 +246,7 @@ func checkEpochs(r *run) Property {
 // component (certain, unchanged for the stabilisation delay) to follow
 // exactly its best node. One witness per settled stretch of a component:
 // its first failing instant.
-func checkStable(r *run, opt CheckOptions) Property {
+func checkStable(l *loader, r *run, opt CheckOptions) Property {
 	p := Property{Name: PropStableLeader}
 	tr, err := newTruth(r, opt.Step)
 	if err != nil {
@@ -246,7 +254,8 @@ func checkStable(r *run, opt CheckOptions) Property {
 		return p
 	}
 	fo := newFollower(r, tr)
-	stableWindows(&p, tr, opt, fo.advance, func(s *snapshot, ci int, c []int, since int64) (bool, bool, func() Witness) {
+	final, notFinal := r.finalState(l, tr)
+	stableWindows(&p, tr, opt, fo.advance, final, func(s *snapshot, ci int, c []int, since int64) (bool, bool, func() Witness) {
 		if s.best[ci] < 0 {
 			return false, false, nil // no candidate: not judged
 		}
@@ -268,8 +277,17 @@ func checkStable(r *run, opt CheckOptions) Property {
 				bad = append(bad, i)
 			}
 		}
-		return true, len(bad) > 0, func() Witness { return stableWitness(r, tr, fo, s, c, best, bad, since) }
+		return true, len(bad) > 0, func() Witness {
+			w := stableWitness(r, tr, fo, s, c, best, bad, since)
+			if !s.settled(ci, int64(opt.Stabilisation)) {
+				w.Text += "; " + judge.QuietWitness(r.quiet(), seconds(s.t)) + ", so it never will"
+			}
+			return w
+		}
 	}, "")
+	if notFinal != "" && p.Verdict == Unknown && r.quiet() != nil {
+		p.Reason += "; the end is not final: " + notFinal
+	}
 	if cut := fo.cutShort(tr); len(cut) > 0 {
 		p.Reason += "; traces missing or stopping without an end event, components with them not judged after: " + strings.Join(cut, ", ")
 	}
@@ -284,7 +302,7 @@ func checkStable(r *run, opt CheckOptions) Property {
 // instant. advance replays the nodes' notes up to each sample. The
 // counts, the share of live node-time judged, witnesses and verdict go
 // into p; held ends the reason of a valid one.
-func stableWindows(p *Property, tr *truth, opt CheckOptions, advance func(t int64),
+func stableWindows(p *Property, tr *truth, opt CheckOptions, advance func(t int64), final func(s *snapshot, ci int) bool,
 	judge func(s *snapshot, ci int, c []int, since int64) (judged, fails bool, witness func() Witness), held string) {
 	delay := int64(opt.Stabilisation)
 	type stretch struct {
@@ -294,7 +312,7 @@ func stableWindows(p *Property, tr *truth, opt CheckOptions, advance func(t int6
 	reported := map[stretch]bool{}
 	var live, judgedNodes, uncertainNodes int
 	var longest int64 // the longest a certain component stayed unchanged
-	tr.walk(func(s *snapshot, final bool) {
+	tr.walk(func(s *snapshot, last bool) {
 		advance(s.t)
 		for ci, c := range s.comps {
 			live += len(c)
@@ -302,7 +320,7 @@ func stableWindows(p *Property, tr *truth, opt CheckOptions, advance func(t int6
 				uncertainNodes += len(c)
 			}
 			longest = max(longest, s.t-s.since[ci])
-			if !s.settled(ci, delay) {
+			if !s.settled(ci, delay) && !(last && final != nil && final(s, ci)) {
 				continue
 			}
 			judged, fails, witness := judge(s, ci, c, s.since[ci])

@@ -3,9 +3,12 @@ package analysis
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
+	"manetlab/trace/judge"
 )
 
 // Complexity sets a protocol's measured message counts beside theory
@@ -55,6 +58,11 @@ type Complexity struct {
 	Sync *SyncCost `json:"sync,omitempty"`
 	// Stalled says where the rounds stopped, when they did.
 	Stalled string `json:"stalled,omitempty"`
+	// Judged is the count judged against the bound the protocol
+	// guarantees (trace/judge), nil when it guarantees none.
+	Judged *judge.Count `json:"judged,omitempty"`
+	// epochs are the elections' epochs, for the judgement's text.
+	epochs []string
 }
 
 // computeComplexity counts r's messages as spec's Complexity classifies
@@ -114,6 +122,10 @@ func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
 		c.Time = seconds(last - first)
 	}
 	c.Elections = len(epochs)
+	for e := range epochs {
+		c.epochs = append(c.epochs, r.strs.Strs[e])
+	}
+	slices.Sort(c.epochs)
 	if tr == nil {
 		return c, "complexity bound unknown: the scenario is unknown"
 	}
@@ -129,7 +141,38 @@ func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
 		return c, "complexity bound unknown: " + err.Error()
 	}
 	c.Bound = b
+	c.judge(l, r, tr, nil)
 	return c, ""
+}
+
+// judge judges c's count against its bound (trace/judge), with the facts
+// of r (drops: a run holding its drops, or nil).
+func (c *Complexity) judge(l *loader, r *run, tr *truth, drops *run) {
+	if c.Bound.ExactIf == nil && c.Bound.WorstIf == nil {
+		return
+	}
+	c.Judged = judge.Counts(c.what(), c.Messages, c.Bound, r.facts(l, drops, tr.static))
+}
+
+// what names the elections counted: "the run's 2 elections (epochs 7.1,
+// 7.2)".
+func (c *Complexity) what() string {
+	if c.Synchronizer != "" || c.Sync != nil {
+		return "the rounds"
+	}
+	s := fmt.Sprintf("the run's %d elections", c.Elections)
+	if c.Elections == 1 {
+		s = "the run's 1 election"
+	}
+	switch {
+	case len(c.epochs) == 1:
+		s += " (epoch " + c.epochs[0] + ")"
+	case len(c.epochs) > 1 && len(c.epochs) <= 4:
+		s += " (epochs " + strings.Join(c.epochs, ", ") + ")"
+	case len(c.epochs) > 4:
+		s += " (epochs " + strings.Join(c.epochs[:3], ", ") + ", ...)"
+	}
+	return s
 }
 
 // WriteText prints the measured counts beside theory.
@@ -151,9 +194,17 @@ func (c *Complexity) WriteText(w io.Writer) {
 	if b.Exact != nil {
 		verdict := "matches"
 		if int64(c.Messages) != int64(*b.Exact) {
-			verdict = "differs (crashes, re-elections or initiators that start late change the count)"
+			verdict = "differs"
 		}
 		fmt.Fprintf(w, "; exact for this arrangement %d: measured %d %s", *b.Exact, c.Messages, verdict)
 	}
 	fmt.Fprintln(w)
+	c.writeJudged(w)
+}
+
+// writeJudged prints the count's judgement, when there is one.
+func (c *Complexity) writeJudged(w io.Writer) {
+	if j := c.Judged; j != nil {
+		fmt.Fprintf(w, "  message bound %s: %s\n", j.Verdict, j.Reason)
+	}
 }

@@ -51,6 +51,8 @@ const (
 	// A real node's counters (text kept): frames it refused by sender
 	// make those links uncertain (truth.go, noteObservedDown).
 	tStats
+	// The simulator's quiescence record in the run file (judged.go).
+	tQuiet
 )
 
 var evTypes = map[string]evType{
@@ -64,6 +66,7 @@ var evTypes = map[string]evType{
 	string(protocol.NoteSafe): tSafe, string(protocol.NoteLate): tLate,
 	trace.EvAck: tAck, trace.EvRetx: tRetx, trace.EvRREQ: tRREQ, trace.EvRREP: tRREP, trace.EvRERR: tRERR,
 	trace.EvNbrUp: tNbrUp, trace.EvNbrDown: tNbrDown, trace.EvStats: tStats,
+	trace.EvQuiet: tQuiet,
 }
 
 // event is one trace event in compact form: the fields the analysis uses,

@@ -10,6 +10,7 @@ import (
 
 	"manetlab/protocol"
 	"manetlab/trace"
+	"manetlab/trace/judge"
 )
 
 // DefaultBeaconKinds are the periodic message kinds left out of M: they
@@ -67,6 +68,11 @@ type MetricsReport struct {
 	// counts as settled (CheckOptions.Stabilisation).
 	Stabilisation float64  `json:"stabilisation"`
 	Problems      []string `json:"problems,omitempty"`
+
+	// EndFinal's (judged.go).
+	final    bool
+	heard    func(since float64) bool
+	finalWhy string
 }
 
 // EndComponent is one component of the live nodes at the end of a run
@@ -414,6 +420,9 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 	var wrong *float64
 	if terr == nil {
 		wrong, rep.End = wrongOrUnknown(r, tr, int64(opt.Stabilisation))
+		rep.endFinal(l, r, tr)
+	} else {
+		rep.endFinal(l, r, nil)
 	}
 	switch {
 	case protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex && !r.hasLeaderNotes():
@@ -453,6 +462,11 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 			return nil, err
 		}
 		rep.Mutex = computeMutex(rm, rep.Nodes)
+		static := terr == nil && tr.static
+		rep.Mutex.Judged = judgeMutexCount(l, rm, rep.Mutex.Requests, static, true)
+		if rep.Mutex.WaitingAtEnd > 0 {
+			rep.Mutex.Final = neverGranted(rm, judge.Final(rm.quiet(), rm.facts(l, rm, static), false, endConnected(rep.End), coverage(rm.uncovered())))
+		}
 	}
 	rep.Problems = problemStrings(r.problems)
 	return rep, nil

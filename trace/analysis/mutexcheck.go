@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"manetlab/protocol"
+	"manetlab/trace/judge"
 )
 
 // ElectionParam is the protocol parameter by which a mutual exclusion
@@ -67,7 +68,7 @@ func nothingToJudge(name string) Property {
 // when some are still waiting at the end, since a finite trace cannot
 // prove that they never would be. The witness is the oldest request still
 // waiting.
-func checkGranted(r *run) Property {
+func checkGranted(r *run, final func() string) Property {
 	p := Property{Name: PropGranted}
 	mr := collectSections(r)
 	p.Checked = len(mr.reqs)
@@ -99,11 +100,34 @@ func checkGranted(r *run) Property {
 		}
 	}
 	end := r.end()
-	p.Verdict = Unknown
-	p.Reason = fmt.Sprintf("%d of %d requests still waiting at the end (%.3fs); the oldest is node %d's of %.3fs, waiting %.3fs; a finite trace cannot prove starvation",
-		len(waiting), len(mr.reqs), seconds(end), oldest.node, seconds(oldest.t), seconds(end-oldest.t))
 	e := &r.procs[oldest.at.p].evs[oldest.at.i]
 	p.Witnesses = []Witness{{Text: fmt.Sprintf("node %d requested at %.3fs and had not entered when the run ended at %.3fs", oldest.node, seconds(oldest.t), seconds(end)),
 		Events: []WitnessEvent{r.witnessEvent(e, "oldest request still waiting")}}}
+	why := final()
+	if why == "" {
+		// The run ended in a final state: nothing will ever grant them.
+		p.Verdict, p.Violations = Invalid, len(waiting)
+		p.Reason = fmt.Sprintf("%d of %d requests never granted; the oldest is node %d's of %.3fs; %s",
+			len(waiting), len(mr.reqs), oldest.node, seconds(oldest.t), judge.QuietWitness(r.quiet(), seconds(end)))
+		p.Witnesses[0].Text += "; " + judge.QuietWitness(r.quiet(), seconds(end)) + ", so it never will"
+		return p
+	}
+	p.Verdict = Unknown
+	p.Reason = fmt.Sprintf("%d of %d requests still waiting at the end (%.3fs); the oldest is node %d's of %.3fs, waiting %.3fs; a finite trace cannot prove starvation (%s)",
+		len(waiting), len(mr.reqs), seconds(end), oldest.node, seconds(oldest.t), seconds(end-oldest.t), why)
 	return p
+}
+
+// neverGranted is the summary's account of requests waiting at the end
+// of r when why (judge.Final) is empty: the run ended in a final state,
+// so they are never granted; "" otherwise.
+func neverGranted(r *run, why string) string {
+	if why != "" {
+		return ""
+	}
+	p := checkGranted(r, func() string { return why })
+	if p.Verdict != Invalid {
+		return ""
+	}
+	return p.Reason
 }

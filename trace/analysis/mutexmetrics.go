@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"manetlab/protocol"
+	"manetlab/trace/judge"
 )
 
 // HelloKind is the message kind of the drivers' neighbour discovery,
@@ -73,6 +74,13 @@ type MutexMetrics struct {
 	Recent       int          `json:"waiting_at_end_recent"`
 	RecentWindow float64      `json:"recent_window"`
 	Oldest       *WaitingNote `json:"oldest_waiting,omitempty"`
+	// Judged is the messages judged against the most per request the
+	// protocol guarantees (trace/judge), nil when it guarantees none.
+	Judged *judge.Count `json:"judged,omitempty"`
+	// Final, when requests wait at the end, says whether the run ended in
+	// a final state (judge.Final): "" when it cannot be told, else the
+	// witness that they are never granted (requests-granted invalid).
+	Final string `json:"never_granted,omitempty"`
 	// Violations counts the pairs of sections at different nodes that
 	// neither follows the other by happened-before: trace check's
 	// mutual-exclusion property, counted here so that summaries and
@@ -563,6 +571,12 @@ func (m *MutexMetrics) WriteText(w io.Writer) {
 		m.Entries, m.Requests, m.Granted, m.Abandoned, m.WaitingAtEnd, m.Recent, m.RecentWindow, m.Violations)
 	if m.Oldest != nil {
 		fmt.Fprintf(w, "  oldest request still waiting: node %d's of %.3fs\n", m.Oldest.Node, m.Oldest.T)
+	}
+	if m.Final != "" {
+		fmt.Fprintf(w, "  never granted: %s\n", m.Final)
+	}
+	if j := m.Judged; j != nil {
+		fmt.Fprintf(w, "  message bound %s: %s\n", j.Verdict, j.Reason)
 	}
 	kinds := make([]string, 0, len(m.PerEntryByKind))
 	for k := range m.PerEntryByKind {

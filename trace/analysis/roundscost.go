@@ -97,6 +97,7 @@ func computeRoundsComplexity(l *loader, r *run, tr *truth, info rounds.Info) (*C
 		c.Bound = th.Messages
 		rb := th.Rounds
 		c.RoundsBound = &rb
+		c.judge(l, r, tr, nil)
 		return c, ""
 	}
 	if info.Theory == nil {
@@ -109,6 +110,7 @@ func computeRoundsComplexity(l *loader, r *run, tr *truth, info rounds.Info) (*C
 	c.Bound = th.Messages
 	rb := th.Rounds
 	c.RoundsBound = &rb
+	c.judge(l, r, tr, nil)
 	return c, ""
 }
 
@@ -236,4 +238,5 @@ func (c *Complexity) writeRounds(w io.Writer) {
 	if c.Stalled != "" {
 		fmt.Fprintf(w, "  %s\n", c.Stalled)
 	}
+	c.writeJudged(w)
 }

@@ -21,8 +21,11 @@ const PropTree = "tree"
 func judgeTreeGoal(l *loader, props []Property, why string, opt CheckOptions) []Property {
 	for i, p := range props {
 		if p.Name == PropStableLeader {
-			props[i] = Property{Name: p.Name, Verdict: Unknown, Checked: p.Checked,
-				Reason: "not judged: the goal is a tree, whose root need not be the best node; the tree property judges the root and the leader every member follows"}
+			// Not applicable, as the leader properties of a mutual
+			// exclusion run without leaders: valid, so that the exit
+			// status reflects the properties that apply.
+			props[i] = Property{Name: p.Name, Verdict: Valid, Checked: p.Checked,
+				Reason: "not applicable: the goal is a tree, whose root need not be the best node; the tree property judges the root and the leader every member follows"}
 		}
 	}
 	return append(props, judgeOutside(checkTree(l, opt), why))
@@ -60,7 +63,7 @@ func checkTree(l *loader, opt CheckOptions) Property {
 		return p
 	}
 	tf := newTreeFollower(r, tr)
-	stableWindows(&p, tr, opt, tf.advance, func(s *snapshot, _ int, c []int, since int64) (bool, bool, func() Witness) {
+	stableWindows(&p, tr, opt, tf.advance, nil, func(s *snapshot, _ int, c []int, since int64) (bool, bool, func() Witness) {
 		w, bad := tf.judge(s, c)
 		return true, bad, func() Witness {
 			w.Text = fmt.Sprintf("at %.1fs (%.1fs after its last change) component {%s}: %s",

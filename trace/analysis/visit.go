@@ -70,10 +70,12 @@ const (
 	readTree                   // treeEvents
 	readRounds                 // roundsEvents
 	readCausal                 // checkEvents with the receives: the causal graph
+	readLoss                   // lossEvents: the drops (judged.go)
 )
 
 var readSets = [...]func(ev string) bool{
 	readMetrics: metricEvents, readCheck: checkEvents, readTree: treeEvents, readRounds: roundsEvents, readCausal: checkEvents,
+	readLoss: lossEvents,
 }
 
 // loader gives each analysis of one directory its run: loaded for it
@@ -98,7 +100,7 @@ type loader struct {
 
 // run returns the run for the analysis reading s.
 func (l *loader) run(s readSet) (*run, error) {
-	if l.one != nil && s != readCausal {
+	if l.one != nil && s != readCausal && s != readLoss { // Analyze's load is lean: no receives, no drops
 		if s == readMetrics && l.last {
 			l.one.shrink(readSets[s])
 		}

@@ -1,12 +1,13 @@
 // Package report turns a run's traces into the summary that `sim` and
 // `run` print: the leader of every connected component at the end, whether
-// it is the component's best node and whether the component had settled
-// (the verdict: valid, invalid or unsettled), messages by kind, and
-// election time. It reads only the trace directory, so it serves traces of
+// it is the component's best node and whether the component had settled,
+// messages by kind, and election time, as text and JSON. The verdict is
+// trace/judge's (End and Summary): report gathers what it weighs and
+// prints it. It reads only the trace directory, so it serves traces of
 // the simulator and of real nodes alike.
 //
-// It imports trace, trace/analysis, scenario, radio, mobility, protocol and
-// internal/geo.
+// It imports trace, trace/analysis, trace/judge, scenario, radio,
+// mobility, protocol and internal/geo.
 package report
 
 import (
@@ -23,6 +24,7 @@ import (
 	"manetlab/scenario"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
+	verdicts "manetlab/trace/judge"
 )
 
 // Summary is the verdict and headline figures of one run.
@@ -121,6 +123,11 @@ type Component struct {
 	// Changed is how many seconds before the end its membership or links
 	// last changed.
 	Changed float64 `json:"changed"`
+	// Final: judged though it changed within the stabilisation delay,
+	// because the run ended in a final state (quiescent, nothing moving
+	// or lost: docs/analysis.md, "Liveness at quiescence") that its
+	// members had heard of.
+	Final bool `json:"final,omitempty"`
 }
 
 // Verdicts and component states of the summary.
@@ -128,9 +135,9 @@ const (
 	Valid     = analysis.Valid
 	Invalid   = analysis.Invalid
 	Unsettled = analysis.Unsettled // also a component's state
-	Settled   = "settled"
-	CutShort  = "cut short"
-	NoTraces  = "no traces"
+	Settled   = verdicts.Settled
+	CutShort  = verdicts.CutShort
+	NoTraces  = verdicts.NoTraces
 	Unknown   = analysis.Unknown
 )
 
@@ -149,103 +156,11 @@ func overUncertain(c Component, states map[protocol.NodeID]*nodeState, goal prot
 	return ls != nil && es != nil && goal.Better(l.leader, ls.value, c.ExpectedLeader, es.value)
 }
 
-// verdict judges the components at the end: invalid when a settled one is
-// wrong, else unknown when a member's trace stops before the end (its
-// leader at the end is unknown: nothing is said valid about an instant no
-// trace covers), else unsettled when one that is not settled is not
-// right yet, else valid; with the reason in one line.
-func verdict(comps []Component, delay float64) (string, string) {
-	var wrong, early, cutComps, blindComps []string
-	var cut []string
-	var blind []protocol.NodeID
-	settled := 0
-	for _, c := range comps {
-		if c.State == Settled {
-			settled++
-		}
-		if c.State == NoTraces {
-			blindComps = append(blindComps, "{"+idList(c.Nodes)+"}")
-			blind = append(blind, c.NoTrace...)
-			continue
-		}
-		if c.State == CutShort {
-			cutComps = append(cutComps, "{"+idList(c.Nodes)+"}")
-			for _, k := range c.Cut {
-				cut = append(cut, k.String())
-			}
-			continue
-		}
-		if c.Valid {
-			continue
-		}
-		switch c.State {
-		case Settled:
-			wrong = append(wrong, fmt.Sprintf("component {%s} (unchanged for %.1fs) follows %s, expected %s",
-				idList(c.Nodes), c.Changed, leaders(c.Leaders), expected(c.ExpectedLeader)))
-		default:
-			early = append(early, fmt.Sprintf("{%s} changed %.1fs before the end", idList(c.Nodes), c.Changed))
-		}
-	}
-	switch {
-	case len(wrong) > 0:
-		return Invalid, "settled with a wrong leader: " + firstAndMore(wrong)
-	case len(cut) > 0:
-		return Unknown, fmt.Sprintf("traces that stop without an end event: %s; %s with them not judged at the end: %s",
-			firstAndMore(cut), plural(len(cutComps), "the component", "the components"), firstAndMore(cutComps))
-	case len(blind) > 0:
-		slices.Sort(blind)
-		return Unknown, fmt.Sprintf("members without a trace: %s; %s with them not judged at the end: %s",
-			idList(blind), plural(len(blindComps), "the component", "the components"), firstAndMore(blindComps))
-	case len(early) > 0:
-		return Unsettled, fmt.Sprintf("%s not settled and not yet following %s best node (delay %.1fs): %s",
-			plural(len(early), "1 component", fmt.Sprintf("%d components", len(early))), plural(len(early), "its", "their"), delay, firstAndMore(early))
-	}
-	return Valid, fmt.Sprintf("every component follows its best node (%d of %d settled for the %.1fs delay)", settled, len(comps), delay)
-}
-
 func expected(id protocol.NodeID) string {
 	if id == protocol.None {
 		return "one leader among its members"
 	}
 	return strconv.FormatUint(uint64(id), 10)
-}
-
-// idList lists up to a dozen IDs.
-func idList(ids []protocol.NodeID) string {
-	var b []byte
-	for i, id := range ids {
-		if i == 12 {
-			b = fmt.Appendf(b, ",... (%d nodes)", len(ids))
-			break
-		}
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendUint(b, uint64(id), 10)
-	}
-	return string(b)
-}
-
-// firstAndMore joins the first three items and counts the rest.
-func firstAndMore(items []string) string {
-	out := ""
-	for i, it := range items {
-		if i == 3 {
-			return out + fmt.Sprintf("; and %d more", len(items)-3)
-		}
-		if i > 0 {
-			out += "; "
-		}
-		out += it
-	}
-	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Messages counts protocol messages originated: messages, not frames
@@ -446,6 +361,8 @@ func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
 	candidates := protocol.CandidatesOf(leaders, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
 	noLeaders := protocol.GoalOf(hdr.Protocol) == protocol.GoalMutex && !leaderNotes || protocol.GoalOf(hdr.Protocol) == protocol.GoalNone
 	sum.Stabilisation = m.Stabilisation
+	final, heard, _ := m.EndFinal()
+	final = final && !noLeaders
 	for _, e := range ends {
 		var comp Component
 		if noLeaders {
@@ -460,6 +377,11 @@ func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
 		comp.State, comp.Changed = Settled, max(0, sum.Duration-e.Since)
 		if !e.Settled {
 			comp.State = Unsettled
+			if final && len(e.Reach) == 0 && heard(e.Since) {
+				// The run ended in a final state that the component's
+				// members have heard of: judged as settled.
+				comp.State, comp.Final = Settled, true
+			}
 		}
 		if len(e.Cut) > 0 {
 			comp.State, comp.Cut, comp.Valid = CutShort, e.Cut, false
@@ -475,17 +397,20 @@ func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
 		sum.Alive += len(e.Nodes)
 		sum.Components = append(sum.Components, comp)
 	}
-	sum.Verdict, sum.Reason = verdict(sum.Components, sum.Stabilisation)
-	if sum.Verdict == Invalid {
-		// As trace check does: the first crash against Complexity.Assumes,
-		// else the topology against Spec.Outside.
-		why := sc.OutsideAssumptions()
-		if len(faults) > 0 && faults[0].Ev == trace.EvCrash {
-			why = analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T)
+	comps := make([]verdicts.Component, len(sum.Components))
+	for i, c := range sum.Components {
+		comps[i] = verdicts.Component{Nodes: c.Nodes, State: c.State, Valid: c.Valid, Final: c.Final, Changed: c.Changed,
+			Follows: followed(c.Leaders), Expected: expected(c.ExpectedLeader), NoTrace: c.NoTrace}
+		for _, k := range c.Cut {
+			comps[i].Cut = append(comps[i].Cut, k.String())
 		}
-		if why != "" {
-			sum.Verdict, sum.Reason = Unknown, why
-		}
+	}
+	endVerdict, endReason := verdicts.End(comps, sum.Stabilisation, !noLeaders)
+	// As trace check does: the first crash against Complexity.Assumes,
+	// else the topology against Spec.Outside.
+	judged := verdicts.Run{Outside: sc.OutsideAssumptions(), NoLeaders: noLeaders, Duration: sum.Duration}
+	if len(faults) > 0 && faults[0].Ev == trace.EvCrash {
+		judged.Outside = analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T)
 	}
 	sum.measured = m
 	sum.Metrics = &m.Metrics
@@ -496,34 +421,32 @@ func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
 	}
 	if mx := m.Mutex; mx != nil {
 		sum.Mutex = mx
-		switch {
-		case mx.Violations > 0:
-			sum.Verdict = Invalid
-			sum.Reason = fmt.Sprintf("mutual exclusion violated: %d pairs of critical sections at different nodes not ordered by happened-before (trace check shows witnesses)", mx.Violations)
-		case mx.WaitingAtEnd > mx.Recent && sum.Verdict == Valid:
-			// As trace check's requests-granted: requests still waiting
-			// longer than any granted one waited (a crash storm starving
-			// them) may never be granted, and a finite trace cannot tell;
-			// the run is not called valid. Requests made within that wait
-			// of the end (a saturated workload always has some) could
-			// still be granted in the normal course.
-			sum.Verdict = Unknown
-			sum.Reason = fmt.Sprintf("%d of %d requests still waiting at the end (%.3fs), %d of them longer than any granted request waited (%.3fs)",
-				mx.WaitingAtEnd, mx.Requests, sum.Duration, mx.WaitingAtEnd-mx.Recent, mx.RecentWindow)
-			if o := mx.Oldest; o != nil {
-				sum.Reason += fmt.Sprintf("; the oldest is node %d's of %.3fs, waiting %.3fs", o.Node, o.T, sum.Duration-o.T)
-			}
-			sum.Reason += fmt.Sprintf("; a finite trace cannot prove starvation (%s, no two concurrent)", count(mx.Entries, "critical section", "critical sections"))
-		case noLeaders && sum.Verdict == Valid:
-			sum.Reason = fmt.Sprintf("%s, no two concurrent; no leaders to judge", count(mx.Entries, "critical section", "critical sections"))
+		judged.Sections = &verdicts.Sections{Entries: mx.Entries, Requests: mx.Requests, Violations: mx.Violations,
+			Waiting: mx.WaitingAtEnd, Recent: mx.Recent, RecentWindow: mx.RecentWindow, Never: mx.Final}
+		if o := mx.Oldest; o != nil {
+			judged.Sections.OldestNode, judged.Sections.OldestT = o.Node, o.T
 		}
 	}
-	if c := sum.Complexity; c != nil && c.Stalled != "" {
-		// A round protocol's synchronizer stopped: say where, rather than
-		// judging the leaders of an algorithm that never finished.
-		sum.Verdict, sum.Reason = analysis.Stalled, c.Stalled
+	if c := sum.Complexity; c != nil {
+		judged.Stalled = c.Stalled
 	}
+	judged.Counts = []*verdicts.Count{complexityJudged(sum.Complexity), mutexJudged(sum.Mutex)}
+	sum.Verdict, sum.Reason = verdicts.Summary(endVerdict, endReason, judged)
 	return sum, nil
+}
+
+func complexityJudged(c *analysis.Complexity) *verdicts.Count {
+	if c == nil {
+		return nil
+	}
+	return c.Judged
+}
+
+func mutexJudged(m *analysis.MutexMetrics) *verdicts.Count {
+	if m == nil {
+		return nil
+	}
+	return m.Judged
 }
 
 // components groups the live nodes by connectivity at their final

@@ -110,7 +110,8 @@ func TestSummaryJudgesEachComponent(t *testing.T) {
 
 // TestSummaryUnsettled: wrong leaders in components that changed within
 // the delay make the run unsettled, naming them and when they changed;
-// right ones keep it valid however recent the change; a settled wrong
+// right ones leave it unsettled when nothing settled ("nothing judged",
+// never valid: #39); a settled wrong
 // component makes it invalid, naming it.
 func TestSummaryUnsettled(t *testing.T) {
 	wrong := map[protocol.NodeID]protocol.NodeID{1: 2, 2: 2, 3: 3, 4: 3}
@@ -126,7 +127,8 @@ func TestSummaryUnsettled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Verdict != Valid {
+	// Right leaders, but nothing settled: nothing judged, not valid.
+	if sum.Verdict != Unsettled || !strings.HasPrefix(sum.Reason, "nothing judged: no component stayed unchanged for the 15.0s delay (0 of 2 settled)") {
 		t.Errorf("5 s run, right leaders: %s (%s)", sum.Verdict, sum.Reason)
 	}
 	sum, err = Summarize(writeRun(t, wrong))

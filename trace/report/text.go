@@ -9,6 +9,7 @@ import (
 
 	"manetlab/protocol"
 	"manetlab/trace/analysis"
+	verdicts "manetlab/trace/judge"
 )
 
 // WriteText prints the summary for people.
@@ -39,9 +40,9 @@ func (s *Summary) WriteText(w io.Writer) {
 			for k, x := range c.Cut {
 				cut[k] = x.String()
 			}
-			mark = "not judged: traces stop without an end event (" + firstAndMore(cut) + ")"
+			mark = "not judged: traces stop without an end event (" + verdicts.FirstAndMore(cut) + ")"
 		case c.State == NoTraces:
-			mark = "not judged: members without a trace (" + idList(c.NoTrace) + ")"
+			mark = "not judged: members without a trace (" + verdicts.IDList(c.NoTrace) + ")"
 		case c.Valid && c.State != Settled && c.State != "":
 			mark = fmt.Sprintf("ok (%s)", c.State)
 		case c.Valid:
@@ -55,7 +56,7 @@ func (s *Summary) WriteText(w io.Writer) {
 			mark = "WRONG"
 		}
 		fmt.Fprintf(w, "  component %d (%s): expected leader %d, members follow %s  %s\n",
-			i+1, nodes(len(c.Nodes)), c.ExpectedLeader, leaders(c.Leaders), mark)
+			i+1, nodes(len(c.Nodes)), c.ExpectedLeader, followed(c.Leaders), mark)
 	}
 	if len(shown) == most && len(s.Components) > most {
 		fmt.Fprintf(w, "  ... %s more (see --json)\n", count(len(s.Components)-most, "component", "components"))
@@ -103,7 +104,7 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 }
 
-func leaders(m map[string]int) string {
+func followed(m map[string]int) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
