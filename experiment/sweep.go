@@ -44,6 +44,10 @@ type Options struct {
 	Out      string // traces go to Out/<point>/seed<N>
 	Workers  int    // concurrent simulations (default 2)
 	Progress func(done, total int)
+	// Check, when not nil, sees every grid point's scenario (of seed 1)
+	// before any run starts; its error stops the sweep (the CLI's
+	// pre-start estimate).
+	Check func(points []*scenario.Scenario) error
 }
 
 // Point is one combination of axis values with its results over seeds.
@@ -157,6 +161,17 @@ func Run(opt Options) (*Result, error) {
 			return nil, err
 		}
 		jobs[i].s = s
+	}
+	if opt.Check != nil {
+		var first []*scenario.Scenario
+		for _, j := range jobs {
+			if j.seed == 1 {
+				first = append(first, j.s)
+			}
+		}
+		if err := opt.Check(first); err != nil {
+			return nil, err
+		}
 	}
 	// Samples by seed, so that means do not depend on which run ends first.
 	samples := make([][]*sample, len(points))

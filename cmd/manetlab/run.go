@@ -147,6 +147,7 @@ alone.`,
 			&cli.StringFlag{Name: "ssh-config", Usage: "with --hosts, ssh's configuration `FILE` (ssh -F; default ~/.ssh/config)"},
 			&cli.StringFlag{Name: "collector", Usage: "with --hosts, where the trace collector listens, `ADDR:PORT` (default every address, a free port; hosts dial the address their ssh connection came from)"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "start delay + 10s"},
+			allowLargeFlag(),
 		),
 		Action: runAction,
 	}
@@ -245,6 +246,14 @@ func runAction(c *cli.Context) error {
 	}
 
 	printWarnings(c, s.Warnings)
+	b, err := estimateReal(s)
+	if err != nil {
+		return err
+	}
+	b.time *= time.Duration(opt.Dilation)
+	if err := b.check(c, out, readMachine()); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
 	ctx, cancel := context.WithCancelCause(c.Context)
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)

@@ -77,6 +77,7 @@ command line.
 			&cli.StringFlag{Name: "html", Usage: "write a chart of the sweep to this HTML file"},
 			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (default complexity.sync_messages for round protocols, else complexity.messages where measured, else mutex.messages_per_entry, else F)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
+			allowLargeFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -110,6 +111,13 @@ command line.
 			}
 			if c.String("html") != "" && len(opt.Axes) == 0 {
 				return fmt.Errorf("--html charts against the first --vary axis: give at least one --vary")
+			}
+			opt.Check = func(points []*scenario.Scenario) error {
+				b, err := estimateSweep(points, opt.Seeds, opt.Workers)
+				if err != nil {
+					return err
+				}
+				return b.check(c, opt.Out, readMachine())
 			}
 			if !c.Bool("quiet") {
 				opt.Progress = func(done, total int) {
