@@ -26,8 +26,9 @@ type Estimate struct {
 	// Recorded is the trace events the summary keeps in memory
 	// (Options.Record's).
 	Recorded float64
-	// SimTime is the simulation's wall time, SummaryTime the end-of-run
-	// summary's after it.
+	// SimTime is the simulation's CPU time, SummaryTime the end-of-run
+	// summary's after it (on an idle machine the wall time is about the
+	// same: the writer and the summary's second pass use the other core).
 	SimTime, SummaryTime time.Duration
 	// Memory is the peak resident memory of `sim`, in bytes.
 	Memory float64
@@ -65,34 +66,36 @@ const (
 	PilotCPU       = time.Second
 )
 
-// The model's constants, calibrated on this machine's runs of static-10k
-// and static-100k (docs/performance.md, "The pre-start estimate"): what a
-// run costs beyond the pilot's events.
+// The model's constants, fitted to this machine's runs of static-10k
+// (30 s and 120 s) and static-100k on both media (docs/performance.md,
+// "The pre-start estimate"): what a run costs beyond the pilot's events.
 const (
-	// nodeBytes is the simulation's memory per node (node, stack, queue,
-	// radio, protocol, buffers), recordBytes a recorded event's (the
-	// packed recording, 13.5 bytes, and the summary's share of its
-	// analysis).
-	nodeBytes   = 6 << 10
-	recordBytes = 14
-	// summaryNodeBytes and summaryRecordBytes are what the summary's
-	// analysis adds at its peak per node and per recorded event.
-	summaryNodeBytes   = 9 << 10
-	summaryRecordBytes = 0
-	// baseBytes is the process at rest with the writer's buffers.
-	baseBytes = 64 << 20
+	// baseBytes is the process at rest; nodeBytes a node's share of the
+	// peak (the simulation's node, stack, queue and radio state and the
+	// summary's per-node state); recordBytes a recorded event's (the
+	// packed recording, 13.5 bytes, and what the summary's analysis
+	// builds from it, with the collector's slack).
+	baseBytes   = 16 << 20
+	nodeBytes   = 4 << 10
+	recordBytes = 256
 	// summaryNode and summaryRecord are the summary's time per node and
-	// per recorded event.
+	// per recorded event at 10,000 nodes; summaryGrowth how much more
+	// each costs for every tenfold of nodes past that (its per-node maps
+	// leave the caches): 0.6 s at 10,000 nodes, 10 s at 100,000.
 	summaryNode   = 20 * time.Microsecond
-	summaryRecord = 250 * time.Nanosecond
+	summaryRecord = 800 * time.Nanosecond
+	summaryGrowth = 0.67
 	// growth is how much more an event costs each time the node count
 	// doubles past the pilot's (the working set leaving the caches), by
 	// medium: perEvent(n) = perEvent(pilot) x (1 + growth x log2(n/pilot)).
-	growthIdeal = 0.20
-	growthDCF   = 0.25
+	growthIdeal = 0.40
+	growthDCF   = 0.50
 	// runCost is what the real run does per event beyond the pilot's
-	// encoding (recording, handing buffers to the writer).
-	runCost = 1.1
+	// encoding (recording, handing buffers to the writer, its collector),
+	// byteCost what writing a byte of trace costs the writer (mostly
+	// system time).
+	runCost  = 1.5
+	byteCost = 2 * time.Nanosecond
 )
 
 // EstimateRun predicts the cost of simulating s with its traces kept as
@@ -113,21 +116,25 @@ func EstimateRun(s *scenario.Scenario, record func(ev string) bool) (*Estimate, 
 	e.TraceBytes += float64(scenarioBytes(s)) // the run file's copy of the scenario, not in the pilot's
 	e.Recorded = scale * (p.extrapolate(d, func(c mark) float64 { return float64(c.recorded) }) + float64(p.finalRecorded))
 
-	perEvent := 0.0
-	if p.events > 0 {
-		perEvent = p.cpu.Seconds() / float64(p.events) * runCost
-	}
+	// The simulation's time is the pilot's CPU time carried like its
+	// events (the start's transient costs more an event than what
+	// follows), scaled up, times what a real run does beyond the pilot
+	// and what a larger working set costs.
+	cpu := scale * p.extrapolate(d, func(c mark) float64 { return c.cpu.Seconds() }) * runCost
 	if g := float64(n) / float64(ps.Size()); g > 1 {
 		growth := growthIdeal
 		if s.Radio.MAC != "ideal" {
 			growth = growthDCF
 		}
-		perEvent *= 1 + growth*math.Log2(g)
+		cpu *= 1 + growth*math.Log2(g)
 	}
-	e.SimTime = seconds(perEvent * e.Events)
-	e.SummaryTime = time.Duration(n)*summaryNode + time.Duration(e.Recorded*float64(summaryRecord))
-	sim := baseBytes + float64(n)*nodeBytes + e.Recorded*recordBytes
-	e.Memory = sim + float64(n)*summaryNodeBytes + e.Recorded*summaryRecordBytes
+	e.SimTime = seconds(cpu + e.TraceBytes*byteCost.Seconds())
+	sum := float64(n)*summaryNode.Seconds() + e.Recorded*summaryRecord.Seconds()
+	if n > 10_000 {
+		sum *= 1 + summaryGrowth*math.Log10(float64(n)/10_000)
+	}
+	e.SummaryTime = seconds(sum)
+	e.Memory = baseBytes + float64(n)*nodeBytes + e.Recorded*recordBytes
 	return e, nil
 }
 
@@ -176,6 +183,7 @@ func pilotScenario(s *scenario.Scenario) (*scenario.Scenario, float64) {
 type mark struct {
 	t                       time.Duration
 	events, bytes, recorded uint64
+	cpu                     time.Duration // the pilot's CPU time so far
 }
 
 type pilotRun struct {
@@ -224,7 +232,7 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool) (*pilotRun, er
 			break
 		}
 		if w.res.Events%4096 == 0 {
-			p.marks = append(p.marks, mark{it.at, w.res.Events, bytes, recorded})
+			p.marks = append(p.marks, mark{it.at, w.res.Events, bytes, recorded, threadCPU() - cpu0})
 		}
 		w.now = it.at
 		w.res.Events++
@@ -232,7 +240,7 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool) (*pilotRun, er
 	}
 	p.cpu = threadCPU() - cpu0
 	p.events = w.res.Events
-	p.marks = append(p.marks, mark{p.reached, w.res.Events, bytes, recorded})
+	p.marks = append(p.marks, mark{p.reached, w.res.Events, bytes, recorded, p.cpu})
 	b, r := bytes, recorded
 	if err := w.finish(start); err != nil {
 		return nil, err

@@ -175,7 +175,7 @@ func (b *budget) write(w io.Writer) {
 	}
 	scaled := ""
 	if e.Pilot.Scaled {
-		scaled = fmt.Sprintf(", scaled up %.0f times", float64(e.Nodes)/float64(e.Pilot.Nodes))
+		scaled = fmt.Sprintf(", scaled up %.3g times", float64(e.Nodes)/float64(e.Pilot.Nodes))
 	}
 	fmt.Fprintf(w, "; from a pilot of %d nodes for %s (%d events in %s of CPU%s)\n",
 		e.Pilot.Nodes, e.Pilot.Virtual.Round(time.Millisecond), e.Pilot.Events, e.Pilot.CPU.Round(time.Millisecond), scaled)

@@ -114,3 +114,17 @@ func TestSimStopsWhenTheDiskFills(t *testing.T) {
 		}
 	}
 }
+
+// TestSimEstimate: --estimate prints the estimate and runs nothing, for
+// a protocol that warns of its parameters too (the pilot, which writes
+// no traces, once took the warning for an error and exited 1 silently).
+func TestSimEstimate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	res, err := runCLI(t, "sim", "../../configs/sync-timeslice.yaml", "--set", "protocol.params.synchronizer=abd", "--estimate", "--out", out)
+	if err != nil || !strings.Contains(res, "sim: estimate: 8 nodes for ") || !strings.Contains(res, "events, ") || !strings.Contains(res, "from a pilot of 8 nodes") {
+		t.Errorf("sim --estimate: %v\n%s", err, res)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("sim --estimate created its output directory")
+	}
+}
