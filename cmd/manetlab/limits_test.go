@@ -37,8 +37,10 @@ func TestSimRefusesMoreNodesThanMemory(t *testing.T) {
 // TestSimRefusesUnboundedWork is issue 40's reproducer: an 81-byte
 // scenario asking for a million hours of three nodes (about 450 GB of
 // traces) is refused before it starts, with the estimate's figures and
-// the limits they pass; the same goes for sweep.
+// the limits they pass; the same goes for sweep and run (whose time is
+// the duration itself).
 func TestSimRefusesUnboundedWork(t *testing.T) {
+	useHelper(t, "fake")
 	path := filepath.Join(t.TempDir(), "huge.yaml")
 	y := "name: huge\nnodes: {count: 3}\nduration: 1000000h\nmobility: {area: [100, 100]}\n"
 	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
@@ -47,7 +49,8 @@ func TestSimRefusesUnboundedWork(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	want := []string{"refused before it started, by the pre-start estimate", "time: about ", "the limit is 1h0m0s",
 		"traces: about ", "the limit is 64 GiB", "(pass --allow-large to start anyway)"}
-	for _, args := range [][]string{{"sim", path, "--out", out, "--quiet"}, {"sweep", path, "--seeds", "1", "--out", out, "--quiet"}} {
+	for _, args := range [][]string{{"sim", path, "--out", out, "--quiet"}, {"sweep", path, "--seeds", "1", "--out", out, "--quiet"},
+		{"run", path, "--out", out, "--quiet"}} {
 		_, err := runCLI(t, args...)
 		for _, w := range want {
 			if err == nil || !strings.Contains(err.Error(), w) {
