@@ -66,6 +66,33 @@ const (
 	PilotCPU       = time.Second
 )
 
+// A quick pilot comes first, of at most quickEvents events or quickCPU:
+// a run it finds small (quickSmall) keeps its figures, so that a small
+// run is not simulated twice; any other gets the full pilot.
+const (
+	quickEvents = 20_000
+	quickCPU    = 50 * time.Millisecond
+)
+
+// pilotLimits bound a pilot run: it stops at maxEvents events, at cpu
+// of CPU time, or past PilotTime once it has minEvents.
+type pilotLimits struct {
+	minEvents, maxEvents uint64
+	cpu                  time.Duration
+}
+
+var (
+	fullPilot  = pilotLimits{PilotMinEvents, PilotEvents, PilotCPU}
+	quickPilot = pilotLimits{quickEvents, quickEvents, quickCPU}
+)
+
+// quickSmall reports whether a quick estimate is far enough under the
+// sizes the CLI prints and checks (30 s, 1 GiB) to stand: a quick pilot
+// misjudges by less than these margins.
+func (e *Estimate) quickSmall() bool {
+	return e.TraceBytes < 64<<20 && e.Memory < 256<<20 && e.SimTime+e.SummaryTime < 2*time.Second
+}
+
 // The model's constants, fitted to this machine's runs of static-10k
 // (30 s and 120 s) and static-100k on both media (docs/performance.md,
 // "The pre-start estimate"): what a run costs beyond the pilot's events.
@@ -102,8 +129,17 @@ const (
 // record keeps them (Options.Record; nil: nothing recorded), from a pilot
 // run of s scaled down (Pilot).
 func EstimateRun(s *scenario.Scenario, record func(ev string) bool) (*Estimate, error) {
+	e, err := estimate(s, record, quickPilot)
+	if err != nil || e.quickSmall() {
+		return e, err
+	}
+	return estimate(s, record, fullPilot)
+}
+
+// estimate is EstimateRun from pilots bounded by lim.
+func estimate(s *scenario.Scenario, record func(ev string) bool, lim pilotLimits) (*Estimate, error) {
 	ps, scale := pilotScenario(s, PilotNodes)
-	p, err := runPilot(ps, record)
+	p, err := runPilot(ps, record, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +164,7 @@ func EstimateRun(s *scenario.Scenario, record func(ev string) bool) (*Estimate, 
 		// 1/sqrt(nodes): a per-node count is q - c/sqrt(k), and the two
 		// pilots give c.
 		hs, _ := pilotScenario(s, PilotNodes/2)
-		h, err := runPilot(hs, record)
+		h, err := runPilot(hs, record, lim)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +263,7 @@ type pilotRun struct {
 }
 
 // runPilot runs ps with its traces encoded and counted, not written.
-func runPilot(ps *scenario.Scenario, record func(ev string) bool) (*pilotRun, error) {
+func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimits) (*pilotRun, error) {
 	w, err := newWorld(ps, Options{Discard: true})
 	if err != nil {
 		return nil, err
@@ -256,8 +292,8 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool) (*pilotRun, er
 		if it.at > w.end {
 			break
 		}
-		if w.res.Events >= PilotEvents || (it.at >= PilotTime && w.res.Events >= PilotMinEvents) ||
-			(w.res.Events%1024 == 0 && threadCPU()-cpu0 > PilotCPU) {
+		if w.res.Events >= lim.maxEvents || (it.at >= PilotTime && w.res.Events >= lim.minEvents) ||
+			(w.res.Events%1024 == 0 && threadCPU()-cpu0 > lim.cpu) {
 			p.reached = it.at // the counts are those before it.at
 			break
 		}

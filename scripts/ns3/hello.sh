@@ -16,8 +16,9 @@
 # manetlab runs `sim` with traffic/beacon sending one frame in all (from
 # node 1), so that the stack's hellos (radio.hello.period 1 s) are the
 # workload; its traces and summary are included in its time. Builds the
-# CLI and the ns-3 programs (scripts/ns3/build.sh) into a temporary
-# directory, removed at the end. Prints a Markdown table. Not part of the
+# CLI and the ns-3 programs (scripts/ns3/build.sh; NS3_BIN=DIR uses the
+# hello program built there instead) into a temporary directory, removed
+# at the end. Prints a Markdown table. Not part of the
 # test suite.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +32,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/manetlab-hello.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo "hello.sh: building" >&2
 go build -o "$tmp/manetlab" ./cmd/manetlab
-"$here/build.sh" "$tmp/ns3" >/dev/null
+ns3=${NS3_BIN:-}
+if [[ -z $ns3 ]]; then
+	"$here/build.sh" "$tmp/ns3" >/dev/null
+	ns3=$tmp/ns3
+fi
 
 # cpu CMD...: runs CMD, prints its user+system CPU seconds.
 cpu() {
@@ -66,13 +71,13 @@ row() { # row N MAC CHANNEL
 		echo "hello.sh: $n nodes, manetlab $mac / ns-3 $ch, round $r" >&2
 		m=$(cpu "$tmp/manetlab" sim "$path" --quiet --out "$tmp/run")
 		rm -rf "$tmp/run"
-		s=$(cpu "$tmp/ns3/hello" --n="$n" --channel="$ch")
+		s=$(cpu "$ns3/hello" --n="$n" --channel="$ch")
 		ms+=("$m")
 		ss+=("$s")
 	done
 	local deg ratio
 	deg=$(grep -o 'mean_neighbours=[0-9.]*' "$tmp/out" | cut -d= -f2)
-	ratio=$(paste -d' ' <(printf '%s\n' "${ms[@]}") <(printf '%s\n' "${ss[@]}") | awk '{ printf "%s%.1fx", NR > 1 ? ", " : "", $2 / $1 }')
+	ratio=$(paste -d' ' <(printf '%s\n' "${ms[@]}") <(printf '%s\n' "${ss[@]}") | awk '{ printf "%s%.1fx", (NR > 1 ? ", " : ""), $2 / $1 }')
 	echo "| $n | $deg | manetlab \`$mac\` / ns-3 \`$ch\` | ${ms[*]} | ${ss[*]} | $ratio |"
 }
 
