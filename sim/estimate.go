@@ -74,16 +74,19 @@ const (
 	quickCPU    = 50 * time.Millisecond
 )
 
-// pilotLimits bound a pilot run: it stops at maxEvents events, at cpu
-// of CPU time, or past PilotTime once it has minEvents.
+// pilotLimits bound a pilot run: at most nodes nodes; it stops at
+// maxEvents events, at cpu of CPU time, or past PilotTime once it has
+// minEvents. (Variables, so that a test can make them small and
+// independent of the machine's speed.)
 type pilotLimits struct {
+	nodes                int
 	minEvents, maxEvents uint64
 	cpu                  time.Duration
 }
 
 var (
-	fullPilot  = pilotLimits{PilotMinEvents, PilotEvents, PilotCPU}
-	quickPilot = pilotLimits{quickEvents, quickEvents, quickCPU}
+	fullPilot  = pilotLimits{PilotNodes, PilotMinEvents, PilotEvents, PilotCPU}
+	quickPilot = pilotLimits{PilotNodes, quickEvents, quickEvents, quickCPU}
 )
 
 // quickSmall reports whether a quick estimate is far enough under the
@@ -138,7 +141,7 @@ func EstimateRun(s *scenario.Scenario, record func(ev string) bool) (*Estimate, 
 
 // estimate is EstimateRun from pilots bounded by lim.
 func estimate(s *scenario.Scenario, record func(ev string) bool, lim pilotLimits) (*Estimate, error) {
-	ps, scale := pilotScenario(s, PilotNodes)
+	ps, scale := pilotScenario(s, lim.nodes)
 	p, err := runPilot(ps, record, lim)
 	if err != nil {
 		return nil, err
@@ -163,7 +166,7 @@ func estimate(s *scenario.Scenario, record func(ev string) bool, lim pilotLimits
 		// there, a million-node one 0.4 %). That share falls as
 		// 1/sqrt(nodes): a per-node count is q - c/sqrt(k), and the two
 		// pilots give c.
-		hs, _ := pilotScenario(s, PilotNodes/2)
+		hs, _ := pilotScenario(s, lim.nodes/2)
 		h, err := runPilot(hs, record, lim)
 		if err != nil {
 			return nil, err
