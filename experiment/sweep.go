@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"manetlab/internal/safefs"
+	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace/report"
 )
@@ -54,6 +55,10 @@ type Options struct {
 	// TracesByID names the trace directories by run id (Out/<id>)
 	// rather than point and seed.
 	TracesByID bool
+	// Check, when not nil, sees every grid point's scenario (of seed 1)
+	// before any run starts; its error stops the sweep (the CLI's
+	// pre-start estimate).
+	Check func(points []*scenario.Scenario) error
 }
 
 // Point is one combination of axis values with its results over seeds.
@@ -153,6 +158,17 @@ func RunRecords(opt Options) (*Result, []*Record, error) {
 	// Validate every combination before spending time on any run.
 	if err := p.load(idx); err != nil {
 		return nil, nil, err
+	}
+	if opt.Check != nil {
+		var first []*scenario.Scenario
+		for i := range p.Runs {
+			if p.Runs[i].Seed == 1 {
+				first = append(first, p.Runs[i].s)
+			}
+		}
+		if err := opt.Check(first); err != nil {
+			return nil, nil, err
+		}
 	}
 	err = p.execute(opt, idx, func(i int, r *Record) error {
 		if r.Error != "" {

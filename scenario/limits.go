@@ -31,11 +31,6 @@ const (
 	// grow) is half a gigabyte. Tiny areas with fast nodes and no pause
 	// produce legs without end.
 	MaxLegs = 5_000_000
-	// SimBytesPerNode is what one node costs the simulator, measured with
-	// a margin: static floodmax peaks at 14 to 16.4 KiB per node from
-	// 10,000 to 100,000 nodes, the summary included (docs/performance.md;
-	// 52 KB before the combined layout and the packed recording), so 20 KB.
-	SimBytesPerNode = 20_000
 	// NodeProcessBytes is what one `manetlab node` process holds at rest
 	// (10.6 MB resident, measured in issue 10); `run` starts one per node
 	// or per --ids-per-process nodes, plus the mobility player.
@@ -105,21 +100,6 @@ type Machine struct {
 	MaxProcs uint64
 	// PidMax is /proc/sys/kernel/pid_max (0: unknown).
 	PidMax uint64
-}
-
-// CheckMemory refuses a scenario with more nodes than the machine's
-// available memory holds at perNode bytes each (SimBytesPerNode for the
-// simulator). An unknown MemAvailable passes.
-func (s *Scenario) CheckMemory(m Machine, perNode uint64) error {
-	if m.MemAvailable == 0 {
-		return nil
-	}
-	n := uint64(s.Nodes.size())
-	if limit := m.MemAvailable / perNode; n > limit {
-		return fmt.Errorf("nodes: %d nodes need about %d MiB at %d bytes each; this machine has %d MiB available (MemAvailable), room for %d nodes",
-			n, n*perNode>>20, perNode, m.MemAvailable>>20, limit)
-	}
-	return nil
 }
 
 // CheckProcesses refuses starting n processes of perProc bytes each on

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh: measure manetlab on this machine and print one table.
 #
-#   scripts/bench.sh [--skip-100k]
+#   scripts/bench.sh [--skip-100k] [--1m]
 #   sudo scripts/bench.sh            # as root: the real-node parts too
 #   scripts/bench.sh --aggregator [--bin BINARY]
 #
@@ -11,7 +11,9 @@
 #   - the simulator on configs/static-10k.yaml and configs/static-100k.yaml
 #     (wall, user+system CPU and peak RSS from /usr/bin/time; --skip-100k
 #     leaves the 100,000-node run out: about a minute, 4 GiB and 2.3 GB of
-#     traces);
+#     traces; --1m adds configs/static-1m.yaml on both media: about 15
+#     minutes, 15 GiB and 20 GB of traces each); each row gives the
+#     pre-start estimate (`sim --estimate`) beside what was measured;
 #   - the real node's receive path (root): BenchmarkReceiveBurst in a
 #     network namespace finds the highest rate a bare UDP multicast receiver
 #     holds without loss, then measures a node process at that rate (frames
@@ -38,12 +40,14 @@
 set -euo pipefail
 
 skip100k=0
+with1m=0
 only=""
 given=""
 while (($# > 0)); do
 	case "$1" in
 	--skip-100k) skip100k=1 ;;
 	--aggregator) only=aggregator ;;
+	--1m) with1m=1 ;;
 	--bin)
 		[[ $# -ge 2 && -x $2 ]] || {
 			echo "bench.sh: --bin wants a built manetlab binary" >&2
@@ -57,7 +61,7 @@ while (($# > 0)); do
 		exit 0
 		;;
 	*)
-		echo "bench.sh: unknown argument $1 (want --skip-100k, --aggregator, --bin BINARY)" >&2
+		echo "bench.sh: unknown argument $1 (want --skip-100k, --1m, --aggregator, --bin BINARY)" >&2
 		exit 2
 		;;
 	esac
@@ -130,20 +134,28 @@ fi
 if [[ $only != aggregator ]]; then
 
 # --- the simulator -----------------------------------------------------------
-sim() { # sim NAME CONFIG
-	progress "sim $2"
-	measure "$1" "$bin" sim "$2" -q --out "$tmp/$1"
+sim() { # sim NAME CONFIG [ARGS...]
+	local name=$1 cfg=$2
+	shift 2
+	progress "sim $cfg $*"
+	local est
+	est=$("$bin" sim "$cfg" "$@" --estimate | sed -e 's/^manetlab: sim: estimate: [0-9]* nodes for [^:]*: //' -e 's/; from a pilot.*//')
+	measure "$name" "$bin" sim "$cfg" "$@" -q --out "$tmp/$name"
 	local verdict events
-	verdict=$(grep -m1 -o '^verdict: [a-z]*' "$tmp/$1.out" | cut -d' ' -f2 || true)
-	events=$(grep -m1 -o '[0-9]* events' "$tmp/$1.out" || true)
-	row "sim $2" "$WALL" "$CPU" "$RSS" "verdict ${verdict:-none}, $events, traces $(du -sh "$tmp/$1" | cut -f1)$(status)"
-	rm -rf "${tmp:?}/$1"
+	verdict=$(grep -m1 -o '^verdict: [a-z]*' "$tmp/$name.out" | cut -d' ' -f2 || true)
+	events=$(grep -m1 -o '[0-9]* events' "$tmp/$name.out" || true)
+	row "sim $cfg $*" "$WALL" "$CPU" "$RSS" "verdict ${verdict:-none}, $events, traces $(du -sh "$tmp/$name" | cut -f1)$(status); estimated: $est"
+	rm -rf "${tmp:?}/$name"
 }
 sim sim10k configs/static-10k.yaml
 if ((skip100k)); then
 	row "sim configs/static-100k.yaml" "" "" "" "skipped (--skip-100k)"
 else
 	sim sim100k configs/static-100k.yaml
+fi
+if ((with1m)); then
+	sim sim1m-dcf configs/static-1m.yaml
+	sim sim1m-ideal configs/static-1m.yaml --set radio.mac=ideal
 fi
 
 # --- the real node -----------------------------------------------------------

@@ -32,6 +32,10 @@ func (w *world) run() (*Result, error) {
 		w.dispatch(it)
 		if w.res.Events >= nextCheck {
 			nextCheck += 1 << 14
+			if w.out.failed.Load() {
+				w.end = w.now // the traces cannot be written: stop here
+				break
+			}
 			if w.opt.Progress != nil && time.Since(lastReport) >= 2*time.Second {
 				lastReport = time.Now()
 				w.progress(start)
@@ -39,6 +43,12 @@ func (w *world) run() (*Result, error) {
 		}
 	}
 	if err := w.finish(start); err != nil {
+		if w.out.failed.Load() {
+			// Stopped cleanly: the result of the run as far as it went,
+			// and the error; the traces on disk are what can be judged.
+			w.res.Recording = nil
+			return &w.res, &TraceError{At: w.now, End: w.s.Duration.D(), Err: err}
+		}
 		return nil, err
 	}
 	if w.opt.Progress != nil && w.res.Wall >= 2*time.Second {
@@ -56,6 +66,7 @@ func (w *world) begin() error {
 		return err
 	}
 	w.recordPositions(0)
+	w.out.flushRun()
 	for i := range w.nodes {
 		w.q.push(item{at: 0, kind: itemStart, node: int32(i)})
 	}
@@ -78,14 +89,27 @@ func (w *world) finish(start time.Time) error {
 	for _, n := range w.nodes {
 		w.out.node(n.index, &trace.Event{T: int64(w.end), Node: n.id, Ev: trace.EvEnd})
 	}
-	if err := w.out.close(); err != nil {
-		return err
-	}
+	err := w.out.close()
 	w.res.Recording = w.out.rec
 	w.res.Virtual = w.end
 	w.res.Wall = time.Since(start)
-	return nil
+	return err
 }
+
+// TraceError is Run's error when the traces could not be written (a full
+// disk): the run stopped At, short of its End, and its Result describes
+// it as far as it went; the traces on disk are cut where the writing
+// failed, and the summary reads them (Recording is nil).
+type TraceError struct {
+	At, End time.Duration
+	Err     error
+}
+
+func (e *TraceError) Error() string {
+	return fmt.Sprintf("the simulation stopped at %v of %v: %v", e.At, e.End, e.Err)
+}
+
+func (e *TraceError) Unwrap() error { return e.Err }
 
 func (w *world) progress(start time.Time) {
 	el := time.Since(start)

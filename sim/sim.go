@@ -276,7 +276,8 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	}
 	var out *sink
 	if opt.Discard {
-		out = &sink{discard: true, paths: make([]string, len(paths)+1)}
+		// (err may still hold the protocol's warning, kept above.)
+		out, err = &sink{discard: true, paths: make([]string, len(paths)+1)}, nil
 	} else {
 		out, err = newSink(opt.Out, paths, combined, opt.Record)
 	}

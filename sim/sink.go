@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 
 	"manetlab/internal/safefs"
@@ -68,6 +69,9 @@ type sink struct {
 	// by name (openat), without a walk of the path each time.
 	root    *safefs.Dir
 	rootDir string
+	// failed is set by the writer at its first error (a full disk): the
+	// run stops at its next check (world.run).
+	failed atomic.Bool
 }
 
 type chunk struct {
@@ -174,6 +178,18 @@ func (s *sink) node(i int, e *trace.Event) {
 
 func (s *sink) run(e *trace.Event) { s.add(len(s.paths)-1, e) }
 
+// flushRun hands the run file's buffer to the writer now: its header and
+// first positions go to disk first, so that a run whose disk fills later
+// can still be read as far as it was written.
+func (s *sink) flushRun() {
+	i := len(s.paths) - 1
+	if s.discard || len(s.bufs[i]) == 0 {
+		return
+	}
+	s.chunks <- chunk{i, s.bufs[i]}
+	s.bufs[i] = nil
+}
+
 func (s *sink) add(i int, e *trace.Event) {
 	if s.observe != nil {
 		s.observe(e)
@@ -211,7 +227,9 @@ func (s *sink) write(keep bool) {
 	var first error
 	handle := func(c chunk) {
 		if first == nil {
-			first = s.writeChunk(c, files, started, keep)
+			if first = s.writeChunk(c, files, started, keep); first != nil {
+				s.failed.Store(true)
+			}
 		}
 		if cap(c.b) <= 2*s.flush {
 			select {
@@ -226,7 +244,9 @@ func (s *sink) write(keep bool) {
 			break
 		}
 		if !started[i] {
-			first = s.create(i, files, started, keep)
+			if first = s.create(i, files, started, keep); first != nil {
+				s.failed.Store(true)
+			}
 		}
 		select {
 		case c, ok := <-s.chunks:

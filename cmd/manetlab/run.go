@@ -156,6 +156,7 @@ alone.`,
 			&cli.DurationFlag{Name: "host-timeout", Usage: "with --hosts, how long a host may stay unreachable before its connection is given up (which stops the run); within it the host runs on by itself", DefaultText: "90s"},
 			&cli.StringFlag{Name: "collector", Usage: "with --hosts, where the trace collector listens, `ADDR:PORT` (default every address, a free port; hosts dial the address their ssh connection came from)"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "10s + 100ms per process"},
+			allowLargeFlag(),
 		),
 		Action: runAction,
 	}
@@ -265,6 +266,14 @@ func runAction(c *cli.Context) error {
 	}
 
 	printWarnings(c, s.Warnings)
+	b, err := estimateReal(s)
+	if err != nil {
+		return err
+	}
+	b.time *= time.Duration(opt.Dilation)
+	if err := b.check(c, out, readMachine()); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
 	ctx, cancel := context.WithCancelCause(c.Context)
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)

@@ -14,6 +14,7 @@ import (
 	"manetlab/internal/safefs"
 	"manetlab/scenario"
 	"manetlab/sim"
+	"manetlab/trace"
 	"manetlab/trace/report"
 )
 
@@ -47,6 +48,8 @@ the simulator's order to its end: the session's traces, byte for byte.`,
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the run to `FILE` (go tool pprof)"},
 			scheduleFlag("replay a studio session's schedule `FILE` (docs/studio.md)"),
 			&cli.StringFlag{Name: "memprofile", Usage: "write Go heap profiles to `FILE` (at the end of the simulation) and FILE.end (after the summary)"},
+			allowLargeFlag(),
+			&cli.BoolFlag{Name: "estimate", Usage: "print the pre-start estimate (events, traces, memory, time) and exit without running"},
 		),
 		Action: func(c *cli.Context) error {
 			if p := c.String("cpuprofile"); p != "" {
@@ -61,14 +64,24 @@ the simulator's order to its end: the session's traces, byte for byte.`,
 				return err
 			}
 			machine := readMachine()
-			if err := s.CheckMemory(machine, scenario.SimBytesPerNode); err != nil {
-				return fmt.Errorf("%s: %w", s.Path, err)
-			}
-			setMemoryLimit(len(s.MemberIDs()), machine)
 			out := c.String("out")
 			if out == "" {
 				out = filepath.Join("runs", fmt.Sprintf("%s-seed%d", s.Name, s.Seed))
 			}
+			if sched == nil { // a schedule replays a studio session: small
+				b, err := estimateSim(s)
+				if err != nil {
+					return err
+				}
+				if c.Bool("estimate") {
+					b.write(c.App.Writer)
+					return nil
+				}
+				if err := b.check(c, out, machine); err != nil {
+					return fmt.Errorf("%s: %w", s.Path, err)
+				}
+			}
+			setMemoryLimit(len(s.MemberIDs()), machine)
 			// The summary reads the run from memory, not back from disk.
 			opt := sim.Options{Out: out, Record: report.Keep}
 			if !c.Bool("quiet") {
@@ -79,6 +92,10 @@ the simulator's order to its end: the session's traces, byte for byte.`,
 				res, err = sim.RunSchedule(s, opt, sched)
 			} else {
 				res, err = sim.Run(s, opt)
+			}
+			var stopped *sim.TraceError
+			if errors.As(err, &stopped) {
+				return judgeStopped(c, res, out, stopped)
 			}
 			if err != nil {
 				return err
@@ -99,6 +116,24 @@ the simulator's order to its end: the session's traces, byte for byte.`,
 			return serr // the verdict's exit status (docs/analysis.md, "Exit statuses")
 		},
 	}
+}
+
+// judgeStopped ends a simulation that stopped because its traces could
+// not be written (a full disk): it says so, summarises the traces as
+// far as they were written (read back from disk: cut short, so never
+// judged valid past where they stop) and fails naming the cause.
+func judgeStopped(c *cli.Context, res *sim.Result, out string, stopped *sim.TraceError) error {
+	printWarnings(c, res.Warnings)
+	w := c.App.ErrWriter
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "manetlab: sim: %v; the summary below judges the traces as far as they were written\n", stopped)
+	serr := printSummary(c, trace.Disk, out, nil)
+	if serr != nil {
+		return fmt.Errorf("sim: %w; and the traces written could not be summarised: %v", stopped, serr)
+	}
+	return fmt.Errorf("sim: %w (%d events simulated; traces in %s)", stopped, res.Events, out)
 }
 
 // startCPUProfile profiles the process into path until stop is called.

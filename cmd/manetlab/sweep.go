@@ -96,6 +96,7 @@ into --out or DIR. docs/sweeps.md: Slurm, GNU parallel, Kubernetes.
 			&cli.StringFlag{Name: "results", Usage: "write one record per run into `DIR` (runs already there are skipped); docs/sweeps.md"},
 			&cli.StringFlag{Name: "shard", Usage: "with --results: run only the I-th of N slices, `I/N` (0 <= I < N), or N with I from SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or PARALLEL_SEQ-1"},
 			&cli.BoolFlag{Name: "traces", Usage: "with --results: keep each run's traces in DIR/traces/ID"},
+			allowLargeFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -129,6 +130,13 @@ into --out or DIR. docs/sweeps.md: Slurm, GNU parallel, Kubernetes.
 			}
 			if c.String("html") != "" && len(opt.Axes) == 0 {
 				return fmt.Errorf("--html charts against the first --vary axis: give at least one --vary")
+			}
+			opt.Check = func(points []*scenario.Scenario) error {
+				b, err := estimateSweep(points, opt.Seeds, opt.Workers)
+				if err != nil {
+					return err
+				}
+				return b.check(c, opt.Out, readMachine())
 			}
 			if !c.Bool("quiet") {
 				opt.Progress = func(done, total int) {
