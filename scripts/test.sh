@@ -20,9 +20,11 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
-go test -count=1 ./...
+# -timeout: cmd/manetlab alone runs 5-6 min on an idle 2-core machine and
+# more when it is loaded; the default 10 min per package is too tight.
+go test -count=1 -timeout 30m ./...
 # The packages with goroutines, again under the race detector.
-go test -count=1 -race ./sim ./node ./node/launch ./trace/collect ./node/link ./trace/report ./studio
+go test -count=1 -timeout 30m -race ./sim ./node ./node/launch ./trace/collect ./node/link ./trace/report ./studio
 # Every fuzz target for a few seconds ($FUZZTIME, default 4s; about a minute
 # in all), with a short minimisation (new inputs are minimised for at most
 # 100 ms, so that it does not eat a target's budget: FuzzStream ran 10
