@@ -65,9 +65,11 @@ type AODVConfig struct {
 	Jitter     units.Duration `yaml:"jitter,omitempty"`
 	JitterStep units.Duration `yaml:"jitter_step,omitempty"`
 	// RREQRateLimit is RREQ_RATELIMIT, the route requests a node
-	// originates per second (0: 10; -1: no limit): one over it waits for
-	// the next second. RERRRateLimit is RERR_RATELIMIT (0: 10; -1: no
-	// limit): a route error over it is not sent.
+	// originates per second (0 or -1: no limit; RFC 3561 and ns-3 say 10,
+	// which the ns-3.37 preset sets; see rateLimit for why it is not the
+	// default): one over it waits for the next second. RERRRateLimit is
+	// RERR_RATELIMIT (0 or -1: no limit; RFC 3561: 10): a route error
+	// over it is not sent.
 	RREQRateLimit int `yaml:"rreq_ratelimit,omitempty"`
 	RERRRateLimit int `yaml:"rerr_ratelimit,omitempty"`
 	// BlacklistTimeout is BLACKLIST_TIMEOUT (0: rreq_retries ·
@@ -176,9 +178,9 @@ func (c *AODVConfig) Validate() error {
 	case c.JitterStep < 0 || c.JitterStep > c.Jitter:
 		return fmt.Errorf("jitter_step: must be 0 (continuous) to jitter (%s) (got %s)", c.Jitter, c.JitterStep)
 	case c.RREQRateLimit < -1:
-		return fmt.Errorf("rreq_ratelimit: must be -1 (no limit), 0 (10) or more (got %d)", c.RREQRateLimit)
+		return fmt.Errorf("rreq_ratelimit: must be -1 or 0 (no limit) or more (got %d)", c.RREQRateLimit)
 	case c.RERRRateLimit < -1:
-		return fmt.Errorf("rerr_ratelimit: must be -1 (no limit), 0 (10) or more (got %d)", c.RERRRateLimit)
+		return fmt.Errorf("rerr_ratelimit: must be -1 or 0 (no limit) or more (got %d)", c.RERRRateLimit)
 	case c.BlacklistTimeout < 0:
 		return fmt.Errorf("blacklist_timeout: must be 0 (rreq_retries · NET_TRAVERSAL_TIME) or positive (got %s)", c.BlacklistTimeout)
 	}
@@ -259,9 +261,14 @@ func (c *AODVConfig) helloLifetime() time.Duration {
 	return time.Duration(n) * c.helloInterval()
 }
 
+// rateLimit is a rate limit's value: 0 is no limit (-1), not RFC
+// 3561's 10, which the ns-3.37 preset and an explicit 10 set: with it,
+// eight nodes opening routes to each other at once defer discoveries
+// past the reliable channel's last retransmission, and Ricart-Agrawala's
+// requests are lost for good (mutex's TestSimPeerCountsPerEntry).
 func (c *AODVConfig) rateLimit(v int) int {
 	if v == 0 {
-		return 10
+		return -1
 	}
 	return v
 }

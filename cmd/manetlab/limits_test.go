@@ -69,7 +69,7 @@ func TestSimRefusesUnboundedWork(t *testing.T) {
 func TestSimAllowLarge(t *testing.T) {
 	defer func(f func(string) (uint64, error)) { freeSpace = f }(freeSpace)
 	freeSpace = func(string) (uint64, error) { return 10 << 10, nil }
-	path := writeRunScenario(t, 9, "10s", "")
+	path := writeRunScenario(t, 9, "20s", "") // longer than the stabilisation delay: judged
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := runCLI(t, "sim", path, "--out", out, "--quiet")
 	for _, w := range []string{"disk: about ", " KiB of traces, 10 KiB is free on " + out, "--allow-large"} {

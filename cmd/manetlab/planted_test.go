@@ -89,7 +89,7 @@ func TestOutThroughPlantedLinkRefused(t *testing.T) {
 	if err := os.WriteFile(sc, []byte(exploretest.Scenario(3)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = runCLI(t, "explore", sc, "--drops", "1", "--strategy", "bfs", "--out", filepath.Join(out, "v.json"), "--quiet")
+	_, err = runCLI(t, "explore", sc, "--drops", "1", "--strategy", "bfs", "--out", filepath.Join(out, "violations"), "--quiet")
 	wantRefusal(t, "explore --out", err, out, victim)
 }
 

@@ -339,15 +339,7 @@ func runAction(c *cli.Context) error {
 	case len(res.Failures) > 0:
 		causes = append(causes, res.Failures...)
 	}
-	if cross != nil {
-		// Cross-host problems (3), else the verdict (1 or 2), decide the
-		// exit status, after the other causes.
-		return exitStatus{cross.code, strings.Join(append(causes, cross.msg), "\n"), cross.verdict && len(causes) == 0}
-	}
-	if len(causes) > 0 {
-		return errors.New(strings.Join(causes, "\n"))
-	}
-	return nil
+	return runStatus(causes, cross)
 }
 
 // collectedFrom says where run --collected took the faults of the run
@@ -471,3 +463,23 @@ func writeUsageText(w io.Writer, res *launch.Result, player bool) {
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// runStatus is the exit of a run (local or --hosts) whose summary
+// returned st (nil: valid) after the other causes of failure: cross-host
+// problems (3) decide it whatever else happened; else an interruption or
+// a failure (status 1, naming it, with the verdict's line after it: the
+// verdict of a run cut short says nothing of the algorithm); else the
+// verdict's status (1 invalid, 2 undecided).
+func runStatus(causes []string, st *exitStatus) error {
+	switch {
+	case st != nil && st.code == ExitCrossHost:
+		return exitStatus{st.code, strings.Join(append(causes, st.msg), "\n"), false}
+	case len(causes) > 0 && st != nil:
+		return errors.New(strings.Join(append(causes, st.msg), "\n"))
+	case len(causes) > 0:
+		return errors.New(strings.Join(causes, "\n"))
+	case st != nil:
+		return *st
+	}
+	return nil
+}

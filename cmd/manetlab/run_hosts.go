@@ -122,14 +122,5 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 	case len(res.Failures) > 0:
 		causes = append(causes, res.Failures...)
 	}
-	if status != nil {
-		// The summary's status (3: cross-host problems, else the
-		// verdict's) is the run's, after the other causes, as for a run
-		// on one machine.
-		return exitStatus{status.code, strings.Join(append(causes, status.msg), "\n"), status.verdict && len(causes) == 0}
-	}
-	if len(causes) > 0 {
-		return errors.New(strings.Join(causes, "\n"))
-	}
-	return nil
+	return runStatus(causes, status) // as for a run on one machine
 }

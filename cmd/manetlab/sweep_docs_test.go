@@ -35,7 +35,7 @@ func docBlock(t *testing.T, lang string) string {
 func TestSweepDocQueries(t *testing.T) {
 	work := t.TempDir()
 	res := filepath.Join(work, "results", "q")
-	if _, err := runCLI(t, "sweep", "../../configs/quickstart.yaml", "--set", "duration=8s", "--set", "faults=[]",
+	if _, err := runCLI(t, "sweep", "../../configs/static-line.yaml", "--set", "nodes.list=[]", "--set", "duration=20s", "--set", "faults=[]",
 		"--vary", "protocol.name=adhoc/vasudevan|baseline/floodmax", "--vary", "nodes.count=4|6", "--seeds", "2",
 		"--results", res, "--quiet"); err != nil {
 		t.Fatal(err)
