@@ -11,8 +11,9 @@
 #   - the simulator on configs/static-10k.yaml and configs/static-100k.yaml
 #     (wall, user+system CPU and peak RSS from /usr/bin/time; --skip-100k
 #     leaves the 100,000-node run out: about a minute, 4 GiB and 2.3 GB of
-#     traces; --1m adds configs/static-1m.yaml on both media: about 15
-#     minutes, 15 GiB and 20 GB of traces each); each row gives the
+#     traces; --1m adds configs/static-1m.yaml on both media: on DCF
+#     19 minutes of CPU, 15.3 GiB and 30 GB of traces, under
+#     `flock /tmp/manetlab-bigmem.lock` on a shared machine); each row gives the
 #     pre-start estimate (`sim --estimate`) beside what was measured;
 #   - the real node's receive path (root): BenchmarkReceiveBurst in a
 #     network namespace finds the highest rate a bare UDP multicast receiver
