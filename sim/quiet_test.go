@@ -7,6 +7,7 @@ import (
 
 	"manetlab/protocol"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // ticker rearms a timer every second, for ever: a run of it never ends
@@ -33,7 +34,7 @@ func (p *ticker) Step(ev protocol.Event) {
 // quietOf returns the run file's quiet record, nil without one.
 func quietOf(t *testing.T, dir string) *trace.Event {
 	t.Helper()
-	run, err := trace.ReadDir(dir)
+	run, err := analysis.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
