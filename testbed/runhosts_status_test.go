@@ -134,8 +134,8 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 		// From home's address, which no node of the run sends from: no
 		// node's problem, a note, exit status 0.
 		text, err := intrude(t, "forged", "")
-		if code := exitCode(err); code != 0 {
-			t.Errorf("exit status %d (%v), want 0", code, err)
+		if code := exitCode(err); code != 0 && (code != 2 || !strings.Contains(text, "nothing judged")) {
+			t.Errorf("exit status %d (%v), want 0 (or 2 with nothing judged: the run is shorter than the stabilisation delay)", code, err)
 		}
 		m := regexp.MustCompile(`note: (\d+) unauthenticated frames from ` + regexp.QuoteMeta(h.sub) + `\.100, which no node of the run sends from \(proving no sender\)`).FindStringSubmatch(text)
 		if m == nil || m[1] == "0" || strings.Contains(text, "problem: ") {
@@ -151,11 +151,18 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 			"--run", "skewed", "--out", out, "--set", "duration=10s", "--set", "faults=[]")
 		b, err := cmd.CombinedOutput()
 		t.Logf("run --hosts skewed:\n%s", b)
-		if code := exitCode(err); code != 0 {
-			t.Fatalf("exit status %d (%v), want 0", code, err)
+		// 10 s of moving nodes is shorter than the stabilisation delay:
+		// "nothing judged" (status 2) is as right as valid; what must not
+		// come is a violation or a cross-host problem.
+		nothing := bytes.Contains(b, []byte("verdict: unsettled (nothing judged"))
+		if code := exitCode(err); code != 0 && (code != 2 || !nothing) {
+			t.Fatalf("exit status %d (%v), want 0, or 2 with nothing judged", code, err)
 		}
-		if !bytes.Contains(b, []byte("verdict: valid")) {
-			t.Errorf("the skewed run was not judged valid")
+		if !bytes.Contains(b, []byte("verdict: valid")) && !nothing {
+			t.Errorf("the skewed run was not judged valid (nor left unjudged)")
+		}
+		if bytes.Contains(b, []byte("invalid")) {
+			t.Errorf("the skewed run shows a violation")
 		}
 		// The skew was real: a frame nodes 1-6 (host 1, right) sent is
 		// received on host 2 (nodes 7-13) and 3 (14-20), by the

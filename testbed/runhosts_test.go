@@ -203,7 +203,10 @@ func TestRunHosts(t *testing.T) {
 			"h1,h2 iface=eth9":            "host h2: interface eth9: no such interface there (it has lo, mlan0, nat0, nat0p)",
 			"h1 iface=nat0,h2 iface=nat0": "host h1: its interface nat0 has the address 10.0.2.15, as h2's nat0 has: a NAT interface",
 		} {
-			cmd := exec.Command(h.bin, "run", "../configs/static-line.yaml", "--hosts", list, "--ssh-config", h.config, "--out", filepath.Join(h.dir, "home-iface"))
+			// A run name of its own: two refusals within one second would
+			// otherwise share the default name (and its directories).
+			name := "iface-" + strings.Fields(strings.ReplaceAll(list, ",", " "))[1]
+			cmd := exec.Command(h.bin, "run", "../configs/static-line.yaml", "--hosts", list, "--ssh-config", h.config, "--run", name, "--out", filepath.Join(h.dir, "home-iface"))
 			b, err := cmd.CombinedOutput()
 			if exitCode(err) != 1 || !bytes.Contains(b, []byte(want)) {
 				t.Errorf("--hosts %q: exit %v, want status 1 and %q:\n%s", list, err, want, b)
