@@ -131,10 +131,23 @@ func judged(t *testing.T, y, name string) (*report.Summary, *analysis.CheckRepor
 	if err != nil {
 		t.Fatal(err)
 	}
+	return judgedDir(t, simulated(t, s))
+}
+
+// simulated runs s into a temporary directory and returns it.
+func simulated(t *testing.T, s *scenario.Scenario) string {
+	t.Helper()
 	dir := t.TempDir()
 	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// judgedDir returns the summary and trace check's report of the run in
+// dir.
+func judgedDir(t *testing.T, dir string) (*report.Summary, *analysis.CheckReport) {
+	t.Helper()
 	sum, err := report.Summarize(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -249,10 +262,7 @@ func TestCheckStatesWhatTracesDoNotCover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := simulated(t, s)
 	f := filepath.Join(dir, "node-3.jsonl")
 	data, err := os.ReadFile(f)
 	if err != nil {
@@ -294,10 +304,7 @@ func TestJudgeLossLeavesCountsUnjudged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := simulated(t, s)
 	f := filepath.Join(dir, "node-3.jsonl")
 	data, err := os.ReadFile(f)
 	if err != nil {

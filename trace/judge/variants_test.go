@@ -6,7 +6,6 @@ import (
 	"manetlab/explore/brokentest"
 	"manetlab/protocol"
 	"manetlab/scenario"
-	"manetlab/sim"
 	"manetlab/trace/analysis"
 	"manetlab/trace/judge"
 	"manetlab/trace/report"
@@ -75,17 +74,5 @@ func simJudged(t *testing.T, config string, sets []string, name string) (*report
 	if _, err := protocol.Lookup(name); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := report.Summarize(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := analysis.Check(dir, analysis.CheckOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sum, rep
+	return judgedDir(t, simulated(t, s))
 }
