@@ -103,10 +103,9 @@ measure() {
 	if ((STATUS == 1 || STATUS == 2)) && grep -q "the verdict is\|a property is invalid" "$tmp/$name.err"; then
 		STATUS=0
 	fi
-	read -r w u s m <"$tmp/$name.time" || true
-	if [[ ! $w =~ ^[0-9.]+$ ]]; then # killed: time wrote its complaint first
-		w=$(tail -1 "$tmp/$name.time" | cut -d' ' -f1) u=0 s=0 m=0
-	fi
+	# The figures are time's last line: a command that exits non-zero
+	# (a verdict status) or is killed has time's complaint before them.
+	read -r w u s m < <(tail -1 "$tmp/$name.time") || true
 	WALL="${w} s"
 	CPU="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f s (%.2f + %.2f)", u + s, u, s }')"
 	RSS="$(awk -v m="$m" 'BEGIN { printf "%.0f MiB", m / 1024 }')"
