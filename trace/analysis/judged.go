@@ -52,15 +52,33 @@ func (r *run) facts(l *loader, drops *run, static bool) judge.Facts {
 		}
 	}
 	f.Real = r.header.Driver == "node"
-	if drops == nil {
-		var err error
-		if drops, err = l.run(readLoss); err != nil {
-			f.Lost = "the drops could not be read: " + err.Error()
-			return f
+	if drops != nil {
+		f.Lost = lostMessage(drops)
+		return f
+	}
+	lost, err := l.lost()
+	if err != nil {
+		f.Lost = "the drops could not be read: " + err.Error()
+		return f
+	}
+	f.Lost = lost
+	return f
+}
+
+// lost is lostMessage of the run l reads, its drops read once whichever
+// analyses ask (a check weighs a bound, the final state and the
+// requests: each read the whole run again before).
+func (l *loader) lost() (string, error) {
+	if l.loss == nil {
+		l.loss = &lossRead{}
+		drops, err := l.run(readLoss)
+		if err != nil {
+			l.loss.err = err
+		} else {
+			l.loss.msg = lostMessage(drops)
 		}
 	}
-	f.Lost = lostMessage(drops)
-	return f
+	return l.loss.msg, l.loss.err
 }
 
 // lostMessage names the first message of the protocol that the network

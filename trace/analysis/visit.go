@@ -96,6 +96,15 @@ type loader struct {
 	last bool
 	// visit is handed the events of the metrics' own read.
 	visit func(id protocol.NodeID, e *trace.Event)
+	// loss is lostMessage of the run's drops, read once (lost) for every
+	// analysis that weighs a bound or the final state.
+	loss *lossRead
+}
+
+// lossRead is a loader's one read of the drops.
+type lossRead struct {
+	msg string
+	err error
 }
 
 // run returns the run for the analysis reading s.
