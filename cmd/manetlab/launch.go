@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -32,7 +28,8 @@ func launchCommand() *cli.Command {
 		Hidden: true,
 		UsageText: `manetlab launch --scenario S --out DIR --run NAME --ids 1-7,9 (--start-stdin | --start UNIX_NS) --host NAME
     [--player] [--iface IF] [--ttl 1] [--key-file F] [--trace-sink HOST:PORT]
-    [--max-offset 500ms] [--dilation K] [--ids-per-process K] [--group G] [--control C]`,
+    [--max-offset 500ms] [--dilation K] [--ids-per-process K] [--group G] [--control C]
+    [--stop-if-home-lost D]`,
 		Description: `Runs the given nodes of the scenario on this machine as "run" does (one
 process per node, or per K nodes; a node named in the faults alone), and
 with --player the mobility player, all against a common start: with
@@ -44,8 +41,12 @@ appends each one, as applied, to DIR/faults.jsonl:
    {"node":8,"ev":"crash","t":20001234567,"host":"h1"}
 (t: nanoseconds since the start by this machine's clock). Prints
 "result JSON" at the end on standard output; progress and warnings on
-standard error. It stops everything when its standard input ends (the ssh session that started it
-went away), on SIGINT, SIGTERM or SIGHUP, and at the end of the run.`,
+standard error, and the result also in DIR/launch-result.json. It
+stops everything when home says "stop" on its standard input, on SIGINT,
+SIGTERM or SIGHUP, and at the end of the run. When its standard input
+ends without a "stop" (home lost the connection), it runs on to the end,
+unless --stop-if-home-lost D: then it stops once home (which sends
+"beat" every 5 s) has been silent for D. Its PID is in DIR/launch.pid.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scenario", Usage: "the resolved scenario `FILE`", Required: true},
 			&cli.StringFlag{Name: "out", Usage: "run `DIR` on this host", Required: true},
@@ -62,6 +63,7 @@ went away), on SIGINT, SIGTERM or SIGHUP, and at the end of the run.`,
 			&cli.DurationFlag{Name: "max-offset", Usage: "passed to the nodes"},
 			&cli.IntFlag{Name: "dilation", Value: 1, Usage: "run in dilated time `K`"},
 			&cli.IntFlag{Name: "ids-per-process", Value: 1, Usage: "nodes hosted by one process"},
+			&cli.DurationFlag{Name: "stop-if-home-lost", Usage: "stop once home has sent nothing for `D` after the start (0: run on to the scheduled end)"},
 			&cli.StringFlag{Name: "group", Usage: "data multicast group `ADDR:PORT`"},
 			&cli.StringFlag{Name: "control", Usage: "location multicast group `ADDR:PORT`"},
 		},
@@ -79,6 +81,11 @@ func launchAction(c *cli.Context) error {
 	b, jerr := json.Marshal(res)
 	if jerr != nil {
 		return jerr
+	}
+	// Also in the run directory, for home to read should the session
+	// have been lost (hosts.ResultFile).
+	if werr := writeResultFile(c.String("out"), b); werr != nil && err == nil {
+		err = werr
 	}
 	fmt.Fprintf(out, "%s%s\n", hosts.ResultPrefix, b)
 	return err
@@ -112,29 +119,22 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 		return errors.New("launch: give --start-stdin or --start UNIX_NS")
 	}
 	// The ssh session that started this launcher is its standard input:
-	// the start comes on it (--start-stdin), and when it ends (home
-	// stopped the run, or lost this host), so does the run here.
+	// the start comes on it (--start-stdin), and home's order to stop;
+	// losing it is not an order (homeLink). Writes to a session gone
+	// fail instead of killing the launcher (SIGPIPE).
+	signal.Ignore(syscall.SIGPIPE)
 	var later chan time.Time
 	if c.Bool("start-stdin") {
 		later = make(chan time.Time, 1)
 	}
-	go func(later chan time.Time) {
-		sc := bufio.NewScanner(os.Stdin)
-		for later != nil && sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) == 2 && f[0] == "start" {
-				if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil && ns > 0 {
-					later <- time.Unix(0, ns)
-					later = nil
-				}
-			}
-		}
-		if later != nil {
-			close(later)
-		}
-		io.Copy(io.Discard, os.Stdin)
-		cancel()
-	}(later)
+	if err := writePID(c.String("out")); err != nil {
+		return err
+	}
+	link := &homeLink{later: later, stop: cancel, lostAfter: c.Duration("stop-if-home-lost"), progress: c.App.ErrWriter, every: time.Second}
+	if link.progress == nil {
+		link.progress = os.Stderr
+	}
+	go link.read(os.Stdin)
 	stdout := c.App.Writer
 	opt := launch.Options{
 		Scenario: c.String("scenario"), Out: c.String("out"), Run: c.String("run"),

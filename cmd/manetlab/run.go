@@ -34,7 +34,7 @@ func runCommand() *cli.Command {
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
     [--key-file F] [--max-offset 500ms] [--run NAME] [--dilation K] [--replace] [--stats] [--quiet]
-    [--hosts FILE|h1,h2,... [--ssh-config F] [--collector ADDR:PORT] [--host-timeout 90s] [--host-bin FILE]...]
+    [--hosts FILE|h1,h2,... [--ssh-config F] [--collector ADDR:PORT] [--host-timeout 90s] [--stop-lost-hosts] [--host-bin FILE]...]
 
 Examples:
    manetlab run configs/quickstart.yaml
@@ -90,9 +90,11 @@ its faults.jsonl; the nodes stream their traces to a collector here
 (--collector, keyed with the run's key) and keep their own copies.
 A host unreachable for less than --host-timeout (default 90s) runs on by
 itself; home says when it fell silent and when it heard from it again.
-Ctrl-C, SIGTERM or a host that drops out (unreachable for longer, or its
-launcher gone) stops every host, and nothing of
-the run is left on any. At the end it gathers the hosts' faults into
+Beyond it home gives the connection up and goes on with the other hosts;
+the host runs on to the end (or, with --stop-lost-hosts, stops its nodes
+once home has been silent that long) and home gathers its records after
+the end. Ctrl-C, SIGTERM or a host whose launcher dies stops every host,
+and nothing of the run is left on any. At the end it gathers the hosts' faults into
 --out/faults.jsonl, writes run.jsonl with the faults at the times they were
 applied, and prints the summary.
 
@@ -153,7 +155,8 @@ alone.`,
 			&cli.StringFlag{Name: "hosts", Usage: "run across machines over ssh: a host list `FILE` or h1,h2,... (each [user@]host [iface=IF] [share=N] [dir=PATH])"},
 			&cli.StringFlag{Name: "ssh-config", Usage: "with --hosts, ssh's configuration `FILE` (ssh -F; default ~/.ssh/config)"},
 			&cli.StringSliceFlag{Name: "host-bin", Usage: "with --hosts, a static manetlab `FILE` for the hosts of its platform (another OS or architecture than this one's; repeat for several)"},
-			&cli.DurationFlag{Name: "host-timeout", Usage: "with --hosts, how long a host may stay unreachable before its connection is given up (which stops the run); within it the host runs on by itself", DefaultText: "90s"},
+			&cli.DurationFlag{Name: "host-timeout", Usage: "with --hosts, how long a host may stay unreachable before its connection is given up; either way it runs on by itself, the other hosts go on, and its records are gathered after the run", DefaultText: "90s"},
+			&cli.BoolFlag{Name: "stop-lost-hosts", Usage: "with --hosts, a host stops its nodes once home has been silent for --host-timeout, instead of running on to the end"},
 			&cli.StringFlag{Name: "collector", Usage: "with --hosts, where the trace collector listens, `ADDR:PORT` (default every address, a free port; hosts dial the address their ssh connection came from)"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "10s + 100ms per process"},
 			allowLargeFlag(),
@@ -219,7 +222,7 @@ func runAction(c *cli.Context) error {
 	if c.IsSet("hosts") {
 		return runHosts(c, s, name, out)
 	}
-	for _, f := range []string{"ssh-config", "collector", "host-timeout", "host-bin"} {
+	for _, f := range []string{"ssh-config", "collector", "host-timeout", "host-bin", "stop-lost-hosts"} {
 		if c.IsSet(f) {
 			return fmt.Errorf("--%s goes with --hosts", f)
 		}

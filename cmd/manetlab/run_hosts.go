@@ -61,7 +61,7 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 		MaxOffset: c.Duration("max-offset"), StartDelay: c.Duration("start-delay"),
 		IDsPerProcess: c.Int("ids-per-process"), Group: c.String("group"), Control: c.String("control"),
 		Iface: c.String("iface"), TTL: ttl, Dilation: c.Int("dilation"), Collector: c.String("collector"),
-		HostTimeout: c.Duration("host-timeout"), HostBins: c.StringSlice("host-bin"),
+		HostTimeout: c.Duration("host-timeout"), StopLostHosts: c.Bool("stop-lost-hosts"), HostBins: c.StringSlice("host-bin"),
 		Progress: c.App.ErrWriter, Quiet: c.Bool("quiet"),
 	}
 	if opt.Progress == nil {

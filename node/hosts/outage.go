@@ -72,8 +72,14 @@ func outageNotes(ss []*session, start time.Time) []string {
 		if !x.silentSince.IsZero() {
 			os = append(os, outage{from: x.silentSince})
 		}
+		lostAt := x.connLost
 		x.mu.Unlock()
 		for _, o := range os {
+			if o.to.IsZero() && !lostAt.IsZero() && x.res != nil {
+				notes = append(notes, fmt.Sprintf("host %s was unreachable: no word from it from %s of the run, its connection given up at %s (--host-timeout); it ran on by itself, and its result, traces and fault record were gathered after the run",
+					x.c.host.Target, o.from.Sub(start).Round(100*time.Millisecond), lostAt.Sub(start).Round(100*time.Millisecond)))
+				continue
+			}
 			if o.to.IsZero() {
 				notes = append(notes, fmt.Sprintf("host %s was unreachable: no word from it from %s of the run to its end",
 					x.c.host.Target, o.from.Sub(start).Round(100*time.Millisecond)))

@@ -27,3 +27,12 @@ const (
 	ReadyPrefix  = "ready "
 	ResultPrefix = "result "
 )
+
+// Files a host's launcher writes in its run directory: its PID at its
+// start (for home to tell a lost connection from a launcher gone), and
+// its result at its end (for home to read when the session that would
+// have carried it was lost).
+const (
+	PIDFile    = "launch.pid"
+	ResultFile = "launch-result.json"
+)

@@ -74,10 +74,17 @@ type Options struct {
 	// this machine's address as their ssh connection shows it.
 	Collector string
 	// HostTimeout is how long a host may stay unreachable (no answer to
-	// ssh's keepalives) before its connection is given up, which stops
-	// the run (0: DefaultHostTimeout). Within it the host runs on, its
-	// launcher applying its faults, and home hears from it again.
+	// ssh's keepalives) before its connection is given up
+	// (0: DefaultHostTimeout). Within it the host runs on, its launcher
+	// applying its faults, and home hears from it again; beyond it the
+	// other hosts go on, the host runs on by itself (unless
+	// StopLostHosts), and home reads its result and records after the
+	// run's end.
 	HostTimeout time.Duration
+	// StopLostHosts has a host's launcher stop its nodes once home has
+	// been silent for HostTimeout; else it runs on to the scheduled end
+	// and home gathers its records after the run.
+	StopLostHosts bool
 	// Progress receives what happens, and the hosts' own lines prefixed
 	// with their names; Quiet leaves the hosts' progress lines out.
 	Progress io.Writer
@@ -116,8 +123,15 @@ type session struct {
 	silentSince time.Time // the last line before a silence watch noticed
 	progress    io.Writer
 	res         *HostResult
-	err         error // the ssh client's end
-	ended       time.Time
+	// connLost is when its connection was given up while its launcher
+	// ran on (lost.go).
+	connLost time.Time
+	// inMu guards stdin, which send and stop write from several
+	// goroutines.
+	inMu     sync.Mutex
+	inClosed bool
+	err      error // the ssh client's end
+	ended    time.Time
 }
 
 // Run runs the scenario across opt.Hosts and returns when every host's
@@ -299,16 +313,23 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			took = append(took, fmt.Sprintf("%s: %d processes in %s%s", x.c.host.Target, r.Procs, r.Took.Round(time.Millisecond), load))
 		}
 		say("run: every host ready (%s); run %s starts at %s (in %s)\n", strings.Join(took, "; "), opt.Run, start.Format("15:04:05.000"), lead.Round(time.Millisecond))
-		line := fmt.Sprintf("start %d\n", start.UnixNano())
+		line := fmt.Sprintf("start %d", start.UnixNano())
 		for _, x := range ss {
-			io.WriteString(x.stdin, line)
+			x.send(line)
 			go x.watch(start, opt.Progress, opt.HostTimeout)
+			go x.beat()
 		}
 	} else if notReady != "" {
 		fmt.Fprintf(opt.Progress, "run: %s; stopping every host\n", notReady)
 	}
 	end := start.Add(s.Duration.D() * time.Duration(opt.Dilation))
-	interrupted, lost, stopped := supervise(ctx, ss, opt.Progress, notReady)
+	interrupted, lost, stopped := supervise(ctx, ss, opt.Progress, notReady, start)
+	var causes []string
+	if !start.IsZero() {
+		// A host whose connection was given up ran on by itself: its
+		// result is read from its run directory once its run is over.
+		causes = awaitLost(ctx, ss, end, gatherTimeout, opt.Progress)
+	}
 
 	res := &Result{}
 	res.Dir, res.Run, res.Start, res.Dilation = opt.Out, opt.Run, start, opt.Dilation
@@ -321,7 +342,6 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		}
 	}
 	res.Wall = res.Elapsed * time.Duration(opt.Dilation)
-	var causes []string
 	if lost != "" {
 		causes = append(causes, lost)
 	}
@@ -329,7 +349,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	var unapplied []string
 	for _, x := range ss {
 		if x.res == nil {
-			if x.err != nil {
+			if x.err != nil && x.connLost.IsZero() {
 				causes = append(causes, fmt.Sprintf("host %s: %v", x.c.host.Target, x.err))
 			}
 			continue
@@ -499,6 +519,9 @@ func (x *session) launch(opt Options, sink string, player bool) error {
 	if player {
 		a = append(a, "--player")
 	}
+	if opt.StopLostHosts {
+		a = append(a, "--stop-if-home-lost", opt.HostTimeout.String())
+	}
 	if opt.Group != "" {
 		a = append(a, "--group", opt.Group)
 	}
@@ -576,12 +599,10 @@ func (x *session) launch(opt Options, sink string, player bool) error {
 // closed, which their launchers take as the order to stop; a session
 // still there after a grace period is killed (its launcher sees the end
 // of its input all the same). stopped is when it stopped them.
-func supervise(ctx context.Context, ss []*session, progress io.Writer, notReady string) (interrupted bool, lost string, stopped time.Time) {
+func supervise(ctx context.Context, ss []*session, progress io.Writer, notReady string, start time.Time) (interrupted bool, lost string, stopped time.Time) {
 	stopAll := func() {
 		for _, x := range ss {
-			if x.stdin != nil {
-				x.stdin.Close()
-			}
+			x.stop()
 		}
 	}
 	if notReady != "" {
@@ -620,6 +641,19 @@ func supervise(ctx context.Context, ss []*session, progress io.Writer, notReady 
 			switch {
 			case x.res != nil && x.res.Error != "":
 				why = "failed: " + x.res.Error
+			case errors.As(x.err, &ee) && ee.ExitCode() == 255 && !start.IsZero():
+				// The connection was lost, or the launcher killed: the
+				// host tells which, when it can be reached.
+				state, err := x.probe(ctx)
+				switch {
+				case err != nil:
+					x.lostHost(progress, start, "unreachable: "+err.Error())
+					continue
+				case state == "alive" || state == "done":
+					x.lostHost(progress, start, "its launcher runs on")
+					continue
+				}
+				why += " (ssh exit status 255, and its launcher is gone)"
 			case errors.As(x.err, &ee) && ee.ExitCode() == 255:
 				why += " (ssh exit status 255: the connection was lost, or its launcher was killed)"
 			case x.err != nil:
