@@ -19,6 +19,24 @@ func TestVagrantRunScript(t *testing.T) {
 	if err != nil {
 		t.Skip("needs bash")
 	}
+	t.Run("bash", func(t *testing.T) { vagrantRunScript(t, bash) })
+	// macOS's own bash is 3.2 (GNU bash 3.2.57): where one is at hand
+	// (scripts/bash32.sh builds it from Apple's sources), the scripts a
+	// home machine runs are run under it too.
+	t.Run("bash-3.2", func(t *testing.T) {
+		b32 := os.Getenv("MANETLAB_BASH32")
+		if b32 == "" {
+			t.Skip("set MANETLAB_BASH32 to a bash 3.2 binary (scripts/bash32.sh builds one) to run the scripts under macOS's bash")
+		}
+		out, err := exec.Command(b32, "--version").Output()
+		if err != nil || !strings.Contains(string(out), "version 3.2") {
+			t.Fatalf("MANETLAB_BASH32=%s is not bash 3.2: %v %s", b32, err, out)
+		}
+		vagrantRunScript(t, b32)
+	})
+}
+
+func vagrantRunScript(t *testing.T, bash string) {
 	root := t.TempDir()
 	for _, f := range []string{"run.sh", "build.sh"} {
 		b, err := os.ReadFile(filepath.Join("../scripts/vagrant", f))
@@ -41,6 +59,10 @@ func TestVagrantRunScript(t *testing.T) {
 		"ssh":     `echo eth1`,
 	} {
 		os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755)
+	}
+	// The scripts' own "#!/usr/bin/env bash" finds this bash too.
+	if err := os.Symlink(bash, filepath.Join(stubs, "bash")); err != nil {
+		t.Fatal(err)
 	}
 	for _, extra := range [][]string{nil, {"--", "--set", "duration=5s"}} {
 		os.Remove(log)
