@@ -238,7 +238,7 @@ func checkBound(l *loader, r *run, opt CheckOptions) (Property, bool) {
 		return Property{}, false
 	}
 	_, isRounds := rounds.Lookup(spec.Name)
-	guarded := spec.Mutex != nil && spec.Mutex.HiIf != nil ||
+	guarded := spec.Budget != nil || spec.Mutex != nil && spec.Mutex.HiIf != nil ||
 		spec.Goal != protocol.GoalMutex && (spec.Complexity != nil && spec.Complexity.Bound != nil || isRounds)
 	if !guarded {
 		return Property{}, false
@@ -254,6 +254,14 @@ func checkBound(l *loader, r *run, opt CheckOptions) (Property, bool) {
 		reqs := len(collectSections(r).reqs)
 		p.Checked = reqs
 		j = judgeMutexCount(l, r, reqs, tr.static, false) // check's lean load keeps no drops
+		if spec.Budget != nil {
+			rr, err := l.run(readCausal)
+			if err != nil {
+				p.Verdict, p.Reason = Unknown, "message budget unknown: "+err.Error()
+				return p, true
+			}
+			j = judge.Worse(j, judgeBudget(l, rr, tr.static, false))
+		}
 	} else if c, note := computeComplexity(l, r, tr); c != nil {
 		p.Checked = c.Elections
 		j = c.Judged
@@ -363,4 +371,65 @@ func firstAndMore(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return strings.Join(items[:5], ", ") + fmt.Sprintf(" and %d more", len(items)-5)
+}
+
+// nodeSends gathers what each node's trace shows for a protocol.Budget:
+// r must hold the receives (readCausal).
+func nodeSends(r *run) []judge.NodeSends {
+	rec := map[protocol.NodeID]int{}
+	for _, e := range r.procs[0].evs {
+		if e.typ == tRecover {
+			rec[e.node]++
+		}
+	}
+	var out []judge.NodeSends
+	for _, p := range r.procs[1:] {
+		n := judge.NodeSends{ID: p.id, Sent: map[string]map[protocol.NodeID]int{},
+			Seen: protocol.Seen{Recoveries: rec[p.id], Received: map[string]int{}}}
+		for i := range p.evs {
+			e := &p.evs[i]
+			switch e.typ {
+			case tSend:
+				k := r.strs.Strs[e.kind]
+				if k == HelloKind {
+					continue
+				}
+				if n.Sent[k] == nil {
+					n.Sent[k] = map[protocol.NodeID]int{}
+				}
+				n.Sent[k][e.to]++
+			case tRecv:
+				n.Seen.Received[r.strs.Strs[e.kind]]++
+			case tElStart:
+				n.Seen.Starts++
+			case tLeader:
+				if e.leader == p.id {
+					n.Seen.Leads++
+				}
+			case tCSRequest:
+				n.Seen.Requests++
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// judgeBudget judges r's messages against its protocol's per-node
+// budget (protocol.Budget); nil when it declares none. r must hold the
+// receives; drops: r holds its drop events too.
+func judgeBudget(l *loader, r *run, static bool, drops bool) *judge.Count {
+	spec, err := protocol.Lookup(r.header.Protocol)
+	if err != nil || spec.Budget == nil {
+		return nil
+	}
+	sc, err := r.scenario()
+	if err != nil {
+		return &judge.Count{Verdict: Unknown, Reason: "the per-node message budget not judged: the scenario is unknown: " + err.Error()}
+	}
+	var d *run
+	if drops {
+		d = r
+	}
+	return judge.Budget(spec.Budget, sc.MemberIDs(), sc.Protocol.Params, nodeSends(r), r.facts(l, d, static))
 }
