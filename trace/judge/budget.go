@@ -107,7 +107,6 @@ func conds(c *protocol.Conditions) string {
 	return describe(*c)
 }
 
-
 func ids(l []protocol.NodeID) string {
 	if len(l) == 0 {
 		return "no node"
