@@ -25,19 +25,42 @@ type Seen struct {
 	Leads      int // leader notes naming the node itself
 	Recoveries int // recoveries (a fresh process each)
 	Requests   int // critical-section requests
-	// Received counts the messages delivered to the node by kind (a
-	// reliable channel's retransmission under its own kind,
-	// TransportPrefix+"retx": it may carry any kind).
-	Received map[string]int
+	// From holds, for each peer, what the node received from it and
+	// what the peer's trace shows it sent to the node.
+	From map[NodeID]Peer
 }
 
-// Got is how many messages of the kinds the node received, its
-// retransmissions counted as any of them (a retransmitted copy that the
-// channel delivered for the first time).
+// Peer is what one node received from one peer.
+type Peer struct {
+	// Recv counts the messages received by kind; Retx the reliable
+	// channel's retransmissions received (TransportPrefix+"retx"),
+	// which may carry any kind.
+	Recv map[string]int
+	Retx int
+	// Sent counts what the peer's trace shows it sent to the node, by
+	// kind; nil when the peer left no trace.
+	Sent map[string]int
+}
+
+// Got is how many messages of the kinds the node received: from each
+// peer those it received under their kinds and its retransmissions, but
+// no more than the peer sent it of those kinds (a channel delivers each
+// message once).
 func (s Seen) Got(kinds ...string) int {
-	n := s.Received[TransportPrefix+"retx"]
-	for _, k := range kinds {
-		n += s.Received[k]
+	n := 0
+	for _, p := range s.From {
+		got := p.Retx
+		for _, k := range kinds {
+			got += p.Recv[k]
+		}
+		if p.Sent != nil {
+			sent := 0
+			for _, k := range kinds {
+				sent += p.Sent[k]
+			}
+			got = min(got, sent)
+		}
+		n += got
 	}
 	return n
 }

@@ -149,7 +149,7 @@ func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
 		if err != nil {
 			return c, "message budget unknown: " + err.Error()
 		}
-		c.Judged = judge.Worse(c.Judged, judgeBudget(l, rr, tr.static, false))
+		c.Judged = judge.Worse(c.Judged, judgeBudget(l, rr, tr.static))
 	}
 	return c, ""
 }

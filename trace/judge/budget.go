@@ -17,74 +17,60 @@ type NodeSends struct {
 	Sent map[string]map[protocol.NodeID]int
 }
 
+// Prefix is the part of a run before its first fault and before the
+// first transmission of the first message it lost: a prefix of a run
+// without faults or loss, in which the allowances that need no more
+// hold too (each pays for a send with causes that come before it).
+type Prefix struct {
+	Until float64 // seconds: what happened before
+	Nodes []NodeSends
+}
+
 // Budget judges every node's messages against the allowances b gives it
 // for what its trace shows (protocol.Budget): invalid at the first node
 // that sends more of some kinds than its allowance, naming the node, the
 // kinds, the count and where the allowance comes from; valid when every
 // allowance whose conditions the run meets holds; unknown when the run
-// meets none. Nil when b is nil.
-func Budget(b *protocol.Budget, members []protocol.NodeID, params protocol.Params, nodes []NodeSends, f Facts) *Count {
+// meets none. An allowance whose conditions the whole run does not meet
+// is judged on pre, when given, as far as they are faults and loss. Nil
+// when b is nil.
+func Budget(b *protocol.Budget, members []protocol.NodeID, params protocol.Params, nodes []NodeSends, f Facts, pre *Prefix) *Count {
 	if b == nil || b.Allow == nil {
 		return nil
 	}
-	judged, total := 0, 0
 	var unmet []string
 	seenUnmet := map[string]bool{}
-	for _, n := range nodes {
-		counted := map[string]bool{}
-		for _, a := range b.Allow(n.ID, members, params, n.Seen) {
-			if a.If != nil {
-				if u := f.Unmet(*a.If); len(u) > 0 {
-					why := fmt.Sprintf("%s not judged: the run had %s", strings.Join(a.Kinds, "+"), strings.Join(u, "; "))
-					if !seenUnmet[why] {
-						seenUnmet[why] = true
-						unmet = append(unmet, why)
-					}
-					continue
-				}
-			}
-			judged++
-			sent, peer, most := 0, protocol.None, 0
-			for _, k := range a.Kinds {
-				to := n.Sent[k]
-				for _, d := range slices.Sorted(maps.Keys(to)) {
-					c := to[d]
-					sent += c
-					if !counted[k] {
-						total += c
-					}
-					if a.Only != nil && !slices.Contains(a.Only, d) {
-						return &Count{Invalid, fmt.Sprintf("node %d sent %s to %d, which its budget never allows (only to %s; %s)",
-							n.ID, k, d, ids(a.Only), b.Formula)}
-					}
-				}
-			}
-			if a.PerPeer > 0 {
-				per := map[protocol.NodeID]int{}
-				for _, k := range a.Kinds {
-					for d, c := range n.Sent[k] {
-						per[d] += c
-					}
-				}
-				for _, d := range slices.Sorted(maps.Keys(per)) {
-					if per[d] > most {
-						peer, most = d, per[d]
-					}
-				}
-			}
-			for _, k := range a.Kinds {
-				counted[k] = true
-			}
-			kinds := strings.Join(a.Kinds, "+")
-			if sent > a.Most {
-				return &Count{Invalid, fmt.Sprintf("node %d sent %d %s messages, over its budget of %d (%s), which holds in this run (%s); the budget: %s",
-					n.ID, sent, kinds, a.Most, a.Why, conds(a.If), b.Formula)}
-			}
-			if a.PerPeer > 0 && most > a.PerPeer {
-				return &Count{Invalid, fmt.Sprintf("node %d sent %d %s messages to %d, over its budget of %d to any one node (%s), which holds in this run (%s); the budget: %s",
-					n.ID, most, kinds, peer, a.PerPeer, a.Why, conds(a.If), b.Formula)}
-			}
+	whole := func(a protocol.Allowance) bool {
+		if a.If == nil {
+			return true
 		}
+		u := f.Unmet(*a.If)
+		if len(u) == 0 {
+			return true
+		}
+		why := fmt.Sprintf("%s not judged: the run had %s", strings.Join(a.Kinds, "+"), strings.Join(u, "; "))
+		if pre != nil && len(f.Unmet(protocol.Conditions{Static: a.If.Static, Together: a.If.Together})) == 0 {
+			why = fmt.Sprintf("%s judged before %.3fs only: the run had %s", strings.Join(a.Kinds, "+"), pre.Until, strings.Join(u, "; "))
+		}
+		if !seenUnmet[why] {
+			seenUnmet[why] = true
+			unmet = append(unmet, why)
+		}
+		return false
+	}
+	judged, total, bad := budget(b, members, params, nodes, whole, "")
+	if bad != nil {
+		return bad
+	}
+	if pre != nil {
+		before := func(a protocol.Allowance) bool {
+			return a.If != nil && len(f.Unmet(*a.If)) > 0 && len(f.Unmet(protocol.Conditions{Static: a.If.Static, Together: a.If.Together})) == 0
+		}
+		j, _, bad := budget(b, members, params, pre.Nodes, before, fmt.Sprintf(" before %.3fs (the run's first fault or lost message)", pre.Until))
+		if bad != nil {
+			return bad
+		}
+		judged += j
 	}
 	if judged == 0 {
 		if len(unmet) == 0 {
@@ -97,6 +83,54 @@ func Budget(b *protocol.Budget, members []protocol.NodeID, params protocol.Param
 		r += "; " + strings.Join(unmet, "; ")
 	}
 	return &Count{Valid, r}
+}
+
+// budget judges nodes against the allowances of b that take says to
+// judge; when returns the number judged, the messages they count, and
+// the first node over its allowance (when names the part of the run).
+func budget(b *protocol.Budget, members []protocol.NodeID, params protocol.Params, nodes []NodeSends, take func(protocol.Allowance) bool, when string) (judged int, total uint64, bad *Count) {
+	for _, n := range nodes {
+		counted := map[string]bool{}
+		for _, a := range b.Allow(n.ID, members, params, n.Seen) {
+			if !take(a) {
+				continue
+			}
+			judged++
+			sent := 0
+			per := map[protocol.NodeID]int{}
+			for _, k := range a.Kinds {
+				to := n.Sent[k]
+				for _, d := range slices.Sorted(maps.Keys(to)) {
+					c := to[d]
+					sent += c
+					per[d] += c
+					if !counted[k] {
+						total += uint64(c)
+					}
+					if a.Only != nil && !slices.Contains(a.Only, d) {
+						return judged, total, &Count{Invalid, fmt.Sprintf("node %d sent %s to %d%s, which its budget never allows (only to %s; %s)",
+							n.ID, k, d, when, ids(a.Only), b.Formula)}
+					}
+				}
+				counted[k] = true
+			}
+			kinds := strings.Join(a.Kinds, "+")
+			if sent > a.Most {
+				return judged, total, &Count{Invalid, fmt.Sprintf("node %d sent %d %s messages%s, over its budget of %d (%s), which holds in this run (%s); the budget: %s",
+					n.ID, sent, kinds, when, a.Most, a.Why, conds(a.If), b.Formula)}
+			}
+			if a.PerPeer <= 0 {
+				continue
+			}
+			for _, d := range slices.Sorted(maps.Keys(per)) {
+				if per[d] > a.PerPeer {
+					return judged, total, &Count{Invalid, fmt.Sprintf("node %d sent %d %s messages to %d%s, over its budget of %d to any one node (%s), which holds in this run (%s); the budget: %s",
+						n.ID, per[d], kinds, d, when, a.PerPeer, a.Why, conds(a.If), b.Formula)}
+				}
+			}
+		}
+	}
+	return judged, total, nil
 }
 
 // conds is describe of c, nil meaning every run.
