@@ -373,150 +373,36 @@ func firstAndMore(items []string) string {
 	return strings.Join(items[:5], ", ") + fmt.Sprintf(" and %d more", len(items)-5)
 }
 
-// nodeSends gathers what each node's trace shows for a protocol.Budget,
-// before until (nanoseconds; negative: the whole run): r must hold the
-// receives (readCausal).
-func nodeSends(r *run, until int64) []judge.NodeSends {
-	in := func(t int64) bool { return until < 0 || t < until }
-	rec := map[protocol.NodeID]int{}
+// budgetEvents feeds a judge.Collector with what r's traces show for a
+// protocol.Budget: r must hold the receives and the drops (readCausal).
+func budgetEvents(r *run) *judge.Collector {
+	c := &judge.Collector{}
 	for _, e := range r.procs[0].evs {
-		if e.typ == tRecover && in(e.t) {
-			rec[e.node]++
+		switch e.typ {
+		case tCrash:
+			c.Add(judge.CEvent{T: e.t, What: judge.CCrash, Node: e.node})
+		case tRecover:
+			c.Add(judge.CEvent{T: e.t, What: judge.CRecover, Node: e.node})
 		}
 	}
-	peer := func(s *protocol.Seen, id protocol.NodeID) protocol.Peer {
-		if s.From == nil {
-			s.From = map[protocol.NodeID]protocol.Peer{}
-		}
-		p, ok := s.From[id]
-		if !ok {
-			p.Recv = map[string]int{}
-		}
-		return p
-	}
-	var out []judge.NodeSends
-	at := map[protocol.NodeID]int{}
-	for _, p := range r.procs[1:] {
-		n := judge.NodeSends{ID: p.id, Sent: map[string]map[protocol.NodeID]int{},
-			Seen: protocol.Seen{Recoveries: rec[p.id]}}
-		for i := range p.evs {
-			e := &p.evs[i]
-			if !in(e.t) {
-				break
-			}
-			switch e.typ {
-			case tSend:
-				k := r.strs.Strs[e.kind]
-				if k == HelloKind {
-					continue
-				}
-				if n.Sent[k] == nil {
-					n.Sent[k] = map[protocol.NodeID]int{}
-				}
-				n.Sent[k][e.to]++
-			case tRecv:
-				src := e.from // one hop; a routed message names its origin
-				if e.origin != protocol.None {
-					src = e.origin
-				}
-				q := peer(&n.Seen, src)
-				if k := r.strs.Strs[e.kind]; k == protocol.TransportPrefix+"retx" {
-					q.Retx++
-				} else {
-					q.Recv[k]++
-				}
-				n.Seen.From[src] = q
-			case tElStart:
-				n.Seen.Starts++
-			case tLeader:
-				if e.leader == p.id {
-					n.Seen.Leads++
-				}
-			case tCSRequest:
-				n.Seen.Requests++
-			}
-		}
-		at[p.id] = len(out)
-		out = append(out, n)
-	}
-	// What each peer sent to each node, from the peer's own trace.
-	for _, from := range out {
-		for k, to := range from.Sent {
-			for d, c := range to {
-				i, ok := at[d]
-				if !ok {
-					continue
-				}
-				q := peer(&out[i].Seen, from.ID)
-				if q.Sent == nil {
-					q.Sent = map[string]int{}
-				}
-				q.Sent[k] += c
-				out[i].Seen.From[from.ID] = q
-			}
-		}
-	}
-	return out
-}
-
-// cleanUntil is when r stops being a run without faults or loss: its
-// first crash or recovery, or the first transmission of the first frame
-// of the protocol that the network dropped (hellos aside), whichever
-// comes first; ok false when it never does. What happened before is a
-// prefix of a run without either.
-func cleanUntil(r *run) (until int64, ok bool) {
-	until = -1
-	for _, e := range r.procs[0].evs {
-		if e.typ == tCrash || e.typ == tRecover {
-			until = e.t
-			break
-		}
-	}
+	what := map[evType]int{tSend: judge.CSend, tRelay: judge.CRelay, tRecv: judge.CRecv, tElStart: judge.CStart,
+		tLeader: judge.CLeader, tCSRequest: judge.CRequest, tDrop: judge.CDrop}
 	for _, p := range r.procs[1:] {
 		for i := range p.evs {
 			e := &p.evs[i]
-			if e.typ != tDrop || r.strs.Strs[e.kind] == HelloKind {
+			w, ok := what[e.typ]
+			if !ok {
 				continue
 			}
-			sent := firstSent(r, p, i)
-			if until < 0 || sent < until {
-				until = sent
+			k := r.strs.Strs[e.kind]
+			if k == HelloKind && (w == judge.CSend || w == judge.CDrop) {
+				continue
 			}
+			c.Add(judge.CEvent{T: e.t, What: w, Node: p.id, Kind: k, To: e.to, From: e.from, Origin: e.origin,
+				Leader: e.leader, Seq: e.seq, OSeq: e.oseq})
 		}
 	}
-	return until, until >= 0
-}
-
-// firstSent is when the frame that p's i-th event dropped left: a
-// routed message's first send at its origin (by origin and number), a
-// broadcast lost at a receiver its transmission at the sender (by the
-// sender's frame number), a frame given up at its sender its
-// transmission there; 0 when the trace shows none (nothing is then
-// taken for a prefix without loss).
-func firstSent(r *run, p *proc, i int) int64 {
-	e := &p.evs[i]
-	match := func(q *proc, ok func(s *event) bool) int64 {
-		if q == nil {
-			return 0
-		}
-		for j := range q.evs {
-			s := &q.evs[j]
-			if s.t > e.t {
-				break
-			}
-			if (s.typ == tSend || s.typ == tRelay) && ok(s) {
-				return s.t
-			}
-		}
-		return 0
-	}
-	switch {
-	case e.oseq != 0 && e.origin != protocol.None:
-		return match(r.byID[e.origin], func(s *event) bool { return s.typ == tSend && s.oseq == e.oseq })
-	case e.from != protocol.None:
-		return match(r.byID[e.from], func(s *event) bool { return s.seq == e.seq })
-	}
-	return match(p, func(s *event) bool { return s.seq == e.seq })
+	return c
 }
 
 // judgeBudget judges r's messages against its protocol's per-node
@@ -531,9 +417,5 @@ func judgeBudget(l *loader, r *run, static bool) *judge.Count {
 	if err != nil {
 		return &judge.Count{Verdict: Unknown, Reason: "the per-node message budget not judged: the scenario is unknown: " + err.Error()}
 	}
-	var pre *judge.Prefix
-	if until, ok := cleanUntil(r); ok {
-		pre = &judge.Prefix{Until: seconds(until), Nodes: nodeSends(r, until)}
-	}
-	return judge.Budget(spec.Budget, sc.MemberIDs(), sc.Protocol.Params, nodeSends(r, -1), r.facts(l, r, static), pre)
+	return budgetEvents(r).Judge(spec.Budget, sc.MemberIDs(), sc.Protocol.Params, r.facts(l, r, static))
 }
