@@ -36,6 +36,12 @@ func TestVariantsInvalidOnShippedConfigs(t *testing.T) {
 		{brokentest.BullyKeepsLead, "bully", nil, analysis.PropStableLeader},
 		{brokentest.TokenRingRegenNoGen, "explore/token3", nil, analysis.PropMutex},
 		{brokentest.VasudevanLowerLeader, "explore/tree3", nil, analysis.PropStableLeader},
+		// Count-only bugs, caught by the per-node budgets.
+		{brokentest.BullyOKTwice, "bully", nil, analysis.PropBound},
+		{brokentest.GarciaMolinaHalts2, "bully-garcia-molina", nil, analysis.PropBound},
+		{brokentest.InvitationAcceptTwice, "invitation", nil, analysis.PropBound},
+		{brokentest.FirewireAckTwice, "firewire", nil, analysis.PropBound},
+		{brokentest.TokenRingTokenTwice, "mutex-token-ring", nil, analysis.PropBound},
 	} {
 		t.Run(c.variant+"@"+c.config, func(t *testing.T) {
 			s, err := scenario.Load("../../configs/"+c.config+".yaml", c.sets)
