@@ -417,5 +417,12 @@ func judgeBudget(l *loader, r *run, static bool) *judge.Count {
 	if err != nil {
 		return &judge.Count{Verdict: Unknown, Reason: "the per-node message budget not judged: the scenario is unknown: " + err.Error()}
 	}
-	return budgetEvents(r).Judge(spec.Budget, sc.MemberIDs(), sc.Protocol.Params, r.facts(l, r, static))
+	c := budgetEvents(r)
+	f := r.facts(l, r, static)
+	if f.Lost == "" {
+		// A broadcast lost at a receiver is loss too (facts see only
+		// frames given up at their senders).
+		f.Lost = c.Facts("").Lost
+	}
+	return c.Judge(spec.Budget, sc.MemberIDs(), sc.Protocol.Params, f)
 }

@@ -1,6 +1,10 @@
 package judge
 
-import "manetlab/protocol"
+import (
+	"fmt"
+
+	"manetlab/protocol"
+)
 
 // What a Collector keeps of an event.
 const (
@@ -85,9 +89,28 @@ func (c *Collector) Facts(moving string) Facts {
 		f.Fault = "a crash or recovery"
 	}
 	if c.drop {
-		f.Lost = "a frame dropped"
+		f.Lost = c.firstDrop()
 	}
 	return f
+}
+
+// firstDrop names the first frame dropped ("node 3's ok from 2 dropped
+// at 1.200s"), a broadcast lost at a receiver as much as a frame given
+// up at its sender.
+func (c *Collector) firstDrop() string {
+	var d *CEvent
+	for i := range c.evs {
+		if e := &c.evs[i]; e.What == CDrop && (d == nil || e.T < d.T) {
+			d = e
+		}
+	}
+	if d == nil {
+		return ""
+	}
+	if d.From != protocol.None {
+		return fmt.Sprintf("node %d lost %d's %s at %.3fs", d.Node, d.From, d.Kind, float64(d.T)/1e9)
+	}
+	return fmt.Sprintf("node %d's %s dropped at %.3fs", d.Node, d.Kind, float64(d.T)/1e9)
 }
 
 // Judge judges the events against b (Budget) with f, on the whole run
