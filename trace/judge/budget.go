@@ -153,15 +153,16 @@ func ids(l []protocol.NodeID) string {
 }
 
 // Worse returns the more damning of two judgements of one run's counts:
-// invalid over valid or unknown, valid over unknown (a bound judged),
-// a over b on a tie; nil only when both are.
+// invalid over valid or unknown, valid over unknown (a bound judged); on
+// a tie a, but b when both are invalid (b is the per-node budget, which
+// names the node); nil only when both are.
 func Worse(a, b *Count) *Count {
 	switch {
 	case a == nil:
 		return b
 	case b == nil:
 		return a
-	case b.Verdict == Invalid && a.Verdict != Invalid:
+	case b.Verdict == Invalid:
 		return b
 	case a.Verdict == Unknown && b.Verdict == Valid:
 		return b

@@ -39,6 +39,7 @@ func TestVariantsInvalidOnShippedConfigs(t *testing.T) {
 		// Count-only bugs, caught by the per-node budgets.
 		{brokentest.BullyOKTwice, "bully", nil, analysis.PropBound},
 		{brokentest.GarciaMolinaHalts2, "bully-garcia-molina", nil, analysis.PropBound},
+		{brokentest.GarciaMolinaNewCoordTwice, "bully-garcia-molina", nil, analysis.PropBound},
 		{brokentest.InvitationAcceptTwice, "invitation", nil, analysis.PropBound},
 		{brokentest.FirewireAckTwice, "firewire", nil, analysis.PropBound},
 		{brokentest.TokenRingTokenTwice, "mutex-token-ring", nil, analysis.PropBound},
