@@ -19,6 +19,7 @@ func init() {
 		New:      NewGarciaMolina,
 		Messages: reliable.Messages[Msg](),
 		Goal:     protocol.GoalHighestID,
+		Budget:   GarciaMolinaBudget,
 		Complexity: &protocol.Complexity{
 			Announce: []string{KindNewCoordinator, KindReady},
 			Control:  []string{KindAreYouNormal, KindNotNormal, KindProbe},

@@ -15,6 +15,7 @@ func init() {
 		New:      NewTextbook,
 		Messages: reliable.Messages[Msg](),
 		Goal:     protocol.GoalHighestID,
+		Budget:   TextbookBudget,
 		Complexity: &protocol.Complexity{
 			Announce: []string{KindCoordinator},
 			Control:  []string{KindCheck, KindOutdated},

@@ -11,6 +11,7 @@ import (
 	"manetlab/sim"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
+	"manetlab/trace/judge"
 )
 
 // PropBound is the property that a run's election messages stay within
@@ -35,6 +36,13 @@ type rules struct {
 	// quiescence, liveness is judged only when no crash, recovery or drop
 	// came within it.
 	settle time.Duration
+	// budget is the protocol's per-node message budget (nil: none),
+	// judged at every run's end and quiescence on the members with the
+	// scenario's parameters.
+	budget  *protocol.Budget
+	members []protocol.NodeID
+	params  protocol.Params
+	moving  string
 }
 
 func newRules(s *scenario.Scenario) *rules {
@@ -53,6 +61,12 @@ func newRules(s *scenario.Scenario) *rules {
 	}
 	r.candidates = protocol.CandidatesOf(lp, s.MemberIDs(), s.Protocol.Params, s.Seed)
 	spec, err := protocol.Lookup(name)
+	if err == nil && spec.Budget != nil {
+		r.budget, r.members, r.params = spec.Budget, s.MemberIDs(), s.Protocol.Params
+		if m := s.Mobility.Model; m != "" && m != "static" {
+			r.moving = "mobility " + m
+		}
+	}
 	if err != nil || spec.Complexity == nil {
 		return r
 	}
@@ -102,6 +116,10 @@ type checker struct {
 	since map[protocol.NodeID]time.Duration
 	noted time.Duration
 	msgs  int // election messages sent
+	sent  int // messages sent, for the per-node budget (in the fingerprint)
+	// sends holds what the per-node budget needs of the run (nil
+	// without a budget).
+	sends *judge.Collector
 	found *found
 	// outside is a violation not judged: after a crash, outside the
 	// algorithm's assumptions (said once by the explorer).
@@ -118,8 +136,46 @@ type found struct {
 }
 
 func newChecker(r *rules) *checker {
-	return &checker{r: r, leader: map[protocol.NodeID]protocol.NodeID{}, epochs: map[string]epochNote{},
+	k := &checker{r: r, leader: map[protocol.NodeID]protocol.NodeID{}, epochs: map[string]epochNote{},
 		inside: map[protocol.NodeID]bool{}, waiting: map[protocol.NodeID]int{}, since: map[protocol.NodeID]time.Duration{}}
+	if r.budget != nil {
+		k.sends = &judge.Collector{}
+	}
+	return k
+}
+
+// collected maps the trace events the per-node budget reads.
+var collected = map[string]int{trace.EvSend: judge.CSend, trace.EvRelay: judge.CRelay, trace.EvRecv: judge.CRecv,
+	string(protocol.NoteElectionStart): judge.CStart, string(protocol.NoteLeader): judge.CLeader,
+	string(protocol.NoteCSRequest): judge.CRequest, trace.EvDrop: judge.CDrop, trace.EvCrash: judge.CCrash,
+	trace.EvRecover: judge.CRecover}
+
+// collect keeps what the per-node budget reads of e.
+func (k *checker) collect(e *trace.Event) {
+	w, ok := collected[e.Ev]
+	if !ok || (w == judge.CSend || w == judge.CDrop) && (e.Kind == "hello" || e.Kind == "") || (w == judge.CCrash || w == judge.CRecover) && e.Node == 0 {
+		return
+	}
+	k.sends.Add(judge.CEvent{T: e.T, What: w, Node: e.Node, Kind: e.Kind, To: e.To, From: e.From, Origin: e.Origin,
+		Leader: e.Leader, Seq: e.Seq, OSeq: e.OSeq})
+	if w == judge.CSend {
+		k.sent++
+		// The allowances the run so far meets, judged as it goes.
+		if c := k.sends.JudgeNode(k.r.budget, e.Node, k.r.members, k.r.params, k.sends.Facts(k.r.moving)); c != nil && c.Verdict == judge.Invalid {
+			k.fail(PropBound, "%s", c.Reason)
+		}
+	}
+}
+
+// judgeBudget judges the run so far against the per-node budget, as
+// trace check does (judge.Collector): over it is a violation.
+func (k *checker) judgeBudget() {
+	if k.sends == nil || k.found != nil {
+		return
+	}
+	if c := k.sends.Judge(k.r.budget, k.r.members, k.r.params, k.sends.Facts(k.r.moving)); c != nil && c.Verdict == judge.Invalid {
+		k.fail(PropBound, "%s", c.Reason)
+	}
 }
 
 func (k *checker) fail(prop, format string, args ...any) {
@@ -135,6 +191,9 @@ func (k *checker) fail(prop, format string, args ...any) {
 
 // observe is the Controller's observer.
 func (k *checker) observe(e *trace.Event) {
+	if k.sends != nil {
+		k.collect(e)
+	}
 	switch e.Ev {
 	case string(protocol.NoteLeader):
 		if k.leader[e.Node] != e.Leader {

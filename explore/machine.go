@@ -206,6 +206,7 @@ func (m *machine) active() bool {
 
 // judge checks liveness at quiescence.
 func (m *machine) judge() {
+	m.chk.judgeBudget()
 	if why := m.chk.quiescent(m.c); why != "" {
 		m.x.note(why)
 	}
@@ -232,6 +233,7 @@ func (m *machine) ended() {
 // have events to come: only past the stabilisation delay after the last
 // crash, recovery or drop.
 func (m *machine) judgeEnd() {
+	m.chk.judgeBudget()
 	if why := m.chk.atEnd(m.c); why != "" {
 		m.x.note(why)
 	}
@@ -356,6 +358,7 @@ func (m *machine) extra(h *hasher) {
 	}
 	k := m.chk
 	h.u64(uint64(k.msgs))
+	h.u64(uint64(k.sent))
 	h.u64(uint64(k.crashed))
 	w := walker{seen: map[uintptr]uint64{}, types: m.x.types}
 	for _, v := range []any{k.leader, k.epochs, k.inside, k.waiting} {

@@ -104,10 +104,17 @@
 // # Message bounds
 //
 // The contention count is random: R rounds are geometric, unbounded, so
-// no count is guaranteed (ExactIf and WorstIf nil: not judged,
-// docs/analysis.md, "Message bounds"); requests and acks are n-1 each
-// (one more request after a contention) whatever the coins, counted as
-// control and not judged either.
+// no count of the run is guaranteed (ExactIf and WorstIf nil). Each
+// node's sends are, against what its own trace shows (Spec.Budget,
+// budget.go; docs/analysis.md, "Message bounds"), in every run: one
+// parent request per life (decide sends it once, in identifying, which a
+// node enters once); a contention request per round, each round begun by
+// a request or contention received from the parent; an ack to a
+// neighbour once per life (asked is set as it goes, and the contention's
+// winner acks its peer once, as it becomes root), each after a request or
+// contention from it; the root announcement to each child once per life
+// (learnRoot to the children known, and to a child asking later), each
+// after that child's request.
 //
 // # Departures from the seed and from IEEE 1394
 //

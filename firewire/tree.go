@@ -33,6 +33,7 @@ func init() {
 		Messages: []protocol.Message{Request{}, Ack{}, Contention{}, Root{}}, // wire codes 1..4: append only
 		Goal:     protocol.GoalTree,
 		Topology: CheckAcyclic,
+		Budget:   Budget,
 		Complexity: &protocol.Complexity{
 			// complexity.messages counts the contention requests alone:
 			// requests and acks are n-1 each (one more request when two

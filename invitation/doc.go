@@ -194,11 +194,19 @@
 // # Message bounds
 //
 // 3(n−1) is one merge, not a guarantee for a run (ExactIf and WorstIf
-// nil: not judged, docs/analysis.md, "Message bounds"): every Check of
-// every coordinator may find another group to merge, and partitions,
-// crashes and the timing of the checks decide how often; each merge of
-// n' nodes costs 3(n'−1), but the number of merges is not bounded by the
-// members alone.
+// nil): every Check of every coordinator may find another group to
+// merge, and partitions, crashes and the timing of the checks decide how
+// often; each merge of n' nodes costs 3(n'−1), but the number of merges
+// is not bounded by the members alone. The guarantee is per cause
+// (Spec.Budget, budget.go; docs/analysis.md, "Message bounds"), in every
+// run: a Merge, and a coordinator passing an invitation on to its
+// members, each begin an election (becomeElection notes its start before
+// the invitations leave), inviting each other member at most once; an
+// accept answers one invitation; Ready goes to each member once per
+// group led (Reorganization notes the node as leader of the new group
+// first); coordinator-reply, there-reply and accept-reply answer one
+// question each. AreYouCoordinator and AreYouThere follow the Check and
+// probe periods and are not bounded.
 //
 // # Departures from the seed
 //

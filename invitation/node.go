@@ -22,6 +22,7 @@ func init() {
 		New:      New,
 		Messages: reliable.Messages[Msg](),
 		Goal:     protocol.GoalHighestID,
+		Budget:   Budget,
 		Complexity: &protocol.Complexity{
 			Announce: []string{KindReady},
 			Control:  []string{KindAreYouCoordinator, KindCoordinatorReply, KindAreYouThere, KindThereReply},

@@ -24,6 +24,13 @@
 // checks of a long hold apart (MutexCost.Unbounded). A request waiting at
 // the end has sent at most as much. The judge (trace/judge) holds a run's
 // messages to most × requests (granted, waiting or abandoned); over is
-// invalid. The token ring declares none: its token circulates whether or
-// not anyone asks.
+// invalid. The token ring declares no most per request: its token
+// circulates whether or not anyone asks. Its bound is per cause
+// (Spec.Budget, tokenring_budget.go; docs/analysis.md, "Message bounds"):
+// without faults or loss no channel gives up, so no node is skipped, and
+// a node passes on each token it takes once (acquire, then passOn, which
+// clears has), a token being taken only on a token received, on its own
+// election's return (a regeneration) or, at the ring's first member, at
+// the start: token ≤ tokens and elections received + 1; passed-over goes
+// only to skipped nodes or past them: none.
 package mutex

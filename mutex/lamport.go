@@ -22,6 +22,7 @@ func init() {
 		Complexity: &protocol.Complexity{
 			Assumes: "no failures",
 		},
+		Budget: lamportBudget,
 		Mutex: &protocol.MutexCost{
 			Messages: "3(n-1)",
 			PerEntry: func(n int) (float64, float64) { return float64(3 * (n - 1)), float64(3 * (n - 1)) },

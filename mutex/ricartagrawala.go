@@ -21,6 +21,7 @@ func init() {
 		Complexity: &protocol.Complexity{
 			Assumes: "no failures",
 		},
+		Budget: raBudget,
 		Mutex: &protocol.MutexCost{
 			Messages: "2(n-1)",
 			PerEntry: func(n int) (float64, float64) { return float64(2 * (n - 1)), float64(2 * (n - 1)) },

@@ -22,6 +22,7 @@ func init() {
 		Complexity: &protocol.Complexity{
 			Assumes: "no failures",
 		},
+		Budget: skBudget,
 		Mutex: &protocol.MutexCost{
 			Messages: "0 or n",
 			PerEntry: func(n int) (float64, float64) { return 0, float64(n) },

@@ -46,6 +46,7 @@ func init() {
 		Goal:        protocol.GoalMutex,
 		LogicalRing: true,
 		Commands:    []protocol.CommandName{protocol.Request, protocol.Release},
+		Budget:      tokenBudget,
 		Mutex: &protocol.MutexCost{
 			Messages: "1 to ∞",
 			PerEntry: func(int) (float64, float64) { return 1, math.Inf(1) },

@@ -65,6 +65,10 @@ type Spec struct {
 	// Mutex, for a mutual exclusion algorithm, is its row of seed 002's
 	// comparison table, which measured figures are set beside.
 	Mutex *MutexCost
+	// Budget bounds what each node sends by the causes its trace shows
+	// (budget.go), for protocols whose count over a run no formula of n
+	// bounds; nil: none declared.
+	Budget *Budget
 }
 
 // MutexCost is a mutual exclusion algorithm's theory: messages per entry

@@ -45,6 +45,13 @@ func checkStory(t *testing.T, config string, sets []string, steps []func(m repor
 		if k < len(steps) || !judgedOrTooShort(sum.Verdict, sum.Reason) {
 			t.Errorf("%s: verdict %s, timeline followed %d of %d steps: %+v", driver, sum.Verdict, k, len(steps), sum.Timeline)
 		}
+		// The per-node message budget is judged on real runs by the
+		// same rules (docs/analysis.md, "Per-node budgets").
+		if c := sum.Complexity; c == nil || c.Judged == nil || c.Judged.Verdict == "invalid" {
+			t.Errorf("%s: message count not judged, or invalid: %+v", driver, c)
+		} else {
+			t.Logf("%s: message bound %s: %s", driver, c.Judged.Verdict, c.Judged.Reason)
+		}
 	}
 }
 

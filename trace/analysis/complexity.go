@@ -142,6 +142,15 @@ func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
 	}
 	c.Bound = b
 	c.judge(l, r, tr, nil)
+	if spec.Budget != nil {
+		// The per-node budget reads the receives, which this load
+		// may not hold.
+		rr, err := l.run(readCausal)
+		if err != nil {
+			return c, "message budget unknown: " + err.Error()
+		}
+		c.Judged = judge.Worse(c.Judged, judgeBudget(l, rr, tr.static))
+	}
 	return c, ""
 }
 

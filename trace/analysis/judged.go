@@ -238,7 +238,7 @@ func checkBound(l *loader, r *run, opt CheckOptions) (Property, bool) {
 		return Property{}, false
 	}
 	_, isRounds := rounds.Lookup(spec.Name)
-	guarded := spec.Mutex != nil && spec.Mutex.HiIf != nil ||
+	guarded := spec.Budget != nil || spec.Mutex != nil && spec.Mutex.HiIf != nil ||
 		spec.Goal != protocol.GoalMutex && (spec.Complexity != nil && spec.Complexity.Bound != nil || isRounds)
 	if !guarded {
 		return Property{}, false
@@ -254,6 +254,14 @@ func checkBound(l *loader, r *run, opt CheckOptions) (Property, bool) {
 		reqs := len(collectSections(r).reqs)
 		p.Checked = reqs
 		j = judgeMutexCount(l, r, reqs, tr.static, false) // check's lean load keeps no drops
+		if spec.Budget != nil {
+			rr, err := l.run(readCausal)
+			if err != nil {
+				p.Verdict, p.Reason = Unknown, "message budget unknown: "+err.Error()
+				return p, true
+			}
+			j = judge.Worse(j, judgeBudget(l, rr, tr.static))
+		}
 	} else if c, note := computeComplexity(l, r, tr); c != nil {
 		p.Checked = c.Elections
 		j = c.Judged
@@ -363,4 +371,58 @@ func firstAndMore(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return strings.Join(items[:5], ", ") + fmt.Sprintf(" and %d more", len(items)-5)
+}
+
+// budgetEvents feeds a judge.Collector with what r's traces show for a
+// protocol.Budget: r must hold the receives and the drops (readCausal).
+func budgetEvents(r *run) *judge.Collector {
+	c := &judge.Collector{}
+	for _, e := range r.procs[0].evs {
+		switch e.typ {
+		case tCrash:
+			c.Add(judge.CEvent{T: e.t, What: judge.CCrash, Node: e.node})
+		case tRecover:
+			c.Add(judge.CEvent{T: e.t, What: judge.CRecover, Node: e.node})
+		}
+	}
+	what := map[evType]int{tSend: judge.CSend, tRelay: judge.CRelay, tRecv: judge.CRecv, tElStart: judge.CStart,
+		tLeader: judge.CLeader, tCSRequest: judge.CRequest, tDrop: judge.CDrop}
+	for _, p := range r.procs[1:] {
+		for i := range p.evs {
+			e := &p.evs[i]
+			w, ok := what[e.typ]
+			if !ok {
+				continue
+			}
+			k := r.strs.Strs[e.kind]
+			if k == HelloKind && (w == judge.CSend || w == judge.CDrop) {
+				continue
+			}
+			c.Add(judge.CEvent{T: e.t, What: w, Node: p.id, Kind: k, To: e.to, From: e.from, Origin: e.origin,
+				Leader: e.leader, Seq: e.seq, OSeq: e.oseq})
+		}
+	}
+	return c
+}
+
+// judgeBudget judges r's messages against its protocol's per-node
+// budget (protocol.Budget); nil when it declares none. r must hold the
+// receives and the drops.
+func judgeBudget(l *loader, r *run, static bool) *judge.Count {
+	spec, err := protocol.Lookup(r.header.Protocol)
+	if err != nil || spec.Budget == nil {
+		return nil
+	}
+	sc, err := r.scenario()
+	if err != nil {
+		return &judge.Count{Verdict: Unknown, Reason: "the per-node message budget not judged: the scenario is unknown: " + err.Error()}
+	}
+	c := budgetEvents(r)
+	f := r.facts(l, r, static)
+	if f.Lost == "" {
+		// A broadcast lost at a receiver is loss too (facts see only
+		// frames given up at their senders).
+		f.Lost = c.Facts("").Lost
+	}
+	return c.Judge(spec.Budget, sc.MemberIDs(), sc.Protocol.Params, f)
 }

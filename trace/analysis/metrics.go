@@ -463,7 +463,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 		}
 		rep.Mutex = computeMutex(rm, rep.Nodes)
 		static := terr == nil && tr.static
-		rep.Mutex.Judged = judgeMutexCount(l, rm, rep.Mutex.Requests, static, true)
+		rep.Mutex.Judged = judge.Worse(judgeMutexCount(l, rm, rep.Mutex.Requests, static, true), judgeBudget(l, rm, static))
 		if rep.Mutex.WaitingAtEnd > 0 {
 			rep.Mutex.Final = neverGranted(rm, judge.Final(rm.quiet(), rm.facts(l, rm, static), false, endConnected(rep.End), coverage(rm.uncovered())))
 		}

@@ -16,9 +16,11 @@ import (
 // run's summary and in trace check, on the property that shows its bug;
 // the correct algorithm on the same run is valid in both. The Lamport
 // variant needs an order where a request is still on its way when the
-// one-short member enters: the shipped mutex-lamport at rate 0.5 and seed
-// 4 has one in the simulator's own order (the explorer finds it on
-// configs/explore/lamport3.yaml as shipped).
+// one-short member enters: configs/mutex-contention.yaml (several hops,
+// overlapping requests) has one in the simulator's own order with its
+// shipped seed, as has mutex-lamport at rate 0.5 and seed 4 (the explorer
+// finds it on configs/explore/lamport3.yaml as shipped); the same config
+// shows Ricart-Agrawala replying early.
 func TestVariantsInvalidOnShippedConfigs(t *testing.T) {
 	for _, c := range []struct {
 		variant, config string
@@ -29,6 +31,8 @@ func TestVariantsInvalidOnShippedConfigs(t *testing.T) {
 		{brokentest.HSRelaysPast, "ring-hirschberg-sinclair", nil, analysis.PropBound},
 		{brokentest.HSRelaysPast, "explore/hs4", nil, analysis.PropBound},
 		{brokentest.LamportOneShort, "mutex-lamport", []string{"workload.rate=0.5", "seed=4"}, analysis.PropMutex},
+		{brokentest.LamportOneShort, "mutex-contention", nil, analysis.PropMutex},
+		{brokentest.RAEarly, "mutex-contention", []string{"protocol.name=" + "mutex/ricart-agrawala"}, analysis.PropMutex},
 		{brokentest.RATiesYield, "explore/ra3", nil, analysis.PropMutex},
 		{brokentest.RAEarly, "mutex-ricart-agrawala", nil, analysis.PropMutex},
 		{brokentest.SKNoLN, "mutex-suzuki-kasami", nil, analysis.PropGranted},
@@ -36,6 +40,13 @@ func TestVariantsInvalidOnShippedConfigs(t *testing.T) {
 		{brokentest.BullyKeepsLead, "bully", nil, analysis.PropStableLeader},
 		{brokentest.TokenRingRegenNoGen, "explore/token3", nil, analysis.PropMutex},
 		{brokentest.VasudevanLowerLeader, "explore/tree3", nil, analysis.PropStableLeader},
+		// Count-only bugs, caught by the per-node budgets.
+		{brokentest.BullyOKTwice, "bully", nil, analysis.PropBound},
+		{brokentest.GarciaMolinaHalts2, "bully-garcia-molina", nil, analysis.PropBound},
+		{brokentest.GarciaMolinaNewCoordTwice, "bully-garcia-molina", nil, analysis.PropBound},
+		{brokentest.InvitationAcceptTwice, "invitation", nil, analysis.PropBound},
+		{brokentest.FirewireAckTwice, "firewire", nil, analysis.PropBound},
+		{brokentest.TokenRingTokenTwice, "mutex-token-ring", nil, analysis.PropBound},
 	} {
 		t.Run(c.variant+"@"+c.config, func(t *testing.T) {
 			s, err := scenario.Load("../../configs/"+c.config+".yaml", c.sets)
