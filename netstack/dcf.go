@@ -28,7 +28,7 @@ type mac struct {
 	backoff int32         // slots left to count
 	cw      int32
 	retries int32 // failed attempts (after RTS/CTS: failed RTSs since the last CTS)
-	long    int32 // after RTS/CTS: failed transmissions of the head itself
+	long    int16 // after RTS/CTS: failed transmissions of the head itself (at most 64)
 	state   macState
 }
 
@@ -192,15 +192,19 @@ func (s *Stack) ackWait(gen uint64) {
 	}
 	// retry_limit counts attempts (of the RTS, with RTS/CTS);
 	// long_retry_limit those of a frame sent after RTS/CTS.
-	tries, limit := &m.retries, *s.cfg.MAC.RetryLimit
 	if m.state == macWaitAck && s.cfg.MAC.usesRTS(m.q[0]) {
-		tries, limit = &m.long, s.cfg.MAC.LongRetries()
+		if int(m.long)+1 >= s.cfg.MAC.LongRetries() {
+			s.macNext(m.q[0], false)
+			return
+		}
+		m.long++
+	} else {
+		if int(m.retries)+1 >= *s.cfg.MAC.RetryLimit {
+			s.macNext(m.q[0], false)
+			return
+		}
+		m.retries++
 	}
-	if int(*tries)+1 >= limit {
-		s.macNext(m.q[0], false)
-		return
-	}
-	*tries++
 	m.cw = int32(min(2*int(m.cw)+1, s.cfg.MAC.CWMax))
 	m.draw(s)
 	now := s.now()
