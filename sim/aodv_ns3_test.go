@@ -9,7 +9,6 @@ import (
 
 	"manetlab/internal/ns3test"
 	"manetlab/scenario"
-	"manetlab/sim"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 )
@@ -94,14 +93,7 @@ func TestAODVGridAgainstNS3(t *testing.T) {
 // routing metrics.
 func gridRun(t *testing.T, seed uint64) (*analysis.RoutingMetrics, string) {
 	s, err := scenario.Load("../configs/aodv-grid-ns3.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Seed = seed
-	dir := t.TempDir()
-	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := simulated(t, s, err, seed)
 	m, err := analysis.ComputeRouting(dir, nil)
 	if err != nil || m == nil || m.Hops == nil {
 		t.Fatalf("seed %d: routing metrics %+v, %v", seed, m, err)

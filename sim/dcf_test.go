@@ -30,11 +30,10 @@ radio: {propagation: log-distance, exponent: 3, tx_power: 20, range: 250, mac: d
 protocol: {name: traffic/beacon, params: {start: 1s, size: 38, %s}}
 `
 
-// beaconRun runs scenario y (named name in errors) with seed and returns
-// it with the traffic/beacon events of every member's trace.
-func beaconRun(t *testing.T, y, name string, seed uint64) (*scenario.Scenario, []trace.Event) {
+// simulated runs s (loaded with error err) with seed into a temporary
+// directory, which it returns.
+func simulated(t *testing.T, s *scenario.Scenario, err error, seed uint64) string {
 	t.Helper()
-	s, err := scenario.Parse([]byte(y), name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +42,15 @@ func beaconRun(t *testing.T, y, name string, seed uint64) (*scenario.Scenario, [
 	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// beaconRun runs scenario y (named name in errors) with seed and returns
+// it with the traffic/beacon events of every member's trace.
+func beaconRun(t *testing.T, y, name string, seed uint64) (*scenario.Scenario, []trace.Event) {
+	t.Helper()
+	s, err := scenario.Parse([]byte(y), name, nil)
+	dir := simulated(t, s, err, seed)
 	var out []trace.Event
 	for _, id := range s.MemberIDs() {
 		evs, probs, err := trace.ReadFile(filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", id)))
