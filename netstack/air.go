@@ -14,6 +14,7 @@ import (
 type DCF struct {
 	radio.DCFConfig
 	difs, eifs, ackAir, ackWait time.Duration
+	rtsAir                      time.Duration
 	noise                       float64 // noise floor, mW
 	preamble                    float64 // preamble detection threshold, linear
 	dataSINR, basicSINR         float64 // payload thresholds, linear
@@ -21,7 +22,7 @@ type DCF struct {
 
 // NewDCF is the model of c, which has had its defaults applied.
 func NewDCF(c radio.DCFConfig) *DCF {
-	d := &DCF{DCFConfig: c, difs: c.DIFS(), eifs: c.EIFS(), ackAir: c.AckAirtime()}
+	d := &DCF{DCFConfig: c, difs: c.DIFS(), eifs: c.EIFS(), ackAir: c.AckAirtime(), rtsAir: c.RTSAirtime()}
 	// The acknowledgement must have started SIFS after the frame's end
 	// and ended an ack's airtime later; a slot and the propagation both
 	// ways are the slack, as ns-3's AckTimeout allows.
@@ -43,8 +44,10 @@ const SignalDelay = time.Microsecond
 // everything else at the basic rate; an acknowledgement is 802.11's.
 func (d *DCF) Airtime(f *Frame) time.Duration {
 	switch {
-	case f.Type == Ack:
+	case f.Type == Ack || f.Type == CTS:
 		return d.ackAir
+	case f.Type == RTS:
+		return d.rtsAir
 	case f.Type.Acknowledged():
 		return d.DCFConfig.Airtime(WireBytes(f), d.Bitrate)
 	}
@@ -130,6 +133,7 @@ type air struct {
 	txStart time.Duration // this node's last transmission: its start
 	txEnd   time.Duration // and its end
 	sensed  int32         // sigs with Sensed
+	nav     time.Duration // virtual carrier sense: busy until then (RTS/CTS heard)
 	busy    bool
 	eifs    bool // the last reception failed: defer EIFS
 	// sigBuf holds sigs while they are few, as they mostly are: beside
@@ -270,6 +274,9 @@ func (s *Stack) SignalEnd(id uint64) (Outcome, Verdict) {
 			o = Collision
 		}
 		a.eifs = o != Received
+		if o == Received && (r.frame.Type == RTS || r.frame.Type == CTS) && r.frame.To != s.self {
+			s.setNAV(now, now+r.frame.Lifetime)
+		}
 	case fateCollision:
 		o = Collision
 	case fateHalfDuplex:
@@ -314,7 +321,7 @@ func (s *Stack) txStart(now, end time.Duration) {
 // MAC when that changes.
 func (s *Stack) carrier(now time.Duration) {
 	a := &s.air
-	busy := now < a.txEnd || a.lock != 0 || a.window != 0 || a.sensed > 0
+	busy := now < a.txEnd || a.lock != 0 || a.window != 0 || a.sensed > 0 || now < a.nav
 	if busy == a.busy {
 		return
 	}

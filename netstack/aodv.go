@@ -30,6 +30,7 @@ type route struct {
 	seq        uint32 // destination sequence number
 	validSeq   bool
 	valid      bool
+	broken     bool // invalidated (expires is then when the entry is deleted)
 	expires    time.Duration
 	precursors []int32 // neighbours that route to the destination through this node
 }
@@ -118,7 +119,7 @@ func (s *Stack) learn(dest, next int32, hops int, seq uint32, validSeq bool, lif
 		r.expires = max(r.expires, now+lifetime)
 		return r
 	}
-	r.next, r.hops, r.valid = next, hops, true
+	r.next, r.hops, r.valid, r.broken = next, hops, true, false
 	if validSeq {
 		r.seq, r.validSeq = seq, true
 	}
@@ -165,8 +166,59 @@ func (s *Stack) dropData(f *Frame, reason string) {
 // invalidate marks r invalid (RFC 3561 6.11), its entry kept for
 // DELETE_PERIOD: 5 · max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
 func (s *Stack) invalidate(r *route) {
-	r.valid = false
-	r.expires = s.now() + 5*max(s.cfg.AODV.activeRoute(), s.cfg.Hello)
+	r.valid, r.broken = false, true
+	r.expires = s.now() + s.deletePeriod()
+}
+
+// deletePeriod is DELETE_PERIOD, with AODV's hello interval when it
+// sends hellos, else the stack's neighbour discovery's.
+func (s *Stack) deletePeriod() time.Duration {
+	h := s.cfg.Hello
+	if s.cfg.AODV.hellos() {
+		h = s.cfg.AODV.helloInterval()
+	}
+	return 5 * max(s.cfg.AODV.activeRoute(), h)
+}
+
+// kept reports whether r is still in the routing table at now, valid or
+// not: an invalidated route for DELETE_PERIOD, one that expired for
+// DELETE_PERIOD after its expiry (ns-3's RoutingTable::Purge).
+func (s *Stack) kept(r *route, now time.Duration) bool {
+	if r.broken {
+		return now <= r.expires
+	}
+	return now <= r.expires+s.deletePeriod()
+}
+
+// erred reports whether a route error about r, through the neighbour it
+// comes from or was lost, concerns this node, and invalidates r if so:
+// r must be valid, or, with rerr_stale, kept at all.
+func (s *Stack) erred(r *route, now time.Duration) bool {
+	if s.cfg.AODV.RERRStale {
+		if !s.kept(r, now) {
+			return false
+		}
+		if r.valid && now > r.expires {
+			r.valid = false // expired: kept, not invalidated again
+		}
+	}
+	return r.valid || s.cfg.AODV.RERRStale
+}
+
+// rerrGoes reports whether a route error for routes with these
+// precursors is sent: any precursor at all (RFC 3561 6.11), or, with
+// rerr_stale, one with a valid route (ns-3's SendRerrMessage).
+func (s *Stack) rerrGoes(precursors []int32) bool {
+	if !s.cfg.AODV.RERRStale {
+		return len(precursors) > 0
+	}
+	a := s.routing()
+	for _, p := range precursors {
+		if a.validRoute(p, s.now()) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // forward sends the data frame f (numbered, traced) towards dest over
@@ -476,15 +528,21 @@ func (s *Stack) heardData(f *Frame) {
 func (s *Stack) linkBroken(j int32) {
 	a := s.routing()
 	var lost []Unreachable
+	var precursors []int32
+	now := s.now()
 	for dest, r := range a.routes {
-		if r.valid && r.next == j {
+		if r.next != j || !s.erred(r, now) {
+			continue
+		}
+		if r.valid {
 			if !s.cfg.AODV.KeepSeqOnBreak {
 				r.seq++
 			}
 			s.invalidate(r)
-			if len(r.precursors) > 0 {
-				lost = append(lost, Unreachable{Dest: s.cfg.IDs[dest], Seq: r.seq})
-			}
+		}
+		if len(r.precursors) > 0 || s.cfg.AODV.RERRStale {
+			lost = append(lost, Unreachable{Dest: s.cfg.IDs[dest], Seq: r.seq})
+			precursors = append(precursors, r.precursors...)
 		}
 	}
 	if q := s.queues[j]; q != nil {
@@ -503,7 +561,7 @@ func (s *Stack) linkBroken(j int32) {
 		clear(q.pending[len(kept):])
 		q.pending = kept
 	}
-	if len(lost) > 0 {
+	if len(lost) > 0 && s.rerrGoes(precursors) {
 		slices.SortFunc(lost, func(a, b Unreachable) int { return cmp.Compare(a.Dest, b.Dest) })
 		s.sendRERR(lost, false)
 	}
@@ -543,20 +601,27 @@ func (s *Stack) sendRERR(lost []Unreachable, forwarded bool) {
 func (s *Stack) heardRERR(f *Frame) {
 	a := s.routing()
 	var lost []Unreachable
+	var precursors []int32
+	now := s.now()
 	for _, u := range f.Unreachable {
 		dest, ok := s.cfg.Index[u.Dest]
 		if !ok {
 			continue
 		}
-		if r := a.routes[dest]; r != nil && r.valid && r.next == f.From {
+		r := a.routes[dest]
+		if r == nil || r.next != f.From || !s.erred(r, now) {
+			continue
+		}
+		if r.valid {
 			r.seq, r.validSeq = u.Seq, true
 			s.invalidate(r)
-			if len(r.precursors) > 0 {
-				lost = append(lost, Unreachable{Dest: u.Dest, Seq: u.Seq})
-			}
+		}
+		if len(r.precursors) > 0 || s.cfg.AODV.RERRStale {
+			lost = append(lost, Unreachable{Dest: u.Dest, Seq: u.Seq})
+			precursors = append(precursors, r.precursors...)
 		}
 	}
-	if len(lost) > 0 {
+	if len(lost) > 0 && s.rerrGoes(precursors) {
 		s.sendRERR(lost, true)
 	}
 }

@@ -90,6 +90,15 @@ type AODVConfig struct {
 	// configs/ring-tanenbaum.yaml's run invalid on stable-leader, not
 	// investigated yet).
 	RingFromHops bool `yaml:"ring_from_hops,omitempty"`
+	// RERRStale makes route errors as ns-3's: a broken link's error
+	// lists every route through the lost neighbour not yet deleted
+	// (invalid and expired ones, those without precursors, and the
+	// neighbour itself), a node hearing one passes it on for those routes
+	// too (so a second error over a path already broken is passed on
+	// again), and an error goes out only when one of its precursors has
+	// a valid route. false: only active routes with precursors are
+	// listed and passed on (RFC 3561 6.11).
+	RERRStale bool `yaml:"rerr_stale,omitempty"`
 }
 
 // Neighbour detection modes (AODVConfig.Neighbors).
@@ -131,7 +140,7 @@ func AODVPreset(name string) (AODVConfig, error) {
 		c.Jitter = units.Duration(10 * time.Millisecond)
 		c.JitterStep = units.Duration(time.Millisecond)
 		c.RREQRateLimit, c.RERRRateLimit = 10, 10
-		c.KeepSeqOnBreak, c.RingFromHops = true, true
+		c.KeepSeqOnBreak, c.RingFromHops, c.RERRStale = true, true, true
 	default:
 		return c, fmt.Errorf("preset: %q is not one of \"\", %q", name, PresetNS3)
 	}

@@ -121,3 +121,47 @@ func TestRouteDelay(t *testing.T) {
 		t.Fatalf("aodv without a ring: %v, want 0", d)
 	}
 }
+
+// TestRERRStale: with rerr_stale (ns-3's route errors) a route error
+// over a route already invalid is passed on, and a lost neighbour's
+// error lists every route through it, the neighbour's own included;
+// without it (RFC 3561) only active routes with precursors count. Either
+// way, with rerr_stale, an error whose precursors have no valid route
+// stays unsent.
+func TestRERRStale(t *testing.T) {
+	setup := func(stale bool) (*Stack, *recorder) {
+		s, d := aodvStack(5)
+		s.cfg.AODV.RERRStale = stale
+		s.learn(1, 1, 1, 1, true, time.Minute)                  // neighbour ID 2
+		s.learn(2, 2, 1, 1, true, time.Minute)                  // precursor ID 3
+		addPrecursor(s.learn(3, 1, 2, 5, true, time.Minute), 2) // ID 4 via ID 2
+		s.invalidate(s.routing().routes[3])
+		return s, d
+	}
+	heard := &Frame{Type: RERR, From: 1, To: -1, Seq: 9, Unreachable: []Unreachable{{Dest: 4, Seq: 6}}}
+	for _, stale := range []bool{false, true} {
+		s, d := setup(stale)
+		f := *heard
+		s.Heard(&f, Received)
+		if n := len(d.sent(RERR)); n != map[bool]int{false: 0, true: 1}[stale] {
+			t.Errorf("stale %v: %d route errors passed on over an invalid route", stale, n)
+		}
+		s, d = setup(stale)
+		s.linkBroken(1)
+		var got []protocol.NodeID
+		for _, f := range d.sent(RERR) {
+			for _, u := range f.Unreachable {
+				got = append(got, u.Dest)
+			}
+		}
+		if want := map[bool][]protocol.NodeID{false: nil, true: {2, 4}}[stale]; !slices.Equal(got, want) {
+			t.Errorf("stale %v: link to ID 2 lost: errors list %v, want %v", stale, got, want)
+		}
+	}
+	s, d := setup(true)
+	s.invalidate(s.routing().routes[2]) // the precursor's route
+	s.linkBroken(1)
+	if n := len(d.sent(RERR)); n != 0 {
+		t.Errorf("%d route errors sent with no precursor reachable", n)
+	}
+}

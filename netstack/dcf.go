@@ -14,6 +14,9 @@ const (
 	macContend                 // deferring or counting down the backoff
 	macTx                      // the head is on the air
 	macWaitAck                 // the head was sent; its acknowledgement is awaited
+	macRTS                     // the head's RTS is on the air
+	macWaitCTS                 // the head's RTS was sent; the CTS is awaited
+	macGotCTS                  // the CTS came: the head goes SIFS after it
 )
 
 // mac is one node's 802.11 DCF: an interface queue, the contention
@@ -24,7 +27,8 @@ type mac struct {
 	gen     uint64        // the live access, end-of-transmission or ack timer
 	backoff int32         // slots left to count
 	cw      int32
-	retries int32
+	retries int32 // failed attempts (after RTS/CTS: failed RTSs since the last CTS)
+	long    int16 // after RTS/CTS: failed transmissions of the head itself (at most 64)
 	state   macState
 }
 
@@ -128,11 +132,16 @@ func (m *mac) idle(s *Stack, now time.Duration) {
 // access runs the access timer: the head goes on the air.
 func (s *Stack) access(gen uint64) {
 	m := &s.mac
-	if gen != m.gen || m.state != macContend || len(m.q) == 0 {
+	if gen != m.gen || m.state != macContend && m.state != macGotCTS || len(m.q) == 0 {
 		return
 	}
 	f := m.q[0]
-	if m.retries > 0 {
+	rts := s.cfg.MAC.usesRTS(f)
+	if rts && m.state == macContend {
+		s.sendRTS(f)
+		return
+	}
+	if rts && m.long > 0 || !rts && m.retries > 0 {
 		s.emit(trace.Event{Ev: trace.EvRetx, Kind: f.Kind(), To: s.cfg.IDs[f.To], Seq: f.Seq, Bytes: f.Bytes})
 	}
 	m.state = macTx
@@ -155,6 +164,12 @@ func (s *Stack) radiate(f *Frame) {
 func (s *Stack) txEnd(gen uint64) {
 	s.carrier(s.now())
 	m := &s.mac
+	if gen != 0 && gen == m.gen && m.state == macRTS {
+		m.state = macWaitCTS
+		m.gen++
+		s.d.SetTimer(s.cfg.MAC.ackWait, Timer{Kind: TimerAckWait, Ref: m.gen})
+		return
+	}
 	if gen == 0 || gen != m.gen || m.state != macTx {
 		return // an acknowledgement's end, or a stale timer
 	}
@@ -172,14 +187,24 @@ func (s *Stack) txEnd(gen uint64) {
 // again with a doubled window, or is given up after the retry limit.
 func (s *Stack) ackWait(gen uint64) {
 	m := &s.mac
-	if gen != m.gen || m.state != macWaitAck {
+	if gen != m.gen || m.state != macWaitAck && m.state != macWaitCTS {
 		return
 	}
-	if int(m.retries)+1 >= *s.cfg.MAC.RetryLimit { // retry_limit counts attempts
-		s.macNext(m.q[0], false)
-		return
+	// retry_limit counts attempts (of the RTS, with RTS/CTS);
+	// long_retry_limit those of a frame sent after RTS/CTS.
+	if m.state == macWaitAck && s.cfg.MAC.usesRTS(m.q[0]) {
+		if int(m.long)+1 >= s.cfg.MAC.LongRetries() {
+			s.macNext(m.q[0], false)
+			return
+		}
+		m.long++
+	} else {
+		if int(m.retries)+1 >= *s.cfg.MAC.RetryLimit {
+			s.macNext(m.q[0], false)
+			return
+		}
+		m.retries++
 	}
-	m.retries++
 	m.cw = int32(min(2*int(m.cw)+1, s.cfg.MAC.CWMax))
 	m.draw(s)
 	now := s.now()
@@ -218,7 +243,7 @@ func (s *Stack) macNext(f *Frame, ok bool) {
 	if len(m.q) == 0 {
 		m.q = nil
 	}
-	m.retries, m.cw = 0, int32(s.cfg.MAC.CWMin)
+	m.retries, m.long, m.cw = 0, 0, int32(s.cfg.MAC.CWMin)
 	m.draw(s)
 	m.state = macIdle
 	now := s.now()
@@ -272,4 +297,65 @@ func (s *Stack) ackSend(to int32, seq uint64) {
 	s.number(f)
 	s.radiate(f)
 	s.d.SetTimer(f.Airtime, Timer{Kind: TimerTxEnd})
+}
+
+// usesRTS reports whether f goes after an RTS/CTS exchange: an
+// acknowledged frame of more than rts_threshold bytes on the air.
+func (d *DCF) usesRTS(f *Frame) bool {
+	return d.RTSThreshold > 0 && f.Type.Acknowledged() && WireBytes(f)+*d.Overhead > d.RTSThreshold
+}
+
+// sendRTS puts the RTS for the head f on the air: its NAV covers the CTS,
+// f and f's acknowledgement, with the SIFS between.
+func (s *Stack) sendRTS(f *Frame) {
+	m, d := &s.mac, s.cfg.MAC
+	nav := 3*d.SIFS.D() + d.ackAir + d.Airtime(f) + d.ackAir
+	r := s.scratch(Frame{Type: RTS, From: s.self, To: f.To, Seq: f.Seq, Lifetime: nav})
+	m.state = macRTS
+	s.radiate(r)
+	m.gen++
+	s.d.SetTimer(r.Airtime, Timer{Kind: TimerTxEnd, Ref: m.gen})
+}
+
+// heardRTS answers an RTS for this node with a CTS SIFS after it, unless
+// the NAV says the medium is reserved.
+func (s *Stack) heardRTS(f *Frame) {
+	if s.cfg.MAC == nil || s.now() < s.air.nav {
+		return
+	}
+	d := s.cfg.MAC
+	cts := &Frame{Type: CTS, From: s.self, To: f.From, AckSeq: f.Seq, Lifetime: max(f.Lifetime-d.SIFS.D()-d.ackAir, 0)}
+	s.d.SetTimer(d.SIFS.D(), Timer{Kind: TimerAckSend, Peer: f.From, Ref: f.Seq, Frame: cts})
+}
+
+// heardCTS: the CTS for the head's RTS came; the head goes SIFS after it.
+func (s *Stack) heardCTS(f *Frame) {
+	m := &s.mac
+	if m.state != macWaitCTS || len(m.q) == 0 || m.q[0].To != f.From || m.q[0].Seq != f.AckSeq {
+		return
+	}
+	m.retries = 0
+	m.state = macGotCTS
+	m.gen++
+	s.d.SetTimer(s.cfg.MAC.SIFS.D(), Timer{Kind: TimerAccess, Ref: m.gen})
+}
+
+// ctsSend puts a due CTS on the air, unless this node is transmitting.
+func (s *Stack) ctsSend(cts *Frame) {
+	if s.now() < s.air.txEnd {
+		return
+	}
+	f := s.scratch(*cts)
+	s.radiate(f)
+	s.d.SetTimer(f.Airtime, Timer{Kind: TimerTxEnd})
+}
+
+// setNAV: an RTS or CTS for another node reserves the medium until
+// until; it is busy to this node till then (virtual carrier sense).
+func (s *Stack) setNAV(now, until time.Duration) {
+	if until <= s.air.nav || until <= now {
+		return
+	}
+	s.air.nav = until
+	s.d.SetTimer(until-now, Timer{Kind: TimerTxEnd}) // re-senses the medium then
 }

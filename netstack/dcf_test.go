@@ -312,3 +312,45 @@ func TestDCFFirstRetryDoublesCWMin(t *testing.T) {
 		t.Errorf("the first retransmission waited %d distinct slot counts over 40 seeds, want a window of 64", len(waits))
 	}
 }
+
+// TestDCFRTSCTS: with rts_threshold, a unicast goes after an RTS, its
+// receiver's CTS SIFS later, the frame SIFS after the CTS and the
+// acknowledgement SIFS after the frame; a node that hears only the CTS
+// (hidden from the sender) keeps off the medium until the exchange's
+// end (its NAV), then waits DIFS. An RTS never answered is sent
+// retry_limit times, the frame itself never.
+func TestDCFRTSCTS(t *testing.T) {
+	b := newBench(t, 3, func(c *radio.DCFConfig) { c.RTSThreshold = 1 })
+	b.power[0][2], b.power[2][0] = 0, 0
+	m := b.stacks[0].cfg.MAC
+	sifs, difs := 10*time.Microsecond, 50*time.Microsecond
+	data := m.Airtime(&Frame{Type: Unicast, Bytes: 52})
+	b.at(time.Second, func() { b.stacks[0].Send(2, testMsg{1}) })
+	rts := time.Second + difs
+	cts := rts + SignalDelay + 352*time.Microsecond + sifs
+	frame := cts + SignalDelay + 304*time.Microsecond + sifs
+	ack := frame + SignalDelay + data + sifs
+	b.broadcastAt(2, frame, 7) // during the frame, heard by node 2's NAV only
+	b.run(2 * time.Second)
+	if !slices.Equal(b.txs[0], []time.Duration{rts, frame}) || len(b.txs[1]) != 2 || b.txs[1][0] != cts || b.txs[1][1] != ack {
+		t.Fatalf("sender at %v, receiver at %v; want RTS %v and frame %v, CTS %v and ack %v", b.txs[0], b.txs[1], rts, frame, cts, ack)
+	}
+	if len(b.got[1]) != 2 || b.got[1][0].Msg != (testMsg{1}) || b.got[1][1].Msg != (testMsg{7}) {
+		t.Errorf("received %v, want the unicast, then the hidden node's broadcast", b.got[1])
+	}
+	nav := cts + SignalDelay + 304*time.Microsecond + (3*sifs + 304*time.Microsecond + data + 304*time.Microsecond - sifs - 304*time.Microsecond)
+	if len(b.txs[2]) != 1 || b.txs[2][0] < nav+difs {
+		t.Errorf("the hidden node sent at %v, want after its NAV's end %v and DIFS", b.txs[2], nav)
+	}
+
+	b = newBench(t, 2, func(c *radio.DCFConfig) { r := 3; c.RetryLimit, c.RTSThreshold = &r, 1 })
+	b.power[0][1] = 0
+	b.at(time.Second, func() { b.stacks[0].Send(2, testMsg{1}) })
+	b.run(3 * time.Second)
+	if len(b.txs[0]) != 3 {
+		t.Errorf("to a node out of range: %d transmissions, want 3 RTSs", len(b.txs[0]))
+	}
+	if d := b.drops(0); !slices.Equal(d, []string{"no-ack"}) {
+		t.Errorf("drops %v, want one no-ack", d)
+	}
+}

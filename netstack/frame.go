@@ -28,6 +28,8 @@ const (
 	RREP                      // an AODV route reply, unicast hop by hop, acknowledged
 	RERR                      // an AODV route error, broadcast to the neighbours
 	AODVHello                 // an AODV hello: a route reply for the sender itself, broadcast one hop (RFC 3561 6.9)
+	RTS                       // DCF: asks To to clear the medium for the frame Seq (Lifetime: the NAV it sets)
+	CTS                       // DCF: answers an RTS from To (AckSeq: its Seq; Lifetime: the NAV it sets)
 )
 
 // Acknowledged reports whether frames of type t go through a link queue
@@ -57,6 +59,10 @@ func (t Type) String() string {
 		return "rerr"
 	case AODVHello:
 		return "aodv-hello"
+	case RTS:
+		return "rts"
+	case CTS:
+		return "cts"
 	}
 	return "frame"
 }
@@ -92,7 +98,8 @@ type Frame struct {
 	// and TTL. A RREP: Origin (the originator of the request, where the
 	// reply goes), Final (the destination), DestSeq, Hops and Lifetime.
 	// A RERR: Unreachable. An AODVHello: Final (the sender's ID),
-	// DestSeq (its sequence number) and Lifetime.
+	// DestSeq (its sequence number) and Lifetime. An RTS or a CTS:
+	// Lifetime is the duration it announces (the NAV).
 	TTL         uint8
 	OrigSeq     uint32
 	DestSeq     uint32

@@ -130,7 +130,7 @@ const (
 	TimerAccess  // the backoff is over: the head of the MAC queue goes on the air (Ref: generation)
 	TimerTxEnd   // this node's transmission is over (Ref: generation, 0 for an acknowledgement)
 	TimerAckWait // a unicast frame's acknowledgement did not come (Ref: generation)
-	TimerAckSend // SIFS after a unicast frame: acknowledge it (Peer, Ref: its sender and sequence number)
+	TimerAckSend // SIFS after a unicast frame: acknowledge it (Peer, Ref: its sender and sequence number); with Frame, that CTS is sent instead
 )
 
 // Timer is a stack timer, handed back to Stack.Timer when it is due.
@@ -242,7 +242,11 @@ func (s *Stack) Timer(t Timer) {
 	case TimerAckWait:
 		s.ackWait(t.Ref)
 	case TimerAckSend:
-		s.ackSend(t.Peer, t.Ref)
+		if t.Frame != nil {
+			s.ctsSend(t.Frame)
+		} else {
+			s.ackSend(t.Peer, t.Ref)
+		}
 	}
 }
 
@@ -328,6 +332,10 @@ func (s *Stack) Heard(f *Frame, o Outcome) Verdict {
 		s.heardRERR(f)
 	case AODVHello:
 		s.heardAODVHello(f)
+	case RTS:
+		s.heardRTS(f)
+	case CTS:
+		s.heardCTS(f)
 	}
 	return Handled
 }

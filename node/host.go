@@ -283,6 +283,9 @@ func newHost(opt Options) (*Host, error) {
 	s.Routing.Apply(h.net)
 	h.maxRange = prop.MaxRange()
 	if s.Radio.MAC == radio.MACDCF {
+		if s.Radio.DCF.RTSThreshold > 0 {
+			return nil, fmt.Errorf("%s: radio.dcf.rts_threshold: RTS/CTS is simulated only (manetlab sim); real nodes' wire has no RTS or CTS frame", s.Path)
+		}
 		h.net.MAC = netstack.NewDCF(s.Radio.DCF)
 		h.air = netstack.NewRadio(s.Radio, prop, loss)
 	}

@@ -19,3 +19,13 @@ func TestProtocolErrorsNameTheSetFlag(t *testing.T) {
 		}
 	}
 }
+
+// RTS/CTS is simulated only: a real node refuses radio.dcf.rts_threshold,
+// naming the field.
+func TestRTSThresholdRefused(t *testing.T) {
+	s := parse(t, "nodes: {count: 2}\nradio: {mac: dcf, dcf: {rts_threshold: 1}}\nprotocol: {name: baseline/floodmax}\n")
+	_, err := newHost(Options{Scenario: s, IDs: ids(1), Out: t.TempDir(), Run: "r"})
+	if err == nil || !strings.Contains(err.Error(), "radio.dcf.rts_threshold: RTS/CTS is simulated only") {
+		t.Errorf("error %v, want the rts_threshold refusal", err)
+	}
+}

@@ -54,6 +54,17 @@ type DCFConfig struct {
 	// while a frame waits, so a node forwarding a unicast usually waits
 	// a stale backoff at every hop (docs/routing.md).
 	IdleBackoff bool `yaml:"idle_backoff,omitempty"`
+	// RTSThreshold: a unicast frame of more bytes on the air (MAC
+	// header, FCS and LLC/SNAP included) goes after an RTS/CTS exchange,
+	// which sets the NAV of the nodes that hear either (802.11's
+	// dot11RTSThreshold, ns-3's RtsCtsThreshold). 0, the default: never
+	// (ns-3's 65535). The simulator only: real nodes' wire has no RTS or
+	// CTS frame.
+	RTSThreshold int `yaml:"rts_threshold,omitempty"`
+	// LongRetryLimit is how many times a frame sent after RTS/CTS is
+	// transmitted before "no-ack" (0: 4, dot11LongRetryLimit, ns-3's
+	// MaxSlrc); its RTS is tried retry_limit times (MaxSsrc).
+	LongRetryLimit int `yaml:"long_retry_limit,omitempty"`
 	// CSRange and InterferenceRange, unit-disk only, in metres (default:
 	// radio.range, as ns-3's RangePropagationLossModel): a frame makes
 	// the medium busy within CSRange, and interferes, at the power of any
@@ -90,8 +101,12 @@ const (
 	DefaultNoiseFigure       = 7.0
 	DefaultPreambleWindow    = 4 * time.Microsecond
 	DefaultPreambleThreshold = 4.0
-	// AckBytes is an 802.11 acknowledgement's size on the air.
+	// AckBytes is an 802.11 acknowledgement's size on the air, and a
+	// CTS's; RTSBytes an RTS's.
 	AckBytes = 14
+	RTSBytes = 20
+	// DefaultLongRetryLimit is dot11LongRetryLimit.
+	DefaultLongRetryLimit = 4
 	// bandwidth of DSSS in Hz, for the thermal noise.
 	bandwidth = 22e6
 )
@@ -197,6 +212,12 @@ func (d *DCFConfig) validate(propagation string) []error {
 	if d.Queue < 1 {
 		bad("queue", "must be at least 1 frame (got %d)", d.Queue)
 	}
+	if d.RTSThreshold < 0 || d.RTSThreshold > 65535 {
+		bad("rts_threshold", "must be 0 (no RTS/CTS) to 65535 bytes (got %d)", d.RTSThreshold)
+	}
+	if d.LongRetryLimit < 0 || d.LongRetryLimit > 64 {
+		bad("long_retry_limit", "must be 0 (4) to 64 transmissions (got %d)", d.LongRetryLimit)
+	}
 	if !finite(*d.CCAThreshold) {
 		bad("cca_threshold", "must be a finite number of dBm (got %g)", *d.CCAThreshold)
 	}
@@ -228,6 +249,19 @@ func (d *DCFConfig) Airtime(bytes int, mbps float64) time.Duration {
 // AckAirtime is an acknowledgement's airtime at the basic rate.
 func (d *DCFConfig) AckAirtime() time.Duration {
 	return d.Preamble.D() + time.Duration(math.Ceil(8*AckBytes/d.BasicRate*1000))*time.Nanosecond
+}
+
+// RTSAirtime is an RTS's airtime at the basic rate.
+func (d *DCFConfig) RTSAirtime() time.Duration {
+	return d.Preamble.D() + time.Duration(math.Ceil(8*RTSBytes/d.BasicRate*1000))*time.Nanosecond
+}
+
+// LongRetries is long_retry_limit with its default.
+func (d *DCFConfig) LongRetries() int {
+	if d.LongRetryLimit == 0 {
+		return DefaultLongRetryLimit
+	}
+	return d.LongRetryLimit
 }
 
 // EIFS is the wait after a frame received in error: SIFS, an

@@ -9,7 +9,6 @@ import (
 
 	"manetlab/internal/ns3test"
 	"manetlab/scenario"
-	"manetlab/sim"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 )
@@ -27,12 +26,21 @@ type gridFigures struct {
 // --run=1..10 (recorded in scripts/ns3/README.md).
 var ns3Grid = gridFigures{rreq: 190.7, rrepMedian: 38.5, rerr: 22.4, hops: 11.8, firstMS: 2006.2, laterMS: 18.651}
 
+// ns3GridRERR100 is ns-3's mean of route error frames over --run=1..100
+// of the grid (standard deviation 15.8 a run: ten runs' mean is too
+// noisy to hold within 20 %; scripts/ns3/README.md).
+const ns3GridRERR100 = 22.97
+
+// rerrSeeds is how many seeds manetlab's route errors are averaged over.
+const rerrSeeds = 100
+
 // TestAODVGridAgainstNS3: configs/aodv-grid-ns3.yaml (routing.aodv
 // preset ns-3.37) against ns-3's AODV on the same grid, seeds 1..10
 // against --run=1..10 (ns-3 run here when installed): route requests,
 // replies, hops, the first packet's latency and the later packets'
-// within 20 % of ns-3's. Route errors come out at about two thirds of
-// ns-3's (docs/routing.md says why): within a factor of two.
+// within 20 % of ns-3's; route errors, averaged over seeds 1..100, within
+// 20 % of ns-3's mean over --run=1..100 (recorded; live, runs 1..10 must
+// give the recorded ten-run mean, as ns-3 is deterministic).
 func TestAODVGridAgainstNS3(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: 10 simulated runs of 100 nodes")
@@ -45,19 +53,7 @@ func TestAODVGridAgainstNS3(t *testing.T) {
 	var rreps, laters []float64
 	const seeds = 10
 	for seed := uint64(1); seed <= seeds; seed++ {
-		s, err := scenario.Load("../configs/aodv-grid-ns3.yaml", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Seed = seed
-		dir := t.TempDir()
-		if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
-			t.Fatal(err)
-		}
-		m, err := analysis.ComputeRouting(dir, nil)
-		if err != nil || m == nil || m.Hops == nil {
-			t.Fatalf("seed %d: routing metrics %+v, %v", seed, m, err)
-		}
+		m, dir := gridRun(t, seed)
 		if m.Delivered != 10 || m.Hellos == 0 || m.RREPIntermediate == 0 || m.RREPGratuitous == 0 {
 			t.Fatalf("seed %d: %d delivered, %d hellos, %d intermediate and %d gratuitous replies", seed, m.Delivered,
 				m.Hellos, m.RREPIntermediate, m.RREPGratuitous)
@@ -70,7 +66,13 @@ func TestAODVGridAgainstNS3(t *testing.T) {
 		laters = append(laters, 1000**m.LatencyP50)
 	}
 	ml.rrepMedian, ml.laterMS = median(rreps), upperMedian(laters)
-	t.Logf("manetlab %+v\nns-3     %+v", ml, ns3)
+	rerr := ml.rerr * seeds
+	for seed := uint64(seeds + 1); seed <= rerrSeeds; seed++ {
+		m, _ := gridRun(t, seed)
+		rerr += float64(m.RERR)
+	}
+	rerr /= rerrSeeds
+	t.Logf("manetlab %+v, route errors over %d seeds %.2f\nns-3     %+v, over 100 runs %.2f", ml, rerrSeeds, rerr, ns3, ns3GridRERR100)
 	within := func(name string, got, want, tol float64) {
 		if math.Abs(got-want) > tol*want {
 			t.Errorf("%s: manetlab %.1f, ns-3 %.1f: more than %.0f %% apart", name, got, want, 100*tol)
@@ -81,9 +83,22 @@ func TestAODVGridAgainstNS3(t *testing.T) {
 	within("hops", ml.hops, ns3.hops, 0.2)
 	within("first packet latency (ms)", ml.firstMS, ns3.firstMS, 0.2)
 	within("later packets' median latency (ms)", ml.laterMS, ns3.laterMS, 0.2)
-	if ml.rerr < ns3.rerr/2 || ml.rerr > 2*ns3.rerr {
-		t.Errorf("route errors: manetlab %.1f, ns-3 %.1f: beyond a factor of two", ml.rerr, ns3.rerr)
+	within("route errors (100 runs)", rerr, ns3GridRERR100, 0.2)
+	if math.Abs(ns3.rerr-ns3Grid.rerr) > 0.05 {
+		t.Errorf("ns-3's route errors over --run=1..10: %.2f, recorded %.2f: re-record ns3GridRERR100", ns3.rerr, ns3Grid.rerr)
 	}
+}
+
+// gridRun simulates configs/aodv-grid-ns3.yaml with seed and returns its
+// routing metrics.
+func gridRun(t *testing.T, seed uint64) (*analysis.RoutingMetrics, string) {
+	s, err := scenario.Load("../configs/aodv-grid-ns3.yaml", nil)
+	dir := simulated(t, s, err, seed)
+	m, err := analysis.ComputeRouting(dir, nil)
+	if err != nil || m == nil || m.Hops == nil {
+		t.Fatalf("seed %d: routing metrics %+v, %v", seed, m, err)
+	}
+	return m, dir
 }
 
 // ns3GridLive runs ns-3's grid ten times.

@@ -59,14 +59,15 @@ func (w *world) quiescent() bool {
 // pendingWork reports whether the queued item it may still change a
 // protocol's state: a frame that carries a message, a live node's
 // protocol timer or stack work on a message, a fault, a command, a boot.
-// Hello ticks, hello frames, acknowledgements and the items of a node
+// Hello ticks, hello frames, acknowledgements, RTS and CTS and the items of a node
 // that crashed since they were queued do not.
 func (w *world) pendingWork(it item) bool {
 	switch it.kind {
 	case itemStart, itemFault, itemCommand:
 		return true
 	case itemArrive, itemAirStart, itemAirEnd:
-		return it.f != nil && it.f.Type != netstack.Hello && it.f.Type != netstack.Ack
+		return it.f != nil && it.f.Type != netstack.Hello && it.f.Type != netstack.Ack &&
+			it.f.Type != netstack.RTS && it.f.Type != netstack.CTS
 	case itemHello, itemAccess, itemTxEnd, itemAckWait, itemAckSend:
 		// The MAC's own timers: a protocol frame they serve is in its
 		// queue, which Stack.Idle looks at.

@@ -70,6 +70,7 @@ static uint64_t g_rreqPhy = 0, g_rrepPhy = 0, g_rerrPhy = 0;
 static uint64_t g_ctrlPhy = 0, g_helloPhy = 0, g_dataPhy = 0, g_arpPhy = 0;
 static std::vector<std::string> g_rreqLog; // originations: t_ms:node->dst:ttl
 static bool g_logRreq = false, g_trace = false;
+static std::map<int, uint64_t> g_ctrlDeferred; // AODV unicasts looped back for want of a route, by type
 
 // node index of a 10.1.x.y address (10.1.0.1 is node 0)
 static int NodeOf(Ipv4Address a)
@@ -167,8 +168,19 @@ static void IpTx(Ptr<const Packet> pkt, Ptr<Ipv4> ipv4, uint32_t iface)
                    ipv4->GetObject<Node>()->GetId(), lo ? "lo" : "tx", f, seq, (unsigned)ip.GetTtl());
         return;
     }
-    if (udp.GetDestinationPort() != AODV_PORT || lo)
+    if (udp.GetDestinationPort() != AODV_PORT)
         return;
+    if (lo)
+    {
+        // An AODV unicast (reply, error, reply-ack) whose next hop had no
+        // valid route: AODV's RouteOutput loops it back and starts a route
+        // discovery for that neighbour.
+        aodv::TypeHeader lt;
+        p->RemoveHeader(lt);
+        if (lt.IsValid())
+            g_ctrlDeferred[lt.Get()]++;
+        return;
+    }
     uint32_t bytes = pkt->GetSize();
     aodv::TypeHeader th;
     p->RemoveHeader(th);
@@ -581,6 +593,9 @@ int main(int argc, char** argv)
     printf("avg_hops=%.3f\n", recv ? hopsSum / recv : -1.0);
     printf("avg_hops_ip_tx=%.3f\n", recv ? hopsTxSum / recv : -1.0);
     printf("hops_ttl_vs_tx_mismatch=%lu\n", hopMismatch);
+    printf("ctrl_deferred_rrep=%lu\nctrl_deferred_rerr=%lu\nctrl_deferred_rrep_ack=%lu\n",
+           (unsigned long)g_ctrlDeferred[aodv::AODVTYPE_RREP], (unsigned long)g_ctrlDeferred[aodv::AODVTYPE_RERR],
+           (unsigned long)g_ctrlDeferred[aodv::AODVTYPE_RREP_ACK]);
     printf("data_deferred=%lu\n", deferred);
     printf("first_latency_ms=%.3f\n", firsts.empty() ? -1.0 : firstMean);
     printf("first_delivered=%zu\n", firsts.size());

@@ -93,6 +93,7 @@ int main(int argc, char **argv)
   uint32_t n = 10, run = 1, count = 10;
   double side = 50, spreadUs = 10000, periodUs = 0;
   std::string mode = "sink", arrivals = "periodic";
+  uint32_t rts = 65535;
   CommandLine cmd;
   cmd.AddValue("n", "nodes (sink mode)", n);
   cmd.AddValue("mode", "sink|hidden|far|random (sink's square, every node sends each frame to a random other node)", mode);
@@ -103,11 +104,13 @@ int main(int argc, char **argv)
   cmd.AddValue("period_us", "between a sender's unicasts (the mean gap with --arrivals=poisson)", periodUs);
   cmd.AddValue("arrivals", "periodic (period_us apart) | poisson (exponential gaps of mean period_us)", arrivals);
   cmd.AddValue("payload", "payload bytes", g_payload);
+  cmd.AddValue("rts", "RtsCtsThreshold in bytes (65535, the default: no RTS/CTS; 0: every unicast after RTS/CTS)", rts);
   cmd.Parse(argc, argv);
   RngSeedManager::SetSeed(1);
   RngSeedManager::SetRun(run);
   if (mode == "hidden" || mode == "far") n = 3;
 
+  Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(rts));
   NodeContainer nodes;
   nodes.Create(n);
   MobilityHelper mob;
