@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -214,5 +215,46 @@ func TestBullyElectionsNamedInNotes(t *testing.T) {
 	}
 	if !later {
 		t.Fatalf("no election by node 4 after 7's crash among %q", starts)
+	}
+}
+
+// TestAPIFollowOneToken: every message says what it carries, so a
+// student can follow node 8's Chang-Roberts token from its origin round
+// the ring to the announcement, forwarded by every other node, and tell
+// it from the tokens the same nodes forward for others.
+func TestAPIFollowOneToken(t *testing.T) {
+	_, url := serve(t, "../configs/ring-chang-roberts.yaml", "radio.mac=ideal")
+	s := post(t, url, "/api/step", map[string]any{"n": 400})
+	tok := regexp.MustCompile(`^token from (\d+), election 1: (\d+)→`)
+	senders := map[string]bool{}
+	forwarded, elected := 0, false
+	for _, h := range s.History {
+		if h.Class != sim.ClassProtocol {
+			continue
+		}
+		if strings.HasPrefix(h.Line, "elected: 8 leads") {
+			elected = true
+		}
+		m := tok.FindStringSubmatch(h.Line)
+		if m == nil {
+			continue
+		}
+		if !strings.HasPrefix(h.Text, "token ") {
+			t.Fatalf("line %q for event %q", h.Line, h.Text)
+		}
+		if m[1] != m[2] {
+			forwarded++ // a token its sender forwards for another node
+		}
+		if m[1] == "8" {
+			senders[m[2]] = true
+		}
+	}
+	if len(senders) != 8 || !elected || forwarded == 0 {
+		t.Fatalf("node 8's token left %v (want all 8 nodes), elected line %v, %d forwarded tokens; history:\n%v", senders, elected, forwarded, s.History)
+	}
+	for _, p := range s.Pending {
+		if p.Type == "deliver" && p.Class == sim.ClassProtocol && p.Line == p.Text {
+			t.Fatalf("pending %q says nothing of what it carries", p.Text)
+		}
 	}
 }

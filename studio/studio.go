@@ -445,6 +445,9 @@ func (st *Studio) state(all bool) *State {
 	}
 	for _, t := range c.Log() {
 		if all || t.Class != sim.ClassNetwork && t.Class != sim.ClassStale {
+			if t.Line == "" {
+				t.Line = t.Text
+			}
 			s.History = append(s.History, t)
 		}
 	}

@@ -95,13 +95,14 @@ func press(t *testing.T, p *chromiumtest.Page, key string) int {
 
 type row struct {
 	Seq     int    `json:"seq"`
-	Text    string `json:"text"`
+	Text    string `json:"text"` // the line shown: what the message carries
+	What    string `json:"what"` // the event as the schedule names it
 	Offered bool   `json:"offered"`
 }
 
 func pendingRows(p *chromiumtest.Page) []row {
 	var rows []row
-	p.Eval(`[...document.querySelectorAll("#pending tr[data-seq]")].map(r => ({seq: +r.dataset.seq, text: r.querySelector(".text").firstChild.textContent, offered: r.dataset.offered === "true"}))`, &rows)
+	p.Eval(`[...document.querySelectorAll("#pending tr[data-seq]")].map(r => ({seq: +r.dataset.seq, text: r.querySelector(".text").firstChild.textContent, what: r.dataset.text, offered: r.dataset.offered === "true"}))`, &rows)
 	return rows
 }
 
@@ -211,7 +212,7 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	if b := text(p, `document.getElementById("branches").textContent`); !strings.Contains(b, "branch 1") {
 		t.Fatalf("no branch kept: %q", b)
 	}
-	if s := st.Schedule(); len(s.Choices) != 1 || s.Choices[0].What != pick.Text {
+	if s := st.Schedule(); len(s.Choices) != 1 || s.Choices[0].What != pick.What {
 		t.Fatalf("after the rewind the schedule is %+v", s)
 	}
 

@@ -72,6 +72,7 @@ type heldEvent struct {
 	node protocol.NodeID // whose trace
 	peer protocol.NodeID // sends: the destination; receives: the sender
 	text uint32          // sends: the kind; drops: the reason; notes: the text
+	says uint32          // sends: what the message carries (the event's Text)
 	what heldKind
 }
 
@@ -227,7 +228,7 @@ func (c *collector) hold(id protocol.NodeID, e *trace.Event) {
 	h := heldEvent{t: e.T, node: id, what: heldMark}
 	switch e.Ev {
 	case trace.EvSend, trace.EvRelay:
-		h.what, h.peer, h.seq, h.text = heldSend, e.To, e.Seq, c.texts.Index(e.Kind)
+		h.what, h.peer, h.seq, h.text, h.says = heldSend, e.To, e.Seq, c.texts.Index(e.Kind), c.texts.Index(e.Text)
 		if e.Ev == trace.EvRelay {
 			h.what = heldRelay
 		}

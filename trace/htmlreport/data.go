@@ -189,9 +189,12 @@ type Sequence struct {
 // Message is one frame: sent at T by From (Dest 0: broadcast), received
 // or dropped at Recvs (only lifeline nodes, matched by (from, seq)).
 type Message struct {
-	T     float64   `json:"t"`
-	From  uint32    `json:"from"`
-	Kind  string    `json:"kind"`
+	T    float64 `json:"t"`
+	From uint32  `json:"from"`
+	Kind string  `json:"kind"`
+	// Says is what the message carries, as its protocol describes it
+	// (protocol.MessageDescriber; the send's Text): "" when it does not.
+	Says  string    `json:"says,omitempty"`
 	Seq   uint64    `json:"seq"`
 	Dest  uint32    `json:"dest,omitempty"`
 	Relay bool      `json:"relay,omitempty"`

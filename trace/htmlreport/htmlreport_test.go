@@ -473,9 +473,26 @@ func TestElectionsNamedAndFiltered(t *testing.T) {
 	arrows := func(dom string) int {
 		return len(regexp.MustCompile(`<line class="arrow( drop)?"`).FindAllString(dom, -1))
 	}
+	// Every token says whose it is (protocol.MessageDescriber), in the
+	// data and on the arrows: node 8's token as it passes every node.
+	from8 := map[uint32]bool{}
+	for _, m := range d.Seq.Msgs {
+		if m.Kind == "token" && m.Says == "" {
+			t.Fatalf("a token says nothing: %+v", m)
+		}
+		if strings.HasPrefix(m.Says, "token from 8,") {
+			from8[m.From] = true
+		}
+	}
+	if len(from8) != 8 {
+		t.Fatalf("node 8's token sent by %v, want every node", from8)
+	}
 	all := chromiumtest.ReadyDOM(t, path)
 	if !strings.Contains(all, "election 1 by node 1 at 1.000 s (over at") || !strings.Contains(all, `data-election="0"`) {
 		t.Fatal("the page does not name election 1 or colour its arrows")
+	}
+	if !regexp.MustCompile(`<text class="kind"[^>]*>token from 8, election 1 →\d`).MatchString(all) {
+		t.Fatal("the sequence diagram does not label node 8's token as 8's")
 	}
 	one := chromiumtest.ReadyDOM(t, path+"#node=3")
 	if n, m := arrows(one), arrows(all); n == 0 || n >= m || !strings.Contains(one, "only node 3's sends and receives") {

@@ -420,7 +420,9 @@
     for (var i = 0; i < es.length; i++) if (es[i].start <= t && (es[i].end == null || es[i].end >= t)) k = i;
     return k;
   }
-  function seqLabel(m) { return m.kind + " #" + m.seq + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : ""); }
+  // seqLabel says what the message carries when its protocol says it
+  // ("token from 8, election 1"), its kind otherwise, and the frame.
+  function seqLabel(m) { return (m.says || m.kind + " #" + m.seq) + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : ""); }
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
     box.textContent = "";
@@ -435,7 +437,7 @@
     });
     var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
       "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " +
-      "An arrow goes from a send to every receive matched by (from, seq), labelled by kind and seq; dashed red: dropped (reason in the tooltip). " +
+      "An arrow goes from a send to every receive matched by (from, seq), labelled by what the message carries (as its protocol says it; otherwise its kind and seq); dashed red: dropped (reason in the tooltip). " +
       "Time runs downwards, one row per distinct instant (rows are not to scale). Orange dots: notes (leader, election, crash, start). " +
       "Protocol messages only: link acknowledgements and retransmissions and routing control (route requests, replies, errors) are not drawn" +
       (relays ? "." : "; relays are hidden.") + " Arrows are coloured as the election under way when they were sent (see the elections above)" +

@@ -84,7 +84,7 @@ func (d *Data) buildSequence(opt Options, c *collector) {
 	for _, h := range held {
 		if (h.what == heldSend || h.what == heldRelay) && shown[h.node] && inWindow(h.t) {
 			sendAt[sendKey{h.node, h.seq}] = len(msgs)
-			msgs = append(msgs, Message{T: secs(h.t), From: uint32(h.node), Kind: c.texts.Strs[h.text], Seq: h.seq,
+			msgs = append(msgs, Message{T: secs(h.t), From: uint32(h.node), Kind: c.texts.Strs[h.text], Says: c.texts.Strs[h.says], Seq: h.seq,
 				Dest: uint32(h.peer), Relay: h.what == heldRelay})
 		}
 	}
