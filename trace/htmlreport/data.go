@@ -362,6 +362,15 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	for i, t0 := range down {
 		d.Dead[i] = append(d.Dead[i], [2]float64{secs(t0), secs(end)})
 	}
+	// A real node killed by the launcher writes no crash: its trace
+	// goes on following its leader until it restarts. The run file's
+	// faults say when it was down, as the simulator's node traces do.
+	for i, dead := range d.Dead {
+		if len(dead) > 0 {
+			d.Leaders[i] = clipLeaders(d.Leaders[i], dead)
+			d.Parents[i] = clipParents(d.Parents[i], dead)
+		}
+	}
 	if c.sample > 1 {
 		d.Sample = c.sample
 		d.Notes = append(d.Notes, fmt.Sprintf("%d nodes: leader timelines and tree edges are those of the 1 in %d nodes whose ID is a multiple of %d (more than %d leader and tree-edge changes)",
@@ -424,4 +433,70 @@ func (d *Data) nameElections(c *collector, m *analysis.MetricsReport) {
 		d.Elections = c.loose.elections() // no numbered election: bully's
 	}
 	slices.SortStableFunc(d.Elections, func(a, b ElectionName) int { return cmp.Compare(a.Start, b.Start) })
+}
+
+// clipLeaders cuts the leader segments [from, to, leader] at the spans
+// [from, to] the node was down.
+func clipLeaders(segs [][3]float64, dead [][2]float64) [][3]float64 {
+	var out [][3]float64
+	for _, sg := range segs {
+		parts := [][3]float64{sg}
+		for _, dn := range dead {
+			var next [][3]float64
+			for _, p := range parts {
+				if dn[1] <= p[0] || dn[0] >= p[1] {
+					next = append(next, p)
+					continue
+				}
+				// What it followed before the crash ends there (its
+				// restart notes its leaders again); what it noted
+				// while the run file has it down, it noted after its
+				// restart, on a clock a little behind.
+				switch {
+				case p[0] < dn[0]:
+					next = append(next, [3]float64{p[0], dn[0], p[2]})
+				case dn[1] < p[1]:
+					next = append(next, [3]float64{dn[1], p[1], p[2]})
+				}
+			}
+			parts = next
+		}
+		out = append(out, parts...)
+	}
+	return out
+}
+
+// clipParents makes the parent changes [t, parent] say "none" while the
+// node was down: none from each crash, and no change until it came back.
+func clipParents(ps [][2]float64, dead [][2]float64) [][2]float64 {
+	if len(ps) == 0 {
+		return ps
+	}
+	var out [][2]float64
+	in := func(t float64) bool {
+		for _, dn := range dead {
+			if t > dn[0] && t < dn[1] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range ps {
+		if !in(p[0]) {
+			out = append(out, p)
+		}
+	}
+	for _, dn := range dead {
+		at := 0.0 // the parent at the crash
+		for _, p := range out {
+			if p[0] <= dn[0] {
+				at = p[1]
+			}
+		}
+		if at != 0 {
+			out = append(out, [2]float64{dn[0], 0})
+			slices.SortStableFunc(out, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
+		}
+	}
+	return out
 }
