@@ -23,10 +23,13 @@ import (
 // (heldUpTo), which are often neighbours (a grid, a line, a ring), so
 // that lifelines chosen among them exchange frames.
 type collector struct {
-	opt      Options
-	treeKind map[string]bool
-	states   map[protocol.NodeID]*nodeState
-	end      int64
+	opt Options
+	// members are the scenario's, ring a ring algorithm's logical ring
+	// (nil otherwise): the sequence diagram's lifelines and their order.
+	members, ring []protocol.NodeID
+	treeKind      map[string]bool
+	states        map[protocol.NodeID]*nodeState
+	end           int64
 
 	// The run file: position events by node, crashes and recoveries in
 	// file order.

@@ -18,6 +18,7 @@ import (
 
 	"manetlab/mobility"
 	"manetlab/protocol"
+	"manetlab/protocol/logicalring"
 	"manetlab/radio"
 	"manetlab/scenario"
 	"manetlab/trace"
@@ -174,13 +175,16 @@ type Frame struct {
 }
 
 // Sequence is the message sequence diagram: its window, its lifelines
-// (node IDs, ascending), the frames sent in the window by a lifeline
+// (node IDs: every member when they are at most Options.MaxLifelines,
+// else the most active; ascending, or in ring order for a ring
+// algorithm, Ring then says so), the frames sent in the window by a lifeline
 // node, and notes at lifeline nodes.
 type Sequence struct {
 	From      float64   `json:"from"`
 	To        float64   `json:"to"`
 	Why       string    `json:"why"`
 	Nodes     []uint32  `json:"nodes"`
+	Ring      bool      `json:"ring,omitempty"`
 	Msgs      []Message `json:"msgs"`
 	Marks     []Mark    `json:"marks"`
 	Truncated string    `json:"truncated,omitempty"`
@@ -244,6 +248,7 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	// The scenario: members, values, mobility and radio.
 	var (
 		members []scenario.Member
+		ring    []protocol.NodeID // a ring algorithm's logical ring
 		mob     mobility.Model
 		prop    radio.Propagation
 	)
@@ -252,6 +257,7 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	} else {
 		d.Scenario = sc.Name
 		members = sc.Members()
+		ring = ringOrder(hdr.Protocol, sc)
 		if m, err := sc.MobilityModel(); err != nil {
 			d.Notes = append(d.Notes, fmt.Sprintf("no mobility model (%v): positions from position events only", err))
 		} else {
@@ -384,6 +390,10 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	d.buildSections(c.states, end)
 	d.buildFrames(opt, end, mob, prop, modelIndex, index, c.pos)
 	progressf("the sequence diagram")
+	c.ring = ring
+	for _, m := range members {
+		c.members = append(c.members, m.ID)
+	}
 	d.buildSequence(opt, c)
 
 	// Metrics and verdicts, as `trace report` and `trace check` give them.
@@ -499,4 +509,19 @@ func clipParents(ps [][2]float64, dead [][2]float64) [][2]float64 {
 		}
 	}
 	return out
+}
+
+// ringOrder is the logical ring of a ring algorithm's run (its
+// protocol.params.ring, as every node resolves it), nil for another
+// algorithm or a ring that cannot be resolved.
+func ringOrder(name string, sc *scenario.Scenario) []protocol.NodeID {
+	spec, err := protocol.Lookup(name)
+	if err != nil || !spec.LogicalRing {
+		return nil
+	}
+	order, err := logicalring.Resolve(sc.Protocol.Params["ring"], sc.MemberIDs(), sc.Seed)
+	if err != nil {
+		return nil
+	}
+	return order
 }

@@ -13,6 +13,7 @@ import (
 
 	_ "manetlab/adhoc" // registers adhoc/vasudevan
 	"manetlab/protocol"
+	"manetlab/protocol/logicalring"
 	_ "manetlab/ring" // registers ring/chang-roberts
 	"manetlab/scenario"
 	"manetlab/sim"
@@ -420,8 +421,19 @@ func TestComplexityFirst(t *testing.T) {
 	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	path, _ := buildPage(t, dir, Options{})
+	path, d := buildPage(t, dir, Options{})
+	// Every node has its lifeline, in ring order (issue 35).
+	ring, err := logicalring.Resolve(s.Protocol.Params["ring"], s.MemberIDs(), s.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Seq.Ring || fmt.Sprint(d.Seq.Nodes) != fmt.Sprint(ring) {
+		t.Fatalf("lifelines %v (ring order: %v), want the ring %v", d.Seq.Nodes, d.Seq.Ring, ring)
+	}
 	dom := chromiumtest.ReadyDOM(t, path)
+	if n := len(regexp.MustCompile(`<line class="lifeline" data-node="\d+"`).FindAllString(dom, -1)); n != 16 {
+		t.Fatalf("%d lifelines drawn, want 16", n)
+	}
 	c, m := strings.Index(dom, `id="complexity"`), strings.Index(dom, `id="metrics-table"`)
 	count := regexp.MustCompile(`<b>(\d+) election messages</b>`).FindStringSubmatch(dom)
 	if c < 0 || m < c || count == nil || !strings.Contains(dom, "exactly "+count[1]+" for this arrangement (matches)") {

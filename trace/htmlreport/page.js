@@ -436,7 +436,8 @@
         (!nodeF || m.from === nodeF || m.recvs.some(function (r) { return r.node === nodeF; }));
     });
     var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
-      "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " +
+      (S.truncated ? "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " : "Lifelines: all " + S.nodes.length + " nodes. ") +
+      (S.ring ? "Columns in ring order (each node's successor to its right; the last one's is the first). " : "") +
       "An arrow goes from a send to every receive matched by (from, seq), labelled by what the message carries (as its protocol says it; otherwise its kind and seq); dashed red: dropped (reason in the tooltip). " +
       "Time runs downwards, one row per distinct instant (rows are not to scale). Orange dots: notes (leader, election, crash, start). " +
       "Protocol messages only: link acknowledgements and retransmissions and routing control (route requests, replies, errors) are not drawn" +
@@ -470,16 +471,21 @@
       if (!marks[k]) { marks[k] = { node: m.node, t: m.t, texts: [] }; order.push(k); }
       marks[k].texts.push(m.text);
     });
-    // Labels are never cut (issue 22): the columns are as wide as the
-    // longest label needs (about 5.5 px a character at 10 px), and the
-    // diagram scrolls.
+    // Every node has its column, as narrow as the box allows (issue 35):
+    // each frame has a row of its own, so its label may run over the
+    // next columns (on a white halo); notes at one instant share a row,
+    // so a column is at least as wide as their labels. Labels are never
+    // cut (issue 22): the diagram is as wide as its longest label
+    // reaches (about 5.5 px a character at 10 px), and scrolls.
     var need = 0;
-    msgs.forEach(function (m) { need = Math.max(need, Math.ceil(seqLabel(m).length * 5.5 / 1.8)); });
     order.forEach(function (k) { need = Math.max(need, marks[k].texts.join(", ").length * 5.5 + 10); });
-    var colW = Math.max(46, Math.min(110, Math.floor(1000 / S.nodes.length)), need);
-    var W = left + colW * S.nodes.length + 80, H = top + rowH * (nrows + 1) + 10;
+    var avail = (box.clientWidth || 1000) - left - 24;
+    var colW = Math.max(46, Math.min(110, Math.floor(avail / S.nodes.length)), need);
     var col = {};
     S.nodes.forEach(function (id, k) { col[id] = left + colW * k + colW / 2; });
+    var reach = left + colW * S.nodes.length + 10;
+    msgs.forEach(function (m) { reach = Math.max(reach, col[m.from] + 4 + seqLabel(m).length * 5.5 + 10); });
+    var W = Math.ceil(reach), H = top + rowH * (nrows + 1) + 10;
     var y = function (t) { return top + rowH * (rowOf[t] + 0.5); };
     var yrow = function (k) { return top + rowH * (k + 0.5); };
     var svg = el("svg", { id: "seq-svg", width: W, height: H, viewBox: "0 0 " + W + " " + H }, box);
