@@ -8,11 +8,11 @@ func (m Msg) Describe() string {
 	switch m.Type {
 	case TypeElection:
 		if m.Leader == 0 {
-			return fmt.Sprintf("election: I want to lead (no leader yet, highest number %d)", m.Num)
+			return fmt.Sprintf("election (no leader yet, number %d)", m.Num)
 		}
-		return fmt.Sprintf("election: I want to lead (I followed %d.%d)", m.Leader, m.Num)
+		return fmt.Sprintf("election (I followed %d.%d)", m.Leader, m.Num)
 	case TypeOK:
-		return fmt.Sprintf("ok: I am alive and higher (number %d)", m.Num)
+		return fmt.Sprintf("ok: I am higher (number %d)", m.Num)
 	case TypeCoordinator:
 		return fmt.Sprintf("coordinator: I lead, election %d", m.Num)
 	case TypeCheck:

@@ -673,6 +673,9 @@ type Pending struct {
 	// where Text says "token 4→7". The studio shows it; schedules keep
 	// Text.
 	Line string `json:"line"`
+	// Says is what a frame's message carries, alone ("token from 8,
+	// election 1"); "" when it does not say.
+	Says string `json:"says,omitempty"`
 	// Offered says whether Take may take it next; Why says why not.
 	Offered bool   `json:"offered"`
 	Why     string `json:"why,omitempty"`
@@ -799,8 +802,8 @@ func (c *Controller) describe(it item) Pending {
 	}
 	p.Line = p.Text
 	if p.Frame != nil {
-		if says := p.Frame.Says(); says != "" {
-			p.Line = says + ":" + strings.TrimPrefix(p.Text, p.Msg)
+		if p.Says = p.Frame.Says(); p.Says != "" {
+			p.Line = p.Says + ":" + strings.TrimPrefix(p.Text, p.Msg)
 		}
 	}
 	return p

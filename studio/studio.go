@@ -14,6 +14,7 @@
 package studio
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -26,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"manetlab/internal/mapview"
 	"manetlab/internal/safefs"
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
@@ -36,7 +38,11 @@ import (
 )
 
 //go:embed page.html
-var page []byte
+var pageHTML []byte
+
+// page is the page with the map component the pages share inlined.
+var page = bytes.Replace(pageHTML, []byte("<!--MAPVIEW-->"),
+	[]byte("<style>\n"+mapview.CSS+"</style>\n<script>\n"+mapview.JS+"</script>"), 1)
 
 // Config is what a studio serves.
 type Config struct {
@@ -373,6 +379,9 @@ type NodeView struct {
 	Epoch  string          `json:"epoch,omitempty"`
 	InCS   bool            `json:"in_cs,omitempty"`
 	Round  string          `json:"round,omitempty"`
+	// Crashed: down by a crash (a node not alive and not crashed has
+	// not started yet).
+	Crashed bool `json:"crashed,omitempty"`
 }
 
 // Note is a protocol note, with the step that made it.
@@ -433,7 +442,7 @@ func (st *Studio) state(all bool) *State {
 		s.Choices = []sim.Choice{}
 	}
 	for _, n := range c.Nodes() {
-		v := NodeView{NodeState: n, Leader: o.leader[n.ID], Epoch: o.epoch[n.ID], InCS: o.inCS[n.ID], Round: o.round[n.ID]}
+		v := NodeView{NodeState: n, Leader: o.leader[n.ID], Epoch: o.epoch[n.ID], InCS: o.inCS[n.ID], Round: o.round[n.ID], Crashed: !n.Alive && o.crashed[n.ID]}
 		if !n.Alive {
 			v.Leader, v.InCS = 0, false
 		}
@@ -497,6 +506,7 @@ type observer struct {
 	epoch    map[protocol.NodeID]string
 	inCS     map[protocol.NodeID]bool
 	round    map[protocol.NodeID]string
+	crashed  map[protocol.NodeID]bool
 	notes    []Note
 	counts   Counts
 	maxRound int
@@ -508,7 +518,7 @@ type observer struct {
 
 func newObserver(spec protocol.Spec) *observer {
 	o := &observer{kinds: map[string]int{}, leader: map[protocol.NodeID]protocol.NodeID{}, epoch: map[protocol.NodeID]string{},
-		inCS: map[protocol.NodeID]bool{}, round: map[protocol.NodeID]string{}, counts: Counts{ByKind: map[string]uint64{}}}
+		inCS: map[protocol.NodeID]bool{}, round: map[protocol.NodeID]string{}, crashed: map[protocol.NodeID]bool{}, counts: Counts{ByKind: map[string]uint64{}}}
 	if cx := spec.Complexity; cx != nil {
 		for _, k := range cx.Announce {
 			o.kinds[k] = 1
@@ -538,8 +548,11 @@ func (o *observer) observe(e *trace.Event) {
 			o.counts.Messages++
 		}
 		return
+	case trace.EvStart:
+		delete(o.crashed, e.Node)
 	case trace.EvCrash:
 		if e.Node != 0 {
+			o.crashed[e.Node] = true
 			delete(o.inCS, e.Node)
 			delete(o.leader, e.Node)
 			o.unnumbered.Stop(e.T, e.Node, "")

@@ -231,7 +231,11 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	shots(p, "cr-elected.png")
 	// Save (s): the file replays the session.
 	p.Key("s")
-	p.WaitFor(`document.getElementById("error").textContent.startsWith("saved")`, 10*time.Second)
+	// Saved is news, not an error: in the header, never in the red line.
+	p.WaitFor(`document.getElementById("status").textContent.startsWith("saved")`, 10*time.Second)
+	if e := text(p, `document.getElementById("error").textContent`); e != "" {
+		t.Fatalf("after saving the error line says %q", e)
+	}
 	var state struct{ Save string }
 	r, err := do(url, "GET", "/api/state", "", nil)
 	if err != nil {
