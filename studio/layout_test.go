@@ -32,6 +32,15 @@ func TestMapLabelsNeverOverlap(t *testing.T) {
 			_, url := serve(t, c.config, c.sets...)
 			p := chromiumtest.Open(t, url+"/?token="+token(url), 1366, 768)
 			p.WaitFor(`document.body.dataset.ready === "1"`, 30*time.Second)
+			// North up, as on the report's map: the node furthest north
+			// (largest y) is drawn highest.
+			var north bool
+			p.Eval(`(() => { const ns = S.nodes.slice().sort((a, b) => b.y - a.y);
+				const cy = (id) => +document.querySelector('#map .node[data-id="' + id + '"] circle').getAttribute("cy");
+				return ns[0].y === ns[ns.length - 1].y || cy(ns[0].id) < cy(ns[ns.length - 1].id); })()`, &north)
+			if !north {
+				t.Fatal("the map is not drawn north up")
+			}
 			labels := 0
 			// Then on, through the API, to the first step with as many
 			// messages in flight from their origin to their destination
