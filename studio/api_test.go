@@ -258,3 +258,45 @@ func TestAPIFollowOneToken(t *testing.T) {
 		}
 	}
 }
+
+// TestAPINextNoteStopsAtForwardsAndDrops: on Chang-Roberts, "next note"
+// stops at every token delivered (forwarded or dropped) and every node
+// woken by its start timer, not only at notes: from the first token on it
+// never jumps over a delivery, and it says why it stopped (issue 35).
+func TestAPINextNoteStopsAtForwardsAndDrops(t *testing.T) {
+	_, url := serve(t, "../configs/ring-chang-roberts.yaml", "radio.mac=ideal")
+	s := post(t, url, "/api/step", map[string]any{"n": 0}) // one event: the first boot
+	woke, forwarded, dropped := 0, 0, 0
+	for i := 0; i < 300 && !s.Done; i++ {
+		next := post(t, url, "/api/note", nil)
+		if next.Error != "" {
+			break
+		}
+		// Every algorithm message delivered since the last stop is the
+		// last step: none is jumped over.
+		delivered := 0
+		for _, h := range next.History {
+			if h.Step >= s.Step && strings.HasPrefix(h.Text, "token ") && h.Class == sim.ClassProtocol {
+				delivered++
+			}
+		}
+		if delivered > 1 {
+			t.Fatalf("next note from step %d to %d went over %d token deliveries (stopped: %s)", s.Step, next.Step, delivered, next.Stop)
+		}
+		switch {
+		case next.Stop == "":
+			t.Fatalf("step %d: no word of why it stopped", next.Step)
+		case strings.Contains(next.Stop, "woke up") || strings.Contains(next.Stop, "election start"):
+			woke++ // a start timer: the node initiates (a note)
+		case strings.Contains(next.Stop, "received token from") && strings.Contains(next.Stop, "and sent 1 message(s): token from"):
+			forwarded++
+		case strings.Contains(next.Stop, "received token from") && strings.Contains(next.Stop, "sent nothing"):
+			dropped++
+		}
+		s = next
+		if forwarded >= 7 && dropped >= 1 && woke >= 1 {
+			return
+		}
+	}
+	t.Fatalf("stops: %d wakes, %d forwards, %d drops (want node 8's token forwarded by all 7 others)", woke, forwarded, dropped)
+}

@@ -15,6 +15,7 @@ package studio
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -74,6 +75,7 @@ type Studio struct {
 	boundErr string
 	rounds   bool // a round algorithm (protocol/rounds)
 	token    string
+	stop     string // why the last "next note" stopped
 }
 
 // New builds the session, paused at t = 0 (or at the schedule's last
@@ -234,11 +236,12 @@ func (st *Studio) act(req *request, do func(*request) error, all bool) ([]byte, 
 		return nil, errors.New("the session failed to rebuild; restart the studio")
 	}
 	var errText string
+	st.stop = ""
 	if err := do(req); err != nil {
 		errText = err.Error()
 	}
 	s := st.state(all)
-	s.Error = errText
+	s.Error, s.Stop = errText, st.stop
 	return json.Marshal(s)
 }
 
@@ -266,16 +269,40 @@ func (st *Studio) step(req *request) error {
 	return nil
 }
 
-// note steps until the next note (a leader chosen, a section entered or
-// left, an election started or ended, a round).
+// note steps to the next step a student should look at: one that made
+// a note (a leader chosen, a section entered or left, an election
+// started or ended, a round), delivered one of the algorithm's messages
+// (where it is forwarded, answered or dropped), or fired a timer that
+// sent one (a node waking up). It says why it stopped (State.Stop).
 func (st *Studio) note(req *request) error {
-	before := len(st.obs.notes)
-	for i := 0; i < maxSteps && len(st.obs.notes) == before; i++ {
-		if !st.c.Step() {
+	o := st.obs
+	for i := 0; i < maxSteps; i++ {
+		notes, sent := len(o.notes), o.algorithm()
+		p, ok := st.c.Next()
+		if !ok || !st.c.Step() {
 			return fmt.Errorf("no note before the end of the run")
 		}
+		switch {
+		case len(o.notes) > notes:
+			st.stop = o.notes[len(o.notes)-1].Text
+		case p.Type == "deliver" && p.Class == sim.ClassProtocol:
+			st.stop = fmt.Sprintf("node %d received %s", cmp.Or(p.Final, p.To), cmp.Or(p.Says, p.Msg))
+			if p.Final == 0 && p.To == 0 {
+				st.stop = fmt.Sprintf("the nodes in range of %d received %s", p.From, cmp.Or(p.Says, p.Msg))
+			}
+			if o.algorithm() > sent {
+				st.stop += fmt.Sprintf(" and sent %d message(s): %s", o.algorithm()-sent, o.lastSent)
+			} else {
+				st.stop += " and sent nothing (it keeps or drops it)"
+			}
+		case p.Type == "timer" && p.Class == sim.ClassProtocol && o.algorithm() > sent:
+			st.stop = fmt.Sprintf("node %d woke up (%s) and sent %s", p.Node, p.Name, o.lastSent)
+		default:
+			continue
+		}
+		return nil
 	}
-	return nil
+	return fmt.Errorf("no note in %d steps", maxSteps)
 }
 
 // nextRound steps a round algorithm to its next round: until a node runs
@@ -355,6 +382,10 @@ type State struct {
 	Rounds bool   `json:"rounds,omitempty"`
 	Round  int    `json:"round,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Stop says why a "next note" stopped where it did ("node 4
+	// received token from 8, election 1 and sent 1 message(s): token
+	// from 8, election 1").
+	Stop string `json:"stop,omitempty"`
 
 	Nodes   []NodeView    `json:"nodes"`
 	Pending []sim.Pending `json:"pending"`
@@ -509,6 +540,7 @@ type observer struct {
 	crashed  map[protocol.NodeID]bool
 	notes    []Note
 	counts   Counts
+	lastSent string // what the last algorithm message sent carries
 	maxRound int
 	mutex    Mutex
 	// unnumbered tells apart the elections whose starts carry no epoch
@@ -546,6 +578,9 @@ func (o *observer) observe(e *trace.Event) {
 			o.counts.Control++
 		default:
 			o.counts.Messages++
+		}
+		if !protocol.IsTransport(e.Kind) {
+			o.lastSent = cmp.Or(e.Text, e.Kind)
 		}
 		return
 	case trace.EvStart:
@@ -609,6 +644,12 @@ func (o *observer) observe(e *trace.Event) {
 		step = o.c.Steps()
 	}
 	o.notes = append(o.notes, Note{Step: step, At: time.Duration(e.T).Seconds(), Node: e.Node, Kind: string(kind), Text: text})
+}
+
+// algorithm counts the algorithm's messages sent so far (announcements
+// and control included, the transport's not).
+func (o *observer) algorithm() uint64 {
+	return o.counts.Messages + o.counts.Announce + o.counts.Control
 }
 
 // electionName names the unnumbered election under way (or last): "election
