@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,17 +66,18 @@ type Config struct {
 
 // Studio is one session.
 type Studio struct {
-	mu       sync.Mutex
-	cfg      Config
-	spec     protocol.Spec
-	c        *sim.Controller
-	obs      *observer
-	branches []sim.Schedule
-	bound    *protocol.Bound
-	boundErr string
-	rounds   bool // a round algorithm (protocol/rounds)
-	token    string
-	stop     string // why the last "next note" stopped
+	mu        sync.Mutex
+	cfg       Config
+	spec      protocol.Spec
+	c         *sim.Controller
+	obs       *observer
+	branches  []sim.Schedule
+	bound     *protocol.Bound
+	boundErr  string
+	rounds    bool // a round algorithm (protocol/rounds)
+	token     string
+	stop      string // why the last "next note" stopped
+	violation *Violation
 }
 
 // New builds the session, paused at t = 0 (or at the schedule's last
@@ -88,7 +90,7 @@ func New(cfg Config) (*Studio, error) {
 	if cfg.Save == "" {
 		cfg.Save = filepath.Join(cfg.Out, "schedule.json")
 	}
-	st := &Studio{cfg: cfg, spec: spec, token: newToken()}
+	st := &Studio{cfg: cfg, spec: spec, token: newToken(), violation: newViolation(cfg.Schedule)}
 	_, st.rounds = rounds.Lookup(spec.Name)
 	if cx := spec.Complexity; cx != nil && cx.Bound != nil && spec.Goal != protocol.GoalMutex {
 		var ids []protocol.NodeID
@@ -241,7 +243,7 @@ func (st *Studio) act(req *request, do func(*request) error, all bool) ([]byte, 
 		errText = err.Error()
 	}
 	s := st.state(all)
-	s.Error, s.Stop = errText, st.stop
+	s.Error, s.Stop, s.Violation = errText, st.stop, st.violation
 	return json.Marshal(s)
 }
 
@@ -382,6 +384,10 @@ type State struct {
 	Rounds bool   `json:"rounds,omitempty"`
 	Round  int    `json:"round,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Violation is what the schedule the studio opened violates, when
+	// explore found it: shown above the map, its nodes ringed on it,
+	// its chosen events marked in the history.
+	Violation *Violation `json:"violation,omitempty"`
 	// Stop says why a "next note" stopped where it did ("node 4
 	// received token from 8, election 1 and sent 1 message(s): token
 	// from 8, election 1").
@@ -399,6 +405,33 @@ type State struct {
 	Choices  []sim.Choice `json:"choices"`
 	Branches []Branch     `json:"branches"`
 	Save     string       `json:"save"`
+}
+
+// Violation is a schedule's violation (sim.Violation) as the page shows
+// it: the witness's nodes (those it names as "node N") and the steps of
+// the schedule's choices, the deliveries, drops, crashes that lead to it.
+type Violation struct {
+	sim.Violation
+	Nodes   []protocol.NodeID `json:"nodes"`
+	Choices []int             `json:"choices"`
+}
+
+var witnessNode = regexp.MustCompile(`\bnodes? (\d+)`)
+
+func newViolation(sched *sim.Schedule) *Violation {
+	if sched == nil || sched.Violation == nil {
+		return nil
+	}
+	v := &Violation{Violation: *sched.Violation, Nodes: []protocol.NodeID{}, Choices: []int{}}
+	for _, m := range witnessNode.FindAllStringSubmatch(v.Witness, -1) {
+		if id, err := strconv.ParseUint(m[1], 10, 32); err == nil && !slices.Contains(v.Nodes, protocol.NodeID(id)) {
+			v.Nodes = append(v.Nodes, protocol.NodeID(id))
+		}
+	}
+	for _, ch := range sched.Choices {
+		v.Choices = append(v.Choices, ch.Step)
+	}
+	return v
 }
 
 // NodeView is a node on the map.
