@@ -300,3 +300,71 @@ func TestAPINextNoteStopsAtForwardsAndDrops(t *testing.T) {
 	}
 	t.Fatalf("stops: %d wakes, %d forwards, %d drops (want node 8's token forwarded by all 7 others)", woke, forwarded, dropped)
 }
+
+// TestLessonChangRoberts drives docs/studio.md's Chang-Roberts lesson
+// through the API, step by step, checking what the text promises: the
+// eight start timers fire at 1 s, one after another, then the eight
+// tokens are in flight, each saying whose it is; 8's token taken first
+// is forwarded round the ring ("next note" stops at every delivery);
+// the election ends with every node following 8 after exactly the 26
+// messages theory gives for this arrangement.
+func TestLessonChangRoberts(t *testing.T) {
+	_, url := serve(t, "../configs/ring-chang-roberts.yaml", "radio.mac=ideal")
+	// 1. space until the eight tokens are in flight.
+	var s *studio.State
+	for i := 0; i < 40; i++ {
+		s = post(t, url, "/api/step", nil)
+		if strings.HasPrefix(s.History[len(s.History)-1].Text, "token ") {
+			break
+		}
+	}
+	starts, tokens := 0, map[string]uint64{}
+	for _, h := range s.History {
+		if strings.HasPrefix(h.Text, `timer "start"`) {
+			starts++
+		}
+	}
+	for _, p := range s.Pending {
+		if p.Msg == "token" {
+			tokens[p.Says] = p.Seq
+		}
+	}
+	if starts != 8 || len(tokens) != 7 { // the first is being delivered
+		t.Fatalf("%d start timers, tokens in flight %v", starts, tokens)
+	}
+	for _, n := range s.Nodes {
+		if !strings.HasPrefix(n.Describe, "participant, election 1") {
+			t.Fatalf("node %d: %q", n.ID, n.Describe)
+		}
+	}
+	// 2. deliver 8's token first.
+	seq, ok := tokens["token from 8, election 1"]
+	if !ok {
+		t.Fatalf("no token of 8 in flight: %v", tokens)
+	}
+	s = post(t, url, "/api/take", map[string]any{"seq": seq})
+	if last := s.History[len(s.History)-1]; !last.Chosen || !strings.HasPrefix(last.Line, "token from 8, election 1: 8→4") {
+		t.Fatalf("the last step is %+v, want 8's token chosen", last)
+	}
+	// 3. next note until every node follows 8: 26 tokens, as theory says.
+	for i := 0; i < 200; i++ {
+		s = post(t, url, "/api/note", nil)
+		all := true
+		for _, n := range s.Nodes {
+			all = all && n.Leader == 8
+		}
+		if all {
+			break
+		}
+	}
+	fwd := false // node 4 forwarded it to its successor
+	for _, h := range s.History {
+		fwd = fwd || strings.HasPrefix(h.Line, "token from 8, election 1: 4→")
+	}
+	if !fwd {
+		t.Fatal("node 4 never forwarded 8's token")
+	}
+	if s.Counts.Messages != 26 || s.Theory == nil || s.Theory.Bound.Exact == nil || *s.Theory.Bound.Exact != 26 {
+		t.Fatalf("after the election: %d election messages, theory %+v", s.Counts.Messages, s.Theory)
+	}
+}
