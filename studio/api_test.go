@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"manetlab/protocol"
 	"manetlab/sim"
 	"manetlab/studio"
 	_ "manetlab/synchronous"
@@ -366,5 +367,56 @@ func TestLessonChangRoberts(t *testing.T) {
 	}
 	if s.Counts.Messages != 26 || s.Theory == nil || s.Theory.Bound.Exact == nil || *s.Theory.Bound.Exact != 26 {
 		t.Fatalf("after the election: %d election messages, theory %+v", s.Counts.Messages, s.Theory)
+	}
+}
+
+// TestLessonBully drives docs/studio.md's bully lesson through the API,
+// checking what the text promises: at 1 s 7 is coordinator at once and
+// 4 waits for an OK from 5, 6 and 7; "next note" on until every node
+// follows 7; 7 crashed by hand, the members' checks go unanswered (1's
+// first), an election follows and 6 wins.
+func TestLessonBully(t *testing.T) {
+	_, url := serve(t, "../configs/bully.yaml", "radio.mac=ideal")
+	var s *studio.State
+	for i := 0; i < 60; i++ {
+		s = post(t, url, "/api/step", nil)
+		if strings.HasPrefix(s.Nodes[3].Describe, "candidate") && strings.Contains(s.Nodes[3].Describe, "waiting for an OK from 5, 6, 7") {
+			break
+		}
+	}
+	if d := s.Nodes[3].Describe; !strings.Contains(d, "election sent to 5, 6, 7, waiting for an OK from 5, 6, 7") {
+		t.Fatalf("node 4: %q", d)
+	}
+	named := false
+	for _, n := range s.Notes {
+		named = named || strings.Contains(n.Text, "(election by node 1 at 1.000 s)")
+	}
+	if !named {
+		t.Fatalf("no election named by node 1 at 1 s: %+v", s.Notes)
+	}
+	follows := func(s *studio.State, l protocol.NodeID) bool {
+		for _, n := range s.Nodes {
+			if n.Alive && n.Leader != l {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < 300 && !follows(s, 7); i++ {
+		s = post(t, url, "/api/note", nil)
+	}
+	if !follows(s, 7) || s.Nodes[6].Epoch != "7.1" {
+		t.Fatalf("after the election: %+v", s.Nodes)
+	}
+	s = post(t, url, "/api/crash", map[string]any{"node": 7})
+	for i := 0; i < 500 && !follows(s, 6); i++ {
+		s = post(t, url, "/api/note", nil)
+	}
+	by4 := false
+	for _, n := range s.Notes {
+		by4 = by4 || strings.Contains(n.Text, "did not acknowledge a check") && strings.HasPrefix(n.Text, "node 1:")
+	}
+	if !follows(s, 6) || !by4 || s.Nodes[5].Epoch != "6.2" {
+		t.Fatalf("after 7's crash: 1 suspects 7 %v, nodes %+v", by4, s.Nodes)
 	}
 }
