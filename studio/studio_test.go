@@ -321,7 +321,7 @@ func TestStudioBully(t *testing.T) {
 	for i := 0; i < 60 && !inFlight; i++ {
 		press(t, p, " ")
 		for _, r := range pendingRows(p) {
-			inFlight = inFlight || strings.HasPrefix(r.Text, "election 4→")
+			inFlight = inFlight || strings.HasPrefix(r.What, "election 4→")
 		}
 	}
 	if d := text(p, `document.querySelector('#nodes tr[data-id="4"] .describe').textContent`); !inFlight || !strings.Contains(d, "waiting for an OK") {
