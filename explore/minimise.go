@@ -64,8 +64,10 @@ func (x *explorer) minimise(r *raw) (*Violation, error) {
 			}
 		}
 	}
-	return &Violation{Property: r.prop, Witness: x.witness(best, step, r), Step: step, Found: len(r.choices),
-		Schedule: &sim.Schedule{Seed: x.s.Seed, Steps: step, Choices: best}}, nil
+	w := x.witness(best, step, r)
+	return &Violation{Property: r.prop, Witness: w, Step: step, Found: len(r.choices),
+		Schedule: &sim.Schedule{Seed: x.s.Seed, Steps: step, Choices: best,
+			Violation: &sim.Violation{Property: r.prop, Witness: w, Step: step}}}, nil
 }
 
 // witness is the violation's line as the minimised schedule shows it.

@@ -154,7 +154,7 @@ func (s *Stack) routeDeliver(to protocol.NodeID, m protocol.Message) {
 	s.oseq++
 	f.OSeq = s.oseq
 	s.number(f)
-	s.emit(trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Seq: f.Seq, Bytes: f.Bytes, Origin: s.id, OSeq: f.OSeq, Hops: 1, To: to})
+	s.emit(trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Seq: f.Seq, Bytes: f.Bytes, Origin: s.id, OSeq: f.OSeq, Hops: 1, To: to, Text: f.Says()})
 	s.forward(f, dest)
 }
 
@@ -516,7 +516,7 @@ func (s *Stack) heardData(f *Frame) {
 	s.keepDataNeighbors(f.Origin, dest)
 	s.number(fw)
 	s.emit(trace.Event{Ev: trace.EvRelay, Kind: f.Kind(), Seq: fw.Seq, Bytes: fw.Bytes, Origin: s.cfg.IDs[f.Origin],
-		OSeq: f.OSeq, Hops: hops + 1, To: f.Final})
+		OSeq: f.OSeq, Hops: hops + 1, To: f.Final, Text: f.Says()})
 	s.forward(fw, dest)
 }
 

@@ -49,7 +49,7 @@ func (s *Stack) originate(dest protocol.NodeID, m protocol.Message) {
 // sendOwn transmits f, a flood frame of this node's.
 func (s *Stack) sendOwn(f *Frame) {
 	s.transmitNew(f, trace.Event{Ev: trace.EvSend, Kind: f.Msg.Kind(), Bytes: f.Bytes,
-		Origin: s.id, OSeq: f.OSeq, Hops: 1, To: f.Final})
+		Origin: s.id, OSeq: f.OSeq, Hops: 1, To: f.Final, Text: f.Says()})
 }
 
 // windowOf is the duplicate window of k in *m (floods: by origin;
@@ -121,5 +121,5 @@ func (s *Stack) relay(f *Frame) {
 		return
 	}
 	s.transmitNew(f, trace.Event{Ev: trace.EvRelay, Kind: f.Msg.Kind(), Bytes: f.Bytes,
-		Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, Hops: int(f.Hops) + 1, To: f.Final})
+		Origin: s.cfg.IDs[f.Origin], OSeq: f.OSeq, Hops: int(f.Hops) + 1, To: f.Final, Text: f.Says()})
 }

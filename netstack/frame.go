@@ -121,6 +121,15 @@ type Frame struct {
 	Body []byte
 }
 
+// Says is what f's message carries (protocol.DescribeMessage), written
+// as the Text of its send and relay events; "" when it does not say.
+func (f *Frame) Says() string {
+	if f.Msg == nil {
+		return ""
+	}
+	return protocol.DescribeMessage(f.Msg)
+}
+
 // Kind is the trace's kind of f: its message's kind, or "hello".
 func (f *Frame) Kind() string {
 	if f.Msg == nil {

@@ -259,7 +259,7 @@ func (s *Stack) Broadcast(m protocol.Message) {
 	if !s.d.Encode(f) {
 		return
 	}
-	s.transmitNew(f, trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes})
+	s.transmitNew(f, trace.Event{Ev: trace.EvSend, Kind: m.Kind(), Bytes: f.Bytes, Text: f.Says()})
 }
 
 // scratch is f in the shared scratch frame, for a frame transmitted at

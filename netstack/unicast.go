@@ -27,7 +27,7 @@ func (s *Stack) Send(to protocol.NodeID, m protocol.Message) {
 		return
 	}
 	s.number(f)
-	s.emit(trace.Event{Ev: trace.EvSend, Kind: m.Kind(), To: to, Seq: f.Seq, Bytes: f.Bytes})
+	s.emit(trace.Event{Ev: trace.EvSend, Kind: m.Kind(), To: to, Seq: f.Seq, Bytes: f.Bytes, Text: f.Says()})
 	s.enqueue(f)
 }
 

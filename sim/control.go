@@ -56,6 +56,7 @@ type Taken struct {
 	Step  int             `json:"step"` // the steps before it
 	At    time.Duration   `json:"at"`
 	Text  string          `json:"text"`
+	Line  string          `json:"line"`  // as Pending.Line
 	Class string          `json:"class"` // as Pending.Class, or "choice" for a crash, recovery or drop
 	Node  protocol.NodeID `json:"node,omitempty"`
 	// Chosen is set when the step was a choice (Take, Drop, Crash,
@@ -140,7 +141,7 @@ func (c *Controller) Step() bool {
 	c.head = nil
 	if !c.unlog {
 		p := c.describe(*it)
-		c.log = append(c.log, Taken{Step: c.step, At: it.at, Text: p.Text, Class: p.Class, Node: p.Node})
+		c.log = append(c.log, Taken{Step: c.step, At: it.at, Text: p.Text, Line: p.Line, Class: p.Class, Node: p.Node})
 	}
 	c.step++
 	c.w.now = it.at
@@ -312,7 +313,7 @@ func (c *Controller) take(it item, p Pending, first time.Duration) {
 	}
 	c.choices = append(c.choices, Choice{Step: c.step, Take: seq, What: p.Text})
 	if !c.unlog {
-		c.log = append(c.log, Taken{Step: c.step, At: at, Text: p.Text, Class: p.Class, Node: p.Node, Chosen: true})
+		c.log = append(c.log, Taken{Step: c.step, At: at, Text: p.Text, Line: p.Line, Class: p.Class, Node: p.Node, Chosen: true})
 	}
 	c.step++
 	c.w.now = at
@@ -351,7 +352,7 @@ func (c *Controller) Drop(seq uint64) error {
 		}
 	}
 	c.choices = append(c.choices, Choice{Step: c.step, Drop: seq, What: p.Text})
-	c.log = append(c.log, Taken{Step: c.step, At: w.now, Text: "drop " + p.Text, Class: ClassChoice, Node: p.Node, Chosen: true})
+	c.log = append(c.log, Taken{Step: c.step, At: w.now, Text: "drop " + p.Text, Line: "drop " + p.Line, Class: ClassChoice, Node: p.Node, Chosen: true})
 	c.step++
 	return nil
 }
@@ -667,6 +668,14 @@ type Pending struct {
 	Name string `json:"name,omitempty"`
 	// Text is the event in one line, as schedules name it.
 	Text string `json:"text"`
+	// Line is Text with what a frame's message carries in place of its
+	// kind (protocol.MessageDescriber): "token from 8, election 1: 4→7"
+	// where Text says "token 4→7". The studio shows it; schedules keep
+	// Text.
+	Line string `json:"line"`
+	// Says is what a frame's message carries, alone ("token from 8,
+	// election 1"); "" when it does not say.
+	Says string `json:"says,omitempty"`
 	// Offered says whether Take may take it next; Why says why not.
 	Offered bool   `json:"offered"`
 	Why     string `json:"why,omitempty"`
@@ -790,6 +799,12 @@ func (c *Controller) describe(it item) Pending {
 	}
 	if stale {
 		p.Class = ClassStale
+	}
+	p.Line = p.Text
+	if p.Frame != nil {
+		if p.Says = p.Frame.Says(); p.Says != "" {
+			p.Line = p.Says + ":" + strings.TrimPrefix(p.Text, p.Msg)
+		}
 	}
 	return p
 }

@@ -24,6 +24,18 @@ type Schedule struct {
 	// Steps is where the session stood when saved; the studio opens there.
 	Steps   int      `json:"steps"`
 	Choices []Choice `json:"choices"`
+	// Violation, in a schedule `explore` found, is what it violates: the
+	// studio opens such a schedule with it shown (docs/explore.md).
+	Violation *Violation `json:"violation,omitempty"`
+}
+
+// Violation is the property a schedule violates, as explore found it:
+// the property, what happened (one line, naming the nodes as "node N")
+// and the step it shows at.
+type Violation struct {
+	Property string `json:"property"`
+	Witness  string `json:"witness"`
+	Step     int    `json:"step"`
 }
 
 // Choice is one decision, made after Step steps: take a pending event
@@ -81,6 +93,9 @@ func ParseSchedule(r io.Reader, path string) (*Schedule, error) {
 		}
 		return nil, fmt.Errorf("schedule %s: %w", path, err)
 	}
+	if v := s.Violation; v != nil && (len(v.Property) > maxField || len(v.Witness) > maxField) {
+		return nil, fmt.Errorf("schedule %s: violation: property or witness longer than %d bytes", path, maxField)
+	}
 	if len(s.Scenario) > maxField {
 		return nil, fmt.Errorf("schedule %s: scenario %s is longer than %d bytes", path, safefs.Short(s.Scenario, 60), maxField)
 	}
@@ -137,7 +152,11 @@ func (s *Schedule) JSON() []byte {
 	if len(s.Choices) > 0 {
 		b.WriteString("\n  ")
 	}
-	b.WriteString("]\n}\n")
+	b.WriteString("]")
+	if s.Violation != nil {
+		fmt.Fprintf(&b, ",\n  \"violation\": %s", mustJSON(s.Violation))
+	}
+	b.WriteString("\n}\n")
 	return b.Bytes()
 }
 

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"manetlab/protocol"
 	"manetlab/sim"
 	"manetlab/studio"
 	_ "manetlab/synchronous"
@@ -214,5 +216,207 @@ func TestBullyElectionsNamedInNotes(t *testing.T) {
 	}
 	if !later {
 		t.Fatalf("no election by node 4 after 7's crash among %q", starts)
+	}
+}
+
+// TestAPIFollowOneToken: every message says what it carries, so a
+// student can follow node 8's Chang-Roberts token from its origin round
+// the ring to the announcement, forwarded by every other node, and tell
+// it from the tokens the same nodes forward for others.
+func TestAPIFollowOneToken(t *testing.T) {
+	_, url := serve(t, "../configs/ring-chang-roberts.yaml", "radio.mac=ideal")
+	s := post(t, url, "/api/step", map[string]any{"n": 400})
+	tok := regexp.MustCompile(`^token from (\d+), election 1: (\d+)→`)
+	senders := map[string]bool{}
+	forwarded, elected := 0, false
+	for _, h := range s.History {
+		if h.Class != sim.ClassProtocol {
+			continue
+		}
+		if strings.HasPrefix(h.Line, "elected: 8 leads") {
+			elected = true
+		}
+		m := tok.FindStringSubmatch(h.Line)
+		if m == nil {
+			continue
+		}
+		if !strings.HasPrefix(h.Text, "token ") {
+			t.Fatalf("line %q for event %q", h.Line, h.Text)
+		}
+		if m[1] != m[2] {
+			forwarded++ // a token its sender forwards for another node
+		}
+		if m[1] == "8" {
+			senders[m[2]] = true
+		}
+	}
+	if len(senders) != 8 || !elected || forwarded == 0 {
+		t.Fatalf("node 8's token left %v (want all 8 nodes), elected line %v, %d forwarded tokens; history:\n%v", senders, elected, forwarded, s.History)
+	}
+	for _, p := range s.Pending {
+		if p.Type == "deliver" && p.Class == sim.ClassProtocol && p.Line == p.Text {
+			t.Fatalf("pending %q says nothing of what it carries", p.Text)
+		}
+	}
+}
+
+// TestAPINextNoteStopsAtForwardsAndDrops: on Chang-Roberts, "next note"
+// stops at every token delivered (forwarded or dropped) and every node
+// woken by its start timer, not only at notes: from the first token on it
+// never jumps over a delivery, and it says why it stopped (issue 35).
+func TestAPINextNoteStopsAtForwardsAndDrops(t *testing.T) {
+	_, url := serve(t, "../configs/ring-chang-roberts.yaml", "radio.mac=ideal")
+	s := post(t, url, "/api/step", map[string]any{"n": 0}) // one event: the first boot
+	woke, forwarded, dropped := 0, 0, 0
+	for i := 0; i < 300 && !s.Done; i++ {
+		next := post(t, url, "/api/note", nil)
+		if next.Error != "" {
+			break
+		}
+		// Every algorithm message delivered since the last stop is the
+		// last step: none is jumped over.
+		delivered := 0
+		for _, h := range next.History {
+			if h.Step >= s.Step && strings.HasPrefix(h.Text, "token ") && h.Class == sim.ClassProtocol {
+				delivered++
+			}
+		}
+		if delivered > 1 {
+			t.Fatalf("next note from step %d to %d went over %d token deliveries (stopped: %s)", s.Step, next.Step, delivered, next.Stop)
+		}
+		switch {
+		case next.Stop == "":
+			t.Fatalf("step %d: no word of why it stopped", next.Step)
+		case strings.Contains(next.Stop, "woke up") || strings.Contains(next.Stop, "election start"):
+			woke++ // a start timer: the node initiates (a note)
+		case strings.Contains(next.Stop, "received token from") && strings.Contains(next.Stop, "and sent 1 message(s): token from"):
+			forwarded++
+		case strings.Contains(next.Stop, "received token from") && strings.Contains(next.Stop, "sent nothing"):
+			dropped++
+		}
+		s = next
+		if forwarded >= 7 && dropped >= 1 && woke >= 1 {
+			return
+		}
+	}
+	t.Fatalf("stops: %d wakes, %d forwards, %d drops (want node 8's token forwarded by all 7 others)", woke, forwarded, dropped)
+}
+
+// TestLessonChangRoberts drives docs/studio.md's Chang-Roberts lesson
+// through the API, step by step, checking what the text promises: the
+// eight start timers fire at 1 s, one after another, then the eight
+// tokens are in flight, each saying whose it is; 8's token taken first
+// is forwarded round the ring ("next note" stops at every delivery);
+// the election ends with every node following 8 after exactly the 26
+// messages theory gives for this arrangement.
+func TestLessonChangRoberts(t *testing.T) {
+	_, url := serve(t, "../configs/ring-chang-roberts.yaml", "radio.mac=ideal")
+	// 1. space until the eight tokens are in flight.
+	var s *studio.State
+	for i := 0; i < 40; i++ {
+		s = post(t, url, "/api/step", nil)
+		if strings.HasPrefix(s.History[len(s.History)-1].Text, "token ") {
+			break
+		}
+	}
+	starts, tokens := 0, map[string]uint64{}
+	for _, h := range s.History {
+		if strings.HasPrefix(h.Text, `timer "start"`) {
+			starts++
+		}
+	}
+	for _, p := range s.Pending {
+		if p.Msg == "token" {
+			tokens[p.Says] = p.Seq
+		}
+	}
+	if starts != 8 || len(tokens) != 7 { // the first is being delivered
+		t.Fatalf("%d start timers, tokens in flight %v", starts, tokens)
+	}
+	for _, n := range s.Nodes {
+		if !strings.HasPrefix(n.Describe, "participant, election 1") {
+			t.Fatalf("node %d: %q", n.ID, n.Describe)
+		}
+	}
+	// 2. deliver 8's token first.
+	seq, ok := tokens["token from 8, election 1"]
+	if !ok {
+		t.Fatalf("no token of 8 in flight: %v", tokens)
+	}
+	s = post(t, url, "/api/take", map[string]any{"seq": seq})
+	if last := s.History[len(s.History)-1]; !last.Chosen || !strings.HasPrefix(last.Line, "token from 8, election 1: 8→4") {
+		t.Fatalf("the last step is %+v, want 8's token chosen", last)
+	}
+	// 3. next note until every node follows 8: 26 tokens, as theory says.
+	for i := 0; i < 200; i++ {
+		s = post(t, url, "/api/note", nil)
+		all := true
+		for _, n := range s.Nodes {
+			all = all && n.Leader == 8
+		}
+		if all {
+			break
+		}
+	}
+	fwd := false // node 4 forwarded it to its successor
+	for _, h := range s.History {
+		fwd = fwd || strings.HasPrefix(h.Line, "token from 8, election 1: 4→")
+	}
+	if !fwd {
+		t.Fatal("node 4 never forwarded 8's token")
+	}
+	if s.Counts.Messages != 26 || s.Theory == nil || s.Theory.Bound.Exact == nil || *s.Theory.Bound.Exact != 26 {
+		t.Fatalf("after the election: %d election messages, theory %+v", s.Counts.Messages, s.Theory)
+	}
+}
+
+// TestLessonBully drives docs/studio.md's bully lesson through the API,
+// checking what the text promises: at 1 s 7 is coordinator at once and
+// 4 waits for an OK from 5, 6 and 7; "next note" on until every node
+// follows 7; 7 crashed by hand, the members' checks go unanswered (1's
+// first), an election follows and 6 wins.
+func TestLessonBully(t *testing.T) {
+	_, url := serve(t, "../configs/bully.yaml", "radio.mac=ideal")
+	var s *studio.State
+	for i := 0; i < 60; i++ {
+		s = post(t, url, "/api/step", nil)
+		if strings.HasPrefix(s.Nodes[3].Describe, "candidate") && strings.Contains(s.Nodes[3].Describe, "waiting for an OK from 5, 6, 7") {
+			break
+		}
+	}
+	if d := s.Nodes[3].Describe; !strings.Contains(d, "election sent to 5, 6, 7, waiting for an OK from 5, 6, 7") {
+		t.Fatalf("node 4: %q", d)
+	}
+	named := false
+	for _, n := range s.Notes {
+		named = named || strings.Contains(n.Text, "(election by node 1 at 1.000 s)")
+	}
+	if !named {
+		t.Fatalf("no election named by node 1 at 1 s: %+v", s.Notes)
+	}
+	follows := func(s *studio.State, l protocol.NodeID) bool {
+		for _, n := range s.Nodes {
+			if n.Alive && n.Leader != l {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < 300 && !follows(s, 7); i++ {
+		s = post(t, url, "/api/note", nil)
+	}
+	if !follows(s, 7) || s.Nodes[6].Epoch != "7.1" {
+		t.Fatalf("after the election: %+v", s.Nodes)
+	}
+	s = post(t, url, "/api/crash", map[string]any{"node": 7})
+	for i := 0; i < 500 && !follows(s, 6); i++ {
+		s = post(t, url, "/api/note", nil)
+	}
+	by4 := false
+	for _, n := range s.Notes {
+		by4 = by4 || strings.Contains(n.Text, "did not acknowledge a check") && strings.HasPrefix(n.Text, "node 1:")
+	}
+	if !follows(s, 6) || !by4 || s.Nodes[5].Epoch != "6.2" {
+		t.Fatalf("after 7's crash: 1 suspects 7 %v, nodes %+v", by4, s.Nodes)
 	}
 }

@@ -14,18 +14,22 @@
 package studio
 
 import (
+	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"manetlab/internal/mapview"
 	"manetlab/internal/safefs"
 	"manetlab/protocol"
 	"manetlab/protocol/rounds"
@@ -36,7 +40,11 @@ import (
 )
 
 //go:embed page.html
-var page []byte
+var pageHTML []byte
+
+// page is the page with the map component the pages share inlined.
+var page = bytes.Replace(pageHTML, []byte("<!--MAPVIEW-->"),
+	[]byte("<style>\n"+mapview.CSS+"</style>\n<script>\n"+mapview.JS+"</script>"), 1)
 
 // Config is what a studio serves.
 type Config struct {
@@ -58,16 +66,18 @@ type Config struct {
 
 // Studio is one session.
 type Studio struct {
-	mu       sync.Mutex
-	cfg      Config
-	spec     protocol.Spec
-	c        *sim.Controller
-	obs      *observer
-	branches []sim.Schedule
-	bound    *protocol.Bound
-	boundErr string
-	rounds   bool // a round algorithm (protocol/rounds)
-	token    string
+	mu        sync.Mutex
+	cfg       Config
+	spec      protocol.Spec
+	c         *sim.Controller
+	obs       *observer
+	branches  []sim.Schedule
+	bound     *protocol.Bound
+	boundErr  string
+	rounds    bool // a round algorithm (protocol/rounds)
+	token     string
+	stop      string // why the last "next note" stopped
+	violation *Violation
 }
 
 // New builds the session, paused at t = 0 (or at the schedule's last
@@ -80,7 +90,7 @@ func New(cfg Config) (*Studio, error) {
 	if cfg.Save == "" {
 		cfg.Save = filepath.Join(cfg.Out, "schedule.json")
 	}
-	st := &Studio{cfg: cfg, spec: spec, token: newToken()}
+	st := &Studio{cfg: cfg, spec: spec, token: newToken(), violation: newViolation(cfg.Schedule)}
 	_, st.rounds = rounds.Lookup(spec.Name)
 	if cx := spec.Complexity; cx != nil && cx.Bound != nil && spec.Goal != protocol.GoalMutex {
 		var ids []protocol.NodeID
@@ -228,11 +238,12 @@ func (st *Studio) act(req *request, do func(*request) error, all bool) ([]byte, 
 		return nil, errors.New("the session failed to rebuild; restart the studio")
 	}
 	var errText string
+	st.stop = ""
 	if err := do(req); err != nil {
 		errText = err.Error()
 	}
 	s := st.state(all)
-	s.Error = errText
+	s.Error, s.Stop, s.Violation = errText, st.stop, st.violation
 	return json.Marshal(s)
 }
 
@@ -260,16 +271,40 @@ func (st *Studio) step(req *request) error {
 	return nil
 }
 
-// note steps until the next note (a leader chosen, a section entered or
-// left, an election started or ended, a round).
+// note steps to the next step a student should look at: one that made
+// a note (a leader chosen, a section entered or left, an election
+// started or ended, a round), delivered one of the algorithm's messages
+// (where it is forwarded, answered or dropped), or fired a timer that
+// sent one (a node waking up). It says why it stopped (State.Stop).
 func (st *Studio) note(req *request) error {
-	before := len(st.obs.notes)
-	for i := 0; i < maxSteps && len(st.obs.notes) == before; i++ {
-		if !st.c.Step() {
+	o := st.obs
+	for i := 0; i < maxSteps; i++ {
+		notes, sent := len(o.notes), o.algorithm()
+		p, ok := st.c.Next()
+		if !ok || !st.c.Step() {
 			return fmt.Errorf("no note before the end of the run")
 		}
+		switch {
+		case len(o.notes) > notes:
+			st.stop = o.notes[len(o.notes)-1].Text
+		case p.Type == "deliver" && p.Class == sim.ClassProtocol:
+			st.stop = fmt.Sprintf("node %d received %s", cmp.Or(p.Final, p.To), cmp.Or(p.Says, p.Msg))
+			if p.Final == 0 && p.To == 0 {
+				st.stop = fmt.Sprintf("the nodes in range of %d received %s", p.From, cmp.Or(p.Says, p.Msg))
+			}
+			if o.algorithm() > sent {
+				st.stop += fmt.Sprintf(" and sent %d message(s): %s", o.algorithm()-sent, o.lastSent)
+			} else {
+				st.stop += " and sent nothing (it keeps or drops it)"
+			}
+		case p.Type == "timer" && p.Class == sim.ClassProtocol && o.algorithm() > sent:
+			st.stop = fmt.Sprintf("node %d woke up (%s) and sent %s", p.Node, p.Name, o.lastSent)
+		default:
+			continue
+		}
+		return nil
 	}
-	return nil
+	return fmt.Errorf("no note in %d steps", maxSteps)
 }
 
 // nextRound steps a round algorithm to its next round: until a node runs
@@ -349,6 +384,14 @@ type State struct {
 	Rounds bool   `json:"rounds,omitempty"`
 	Round  int    `json:"round,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Violation is what the schedule the studio opened violates, when
+	// explore found it: shown above the map, its nodes ringed on it,
+	// its chosen events marked in the history.
+	Violation *Violation `json:"violation,omitempty"`
+	// Stop says why a "next note" stopped where it did ("node 4
+	// received token from 8, election 1 and sent 1 message(s): token
+	// from 8, election 1").
+	Stop string `json:"stop,omitempty"`
 
 	Nodes   []NodeView    `json:"nodes"`
 	Pending []sim.Pending `json:"pending"`
@@ -364,6 +407,33 @@ type State struct {
 	Save     string       `json:"save"`
 }
 
+// Violation is a schedule's violation (sim.Violation) as the page shows
+// it: the witness's nodes (those it names as "node N") and the steps of
+// the schedule's choices, the deliveries, drops, crashes that lead to it.
+type Violation struct {
+	sim.Violation
+	Nodes   []protocol.NodeID `json:"nodes"`
+	Choices []int             `json:"choices"`
+}
+
+var witnessNode = regexp.MustCompile(`\bnodes? (\d+)`)
+
+func newViolation(sched *sim.Schedule) *Violation {
+	if sched == nil || sched.Violation == nil {
+		return nil
+	}
+	v := &Violation{Violation: *sched.Violation, Nodes: []protocol.NodeID{}, Choices: []int{}}
+	for _, m := range witnessNode.FindAllStringSubmatch(v.Witness, -1) {
+		if id, err := strconv.ParseUint(m[1], 10, 32); err == nil && !slices.Contains(v.Nodes, protocol.NodeID(id)) {
+			v.Nodes = append(v.Nodes, protocol.NodeID(id))
+		}
+	}
+	for _, ch := range sched.Choices {
+		v.Choices = append(v.Choices, ch.Step)
+	}
+	return v
+}
+
 // NodeView is a node on the map.
 type NodeView struct {
 	sim.NodeState
@@ -373,6 +443,9 @@ type NodeView struct {
 	Epoch  string          `json:"epoch,omitempty"`
 	InCS   bool            `json:"in_cs,omitempty"`
 	Round  string          `json:"round,omitempty"`
+	// Crashed: down by a crash (a node not alive and not crashed has
+	// not started yet).
+	Crashed bool `json:"crashed,omitempty"`
 }
 
 // Note is a protocol note, with the step that made it.
@@ -433,7 +506,7 @@ func (st *Studio) state(all bool) *State {
 		s.Choices = []sim.Choice{}
 	}
 	for _, n := range c.Nodes() {
-		v := NodeView{NodeState: n, Leader: o.leader[n.ID], Epoch: o.epoch[n.ID], InCS: o.inCS[n.ID], Round: o.round[n.ID]}
+		v := NodeView{NodeState: n, Leader: o.leader[n.ID], Epoch: o.epoch[n.ID], InCS: o.inCS[n.ID], Round: o.round[n.ID], Crashed: !n.Alive && o.crashed[n.ID]}
 		if !n.Alive {
 			v.Leader, v.InCS = 0, false
 		}
@@ -445,6 +518,9 @@ func (st *Studio) state(all bool) *State {
 	}
 	for _, t := range c.Log() {
 		if all || t.Class != sim.ClassNetwork && t.Class != sim.ClassStale {
+			if t.Line == "" {
+				t.Line = t.Text
+			}
 			s.History = append(s.History, t)
 		}
 	}
@@ -494,8 +570,10 @@ type observer struct {
 	epoch    map[protocol.NodeID]string
 	inCS     map[protocol.NodeID]bool
 	round    map[protocol.NodeID]string
+	crashed  map[protocol.NodeID]bool
 	notes    []Note
 	counts   Counts
+	lastSent string // what the last algorithm message sent carries
 	maxRound int
 	mutex    Mutex
 	// unnumbered tells apart the elections whose starts carry no epoch
@@ -505,7 +583,7 @@ type observer struct {
 
 func newObserver(spec protocol.Spec) *observer {
 	o := &observer{kinds: map[string]int{}, leader: map[protocol.NodeID]protocol.NodeID{}, epoch: map[protocol.NodeID]string{},
-		inCS: map[protocol.NodeID]bool{}, round: map[protocol.NodeID]string{}, counts: Counts{ByKind: map[string]uint64{}}}
+		inCS: map[protocol.NodeID]bool{}, round: map[protocol.NodeID]string{}, crashed: map[protocol.NodeID]bool{}, counts: Counts{ByKind: map[string]uint64{}}}
 	if cx := spec.Complexity; cx != nil {
 		for _, k := range cx.Announce {
 			o.kinds[k] = 1
@@ -534,9 +612,15 @@ func (o *observer) observe(e *trace.Event) {
 		default:
 			o.counts.Messages++
 		}
+		if !protocol.IsTransport(e.Kind) {
+			o.lastSent = cmp.Or(e.Text, e.Kind)
+		}
 		return
+	case trace.EvStart:
+		delete(o.crashed, e.Node)
 	case trace.EvCrash:
 		if e.Node != 0 {
+			o.crashed[e.Node] = true
 			delete(o.inCS, e.Node)
 			delete(o.leader, e.Node)
 			o.unnumbered.Stop(e.T, e.Node, "")
@@ -593,6 +677,12 @@ func (o *observer) observe(e *trace.Event) {
 		step = o.c.Steps()
 	}
 	o.notes = append(o.notes, Note{Step: step, At: time.Duration(e.T).Seconds(), Node: e.Node, Kind: string(kind), Text: text})
+}
+
+// algorithm counts the algorithm's messages sent so far (announcements
+// and control included, the transport's not).
+func (o *observer) algorithm() uint64 {
+	return o.counts.Messages + o.counts.Announce + o.counts.Control
 }
 
 // electionName names the unnumbered election under way (or last): "election

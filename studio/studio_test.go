@@ -95,13 +95,14 @@ func press(t *testing.T, p *chromiumtest.Page, key string) int {
 
 type row struct {
 	Seq     int    `json:"seq"`
-	Text    string `json:"text"`
+	Text    string `json:"text"` // the line shown: what the message carries
+	What    string `json:"what"` // the event as the schedule names it
 	Offered bool   `json:"offered"`
 }
 
 func pendingRows(p *chromiumtest.Page) []row {
 	var rows []row
-	p.Eval(`[...document.querySelectorAll("#pending tr[data-seq]")].map(r => ({seq: +r.dataset.seq, text: r.querySelector(".text").firstChild.textContent, offered: r.dataset.offered === "true"}))`, &rows)
+	p.Eval(`[...document.querySelectorAll("#pending tr[data-seq]")].map(r => ({seq: +r.dataset.seq, text: r.querySelector(".text").firstChild.textContent, what: r.dataset.text, offered: r.dataset.offered === "true"}))`, &rows)
 	return rows
 }
 
@@ -211,7 +212,7 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	if b := text(p, `document.getElementById("branches").textContent`); !strings.Contains(b, "branch 1") {
 		t.Fatalf("no branch kept: %q", b)
 	}
-	if s := st.Schedule(); len(s.Choices) != 1 || s.Choices[0].What != pick.Text {
+	if s := st.Schedule(); len(s.Choices) != 1 || s.Choices[0].What != pick.What {
 		t.Fatalf("after the rewind the schedule is %+v", s)
 	}
 
@@ -230,7 +231,11 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	shots(p, "cr-elected.png")
 	// Save (s): the file replays the session.
 	p.Key("s")
-	p.WaitFor(`document.getElementById("error").textContent.startsWith("saved")`, 10*time.Second)
+	// Saved is news, not an error: in the header, never in the red line.
+	p.WaitFor(`document.getElementById("status").textContent.startsWith("saved")`, 10*time.Second)
+	if e := text(p, `document.getElementById("error").textContent`); e != "" {
+		t.Fatalf("after saving the error line says %q", e)
+	}
 	var state struct{ Save string }
 	r, err := do(url, "GET", "/api/state", "", nil)
 	if err != nil {
@@ -316,7 +321,7 @@ func TestStudioBully(t *testing.T) {
 	for i := 0; i < 60 && !inFlight; i++ {
 		press(t, p, " ")
 		for _, r := range pendingRows(p) {
-			inFlight = inFlight || strings.HasPrefix(r.Text, "election 4→")
+			inFlight = inFlight || strings.HasPrefix(r.What, "election 4→")
 		}
 	}
 	if d := text(p, `document.querySelector('#nodes tr[data-id="4"] .describe').textContent`); !inFlight || !strings.Contains(d, "waiting for an OK") {

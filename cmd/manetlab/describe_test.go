@@ -14,7 +14,8 @@ import (
 // simulator's Controller (on its example config, or the quickstart
 // renamed) and checks that each live node describes its state in a line
 // (protocol.Describer, which the studio shows) and that the lines change
-// as the run goes.
+// as the run goes; and that every message of the algorithm says what it
+// carries (protocol.MessageDescriber) in the line the studio shows.
 func TestEveryProtocolDescribesItself(t *testing.T) {
 	configs, _ := filepath.Glob("../../configs/*.yaml")
 	byName := map[string]*scenario.Scenario{}
@@ -48,7 +49,16 @@ func TestEveryProtocolDescribesItself(t *testing.T) {
 			}
 			defer c.Close()
 			seen := map[string]bool{}
+			msgs := 0
 			for i := 0; i < 4000 && c.Step(); i++ {
+				// Every message of the algorithm says what it carries
+				// (protocol.MessageDescriber), in the studio's line.
+				if p, ok := c.Next(); ok && p.Type == "deliver" && p.Class == sim.ClassProtocol {
+					msgs++
+					if p.Line == p.Text || !strings.Contains(p.Line, ": ") {
+						t.Fatalf("%s: message %q says nothing of what it carries (line %q)", s.Path, p.Text, p.Line)
+					}
+				}
 				if i%50 != 0 {
 					continue
 				}
@@ -58,6 +68,9 @@ func TestEveryProtocolDescribesItself(t *testing.T) {
 					}
 					seen[n.Describe] = true
 				}
+			}
+			if msgs == 0 {
+				t.Fatalf("%s: no message of the algorithm in 4000 steps", s.Path)
 			}
 			if len(seen) < 2 {
 				t.Fatalf("%s: one line all along: %v", s.Path, seen)

@@ -23,10 +23,13 @@ import (
 // (heldUpTo), which are often neighbours (a grid, a line, a ring), so
 // that lifelines chosen among them exchange frames.
 type collector struct {
-	opt      Options
-	treeKind map[string]bool
-	states   map[protocol.NodeID]*nodeState
-	end      int64
+	opt Options
+	// members are the scenario's, ring a ring algorithm's logical ring
+	// (nil otherwise): the sequence diagram's lifelines and their order.
+	members, ring []protocol.NodeID
+	treeKind      map[string]bool
+	states        map[protocol.NodeID]*nodeState
+	end           int64
 
 	// The run file: position events by node, crashes and recoveries in
 	// file order.
@@ -72,6 +75,7 @@ type heldEvent struct {
 	node protocol.NodeID // whose trace
 	peer protocol.NodeID // sends: the destination; receives: the sender
 	text uint32          // sends: the kind; drops: the reason; notes: the text
+	says uint32          // sends: what the message carries (the event's Text)
 	what heldKind
 }
 
@@ -227,7 +231,7 @@ func (c *collector) hold(id protocol.NodeID, e *trace.Event) {
 	h := heldEvent{t: e.T, node: id, what: heldMark}
 	switch e.Ev {
 	case trace.EvSend, trace.EvRelay:
-		h.what, h.peer, h.seq, h.text = heldSend, e.To, e.Seq, c.texts.Index(e.Kind)
+		h.what, h.peer, h.seq, h.text, h.says = heldSend, e.To, e.Seq, c.texts.Index(e.Kind), c.texts.Index(e.Text)
 		if e.Ev == trace.EvRelay {
 			h.what = heldRelay
 		}

@@ -18,6 +18,7 @@ import (
 
 	"manetlab/mobility"
 	"manetlab/protocol"
+	"manetlab/protocol/logicalring"
 	"manetlab/radio"
 	"manetlab/scenario"
 	"manetlab/trace"
@@ -174,13 +175,16 @@ type Frame struct {
 }
 
 // Sequence is the message sequence diagram: its window, its lifelines
-// (node IDs, ascending), the frames sent in the window by a lifeline
+// (node IDs: every member when they are at most Options.MaxLifelines,
+// else the most active; ascending, or in ring order for a ring
+// algorithm, Ring then says so), the frames sent in the window by a lifeline
 // node, and notes at lifeline nodes.
 type Sequence struct {
 	From      float64   `json:"from"`
 	To        float64   `json:"to"`
 	Why       string    `json:"why"`
 	Nodes     []uint32  `json:"nodes"`
+	Ring      bool      `json:"ring,omitempty"`
 	Msgs      []Message `json:"msgs"`
 	Marks     []Mark    `json:"marks"`
 	Truncated string    `json:"truncated,omitempty"`
@@ -189,9 +193,12 @@ type Sequence struct {
 // Message is one frame: sent at T by From (Dest 0: broadcast), received
 // or dropped at Recvs (only lifeline nodes, matched by (from, seq)).
 type Message struct {
-	T     float64   `json:"t"`
-	From  uint32    `json:"from"`
-	Kind  string    `json:"kind"`
+	T    float64 `json:"t"`
+	From uint32  `json:"from"`
+	Kind string  `json:"kind"`
+	// Says is what the message carries, as its protocol describes it
+	// (protocol.MessageDescriber; the send's Text): "" when it does not.
+	Says  string    `json:"says,omitempty"`
 	Seq   uint64    `json:"seq"`
 	Dest  uint32    `json:"dest,omitempty"`
 	Relay bool      `json:"relay,omitempty"`
@@ -241,6 +248,7 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	// The scenario: members, values, mobility and radio.
 	var (
 		members []scenario.Member
+		ring    []protocol.NodeID // a ring algorithm's logical ring
 		mob     mobility.Model
 		prop    radio.Propagation
 	)
@@ -249,6 +257,7 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	} else {
 		d.Scenario = sc.Name
 		members = sc.Members()
+		ring = ringOrder(hdr.Protocol, sc)
 		if m, err := sc.MobilityModel(); err != nil {
 			d.Notes = append(d.Notes, fmt.Sprintf("no mobility model (%v): positions from position events only", err))
 		} else {
@@ -359,6 +368,15 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	for i, t0 := range down {
 		d.Dead[i] = append(d.Dead[i], [2]float64{secs(t0), secs(end)})
 	}
+	// A real node killed by the launcher writes no crash: its trace
+	// goes on following its leader until it restarts. The run file's
+	// faults say when it was down, as the simulator's node traces do.
+	for i, dead := range d.Dead {
+		if len(dead) > 0 {
+			d.Leaders[i] = clipLeaders(d.Leaders[i], dead)
+			d.Parents[i] = clipParents(d.Parents[i], dead)
+		}
+	}
 	if c.sample > 1 {
 		d.Sample = c.sample
 		d.Notes = append(d.Notes, fmt.Sprintf("%d nodes: leader timelines and tree edges are those of the 1 in %d nodes whose ID is a multiple of %d (more than %d leader and tree-edge changes)",
@@ -372,6 +390,10 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 	d.buildSections(c.states, end)
 	d.buildFrames(opt, end, mob, prop, modelIndex, index, c.pos)
 	progressf("the sequence diagram")
+	c.ring = ring
+	for _, m := range members {
+		c.members = append(c.members, m.ID)
+	}
 	d.buildSequence(opt, c)
 
 	// Metrics and verdicts, as `trace report` and `trace check` give them.
@@ -421,4 +443,85 @@ func (d *Data) nameElections(c *collector, m *analysis.MetricsReport) {
 		d.Elections = c.loose.elections() // no numbered election: bully's
 	}
 	slices.SortStableFunc(d.Elections, func(a, b ElectionName) int { return cmp.Compare(a.Start, b.Start) })
+}
+
+// clipLeaders cuts the leader segments [from, to, leader] at the spans
+// [from, to] the node was down.
+func clipLeaders(segs [][3]float64, dead [][2]float64) [][3]float64 {
+	var out [][3]float64
+	for _, sg := range segs {
+		parts := [][3]float64{sg}
+		for _, dn := range dead {
+			var next [][3]float64
+			for _, p := range parts {
+				if dn[1] <= p[0] || dn[0] >= p[1] {
+					next = append(next, p)
+					continue
+				}
+				// What it followed before the crash ends there (its
+				// restart notes its leaders again); what it noted
+				// while the run file has it down, it noted after its
+				// restart, on a clock a little behind.
+				switch {
+				case p[0] < dn[0]:
+					next = append(next, [3]float64{p[0], dn[0], p[2]})
+				case dn[1] < p[1]:
+					next = append(next, [3]float64{dn[1], p[1], p[2]})
+				}
+			}
+			parts = next
+		}
+		out = append(out, parts...)
+	}
+	return out
+}
+
+// clipParents makes the parent changes [t, parent] say "none" while the
+// node was down: none from each crash, and no change until it came back.
+func clipParents(ps [][2]float64, dead [][2]float64) [][2]float64 {
+	if len(ps) == 0 {
+		return ps
+	}
+	var out [][2]float64
+	in := func(t float64) bool {
+		for _, dn := range dead {
+			if t > dn[0] && t < dn[1] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range ps {
+		if !in(p[0]) {
+			out = append(out, p)
+		}
+	}
+	for _, dn := range dead {
+		at := 0.0 // the parent at the crash
+		for _, p := range out {
+			if p[0] <= dn[0] {
+				at = p[1]
+			}
+		}
+		if at != 0 {
+			out = append(out, [2]float64{dn[0], 0})
+			slices.SortStableFunc(out, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
+		}
+	}
+	return out
+}
+
+// ringOrder is the logical ring of a ring algorithm's run (its
+// protocol.params.ring, as every node resolves it), nil for another
+// algorithm or a ring that cannot be resolved.
+func ringOrder(name string, sc *scenario.Scenario) []protocol.NodeID {
+	spec, err := protocol.Lookup(name)
+	if err != nil || !spec.LogicalRing {
+		return nil
+	}
+	order, err := logicalring.Resolve(sc.Protocol.Params["ring"], sc.MemberIDs(), sc.Seed)
+	if err != nil {
+		return nil
+	}
+	return order
 }

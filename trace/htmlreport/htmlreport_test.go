@@ -13,6 +13,7 @@ import (
 
 	_ "manetlab/adhoc" // registers adhoc/vasudevan
 	"manetlab/protocol"
+	"manetlab/protocol/logicalring"
 	_ "manetlab/ring" // registers ring/chang-roberts
 	"manetlab/scenario"
 	"manetlab/sim"
@@ -420,8 +421,19 @@ func TestComplexityFirst(t *testing.T) {
 	if _, err := sim.Run(s, sim.Options{Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	path, _ := buildPage(t, dir, Options{})
+	path, d := buildPage(t, dir, Options{})
+	// Every node has its lifeline, in ring order (issue 35).
+	ring, err := logicalring.Resolve(s.Protocol.Params["ring"], s.MemberIDs(), s.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Seq.Ring || fmt.Sprint(d.Seq.Nodes) != fmt.Sprint(ring) {
+		t.Fatalf("lifelines %v (ring order: %v), want the ring %v", d.Seq.Nodes, d.Seq.Ring, ring)
+	}
 	dom := chromiumtest.ReadyDOM(t, path)
+	if n := len(regexp.MustCompile(`<line class="lifeline" data-node="\d+"`).FindAllString(dom, -1)); n != 16 {
+		t.Fatalf("%d lifelines drawn, want 16", n)
+	}
 	c, m := strings.Index(dom, `id="complexity"`), strings.Index(dom, `id="metrics-table"`)
 	count := regexp.MustCompile(`<b>(\d+) election messages</b>`).FindStringSubmatch(dom)
 	if c < 0 || m < c || count == nil || !strings.Contains(dom, "exactly "+count[1]+" for this arrangement (matches)") {
@@ -473,9 +485,26 @@ func TestElectionsNamedAndFiltered(t *testing.T) {
 	arrows := func(dom string) int {
 		return len(regexp.MustCompile(`<line class="arrow( drop)?"`).FindAllString(dom, -1))
 	}
+	// Every token says whose it is (protocol.MessageDescriber), in the
+	// data and on the arrows: node 8's token as it passes every node.
+	from8 := map[uint32]bool{}
+	for _, m := range d.Seq.Msgs {
+		if m.Kind == "token" && m.Says == "" {
+			t.Fatalf("a token says nothing: %+v", m)
+		}
+		if strings.HasPrefix(m.Says, "token from 8,") {
+			from8[m.From] = true
+		}
+	}
+	if len(from8) != 8 {
+		t.Fatalf("node 8's token sent by %v, want every node", from8)
+	}
 	all := chromiumtest.ReadyDOM(t, path)
 	if !strings.Contains(all, "election 1 by node 1 at 1.000 s (over at") || !strings.Contains(all, `data-election="0"`) {
 		t.Fatal("the page does not name election 1 or colour its arrows")
+	}
+	if !regexp.MustCompile(`<text class="kind"[^>]*>token from 8, election 1 →\d`).MatchString(all) {
+		t.Fatal("the sequence diagram does not label node 8's token as 8's")
 	}
 	one := chromiumtest.ReadyDOM(t, path+"#node=3")
 	if n, m := arrows(one), arrows(all); n == 0 || n >= m || !strings.Contains(one, "only node 3's sends and receives") {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"manetlab/internal/mapview"
 	"manetlab/internal/safefs"
 )
 
@@ -47,8 +48,8 @@ func Write(w io.Writer, d *Data) error {
 		"Title":  title,
 		"DataID": DataElementID,
 		"Data":   template.JS(js),
-		"Script": template.JS(pageJS),
-		"Style":  template.CSS(pageCSS),
+		"Script": template.JS(mapview.JS + "\n" + pageJS),
+		"Style":  template.CSS(mapview.CSS + pageCSS),
 	})
 }
 

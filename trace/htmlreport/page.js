@@ -23,11 +23,9 @@
     if (parent) parent.appendChild(e);
     return e;
   }
-  function colour(leader) {
-    if (!leader) return "#c8c8c8";
-    var hue = (leader * 137.508) % 360;
-    return "hsl(" + hue.toFixed(1) + ",70%," + (leader % 2 ? "45%" : "58%") + ")";
-  }
+  // The map component the pages share (internal/mapview) gives the
+  // colours, the look of leaders and crashed nodes, and the labels' places.
+  var colour = ManetMap.colour;
   function fmt(v, digits) {
     if (v === null || v === undefined) return "—";
     return Number(v).toFixed(digits);
@@ -168,6 +166,7 @@
     var r = Math.max(vw, vh) / (N > 200 ? 260 : 110);
     map.r = r;
     map.flip = flip;
+    map.box = { x: x0, y: y0, w: vw, h: vh };
     map.links = el("path", { "class": "links", "stroke-width": r * 0.25 }, svg);
     map.treeG = el("g", { id: "tree" }, svg);
     map.nodeG = el("g", { id: "nodes" }, svg);
@@ -178,7 +177,7 @@
       var c = el("circle", { "class": "node", r: r, "data-node": D.nodes[i], "stroke-width": r * 0.15 }, map.nodeG);
       el("title", {}, c, "node " + D.nodes[i]);
       map.circles.push(c);
-      map.labels.push(el("text", { "class": "label", "font-size": r * 1.6 }, map.labelG, String(D.nodes[i])));
+      map.labels.push(el("text", { "class": "label mv-label", "font-size": r * 1.6, "stroke-width": r * 0.3 }, map.labelG, String(D.nodes[i])));
     }
     if (N > 150) document.getElementById("show-labels").checked = false;
     var slider = document.getElementById("slider");
@@ -226,7 +225,7 @@
       }
     }
     map.links.setAttribute("d", parts.join(""));
-    var counts = {};
+    var counts = {}, anchors = [];
     for (i = 0; i < N; i++) {
       var c = map.circles[i], lab = map.labels[i], e = map.edges[i];
       if (xy[2 * i] === null) {
@@ -237,10 +236,12 @@
       if (!detailed(i)) {
         c.setAttribute("visibility", "visible");
         c.setAttribute("cx", x); c.setAttribute("cy", y);
-        c.setAttribute("class", "node unsampled" + (dead[i] ? " dead" : ""));
+        var lu = ManetMap.look({ id: D.nodes[i], dead: dead[i], idle: true }, map.r);
+        c.setAttribute("r", lu.r);
+        c.setAttribute("class", "node unsampled " + lu.cls);
         c.firstChild.textContent = "node " + D.nodes[i] + (dead[i] ? " (crashed)" : " (not in the sample: its leader is not in the page)");
-        lab.setAttribute("x", x + map.r * 1.3); lab.setAttribute("y", y - map.r * 1.1);
         lab.setAttribute("visibility", showLabels ? "visible" : "hidden");
+        if (showLabels) anchors.push({ i: i, x: x, y: y, r: lu.r });
         e.setAttribute("visibility", "hidden");
         continue;
       }
@@ -249,12 +250,14 @@
       if (!dead[i]) counts[l] = (counts[l] || 0) + 1;
       c.setAttribute("visibility", "visible");
       c.setAttribute("cx", x); c.setAttribute("cy", y);
-      c.setAttribute("r", isLeader ? map.r * 1.8 : map.r);
-      c.setAttribute("fill", colour(l));
-      c.setAttribute("class", "node" + (isLeader ? " leader" : "") + (dead[i] ? " dead" : ""));
+      var lk = ManetMap.look({ id: D.nodes[i], leader: l, dead: dead[i] }, map.r);
+      c.setAttribute("r", lk.r);
+      c.setAttribute("fill", lk.fill);
+      c.setAttribute("stroke-width", lk.width);
+      c.setAttribute("class", "node " + lk.cls + (isLeader ? " leader" : "") + (dead[i] ? " dead" : ""));
       c.firstChild.textContent = "node " + D.nodes[i] + (dead[i] ? " (crashed)" : l ? " follows " + l : " has no leader");
-      lab.setAttribute("x", x + map.r * 1.3); lab.setAttribute("y", y - map.r * 1.1);
       lab.setAttribute("visibility", showLabels ? "visible" : "hidden");
+      if (showLabels) anchors.push({ i: i, x: x, y: y, r: lk.r });
       var par = dead[i] ? 0 : parentAt(i, t), pi = idx[par];
       var near = false;
       if (par && pi !== undefined && xy[2 * pi] !== null && !dead[pi]) {
@@ -272,6 +275,14 @@
         e.setAttribute("visibility", "hidden");
       }
     }
+    // The IDs beside their nodes, where they overlap no other ID and no
+    // node and stay inside the map (up to 150 nodes: more hide them).
+    var at = ManetMap.place(anchors.map(function (a) {
+      return { x: a.x, y: a.y, text: String(D.nodes[a.i]), px: map.r * 1.6, gap: a.r + map.r * 0.3 };
+    }), anchors, map.box);
+    anchors.forEach(function (a, k) {
+      map.labels[a.i].setAttribute("x", at[k].bx); map.labels[a.i].setAttribute("y", at[k].by);
+    });
     var legend = document.getElementById("map-legend");
     legend.textContent = "";
     h("div", {}, legend, "followers at " + t.toFixed(1) + " s" + (D.sample > 1 ? " (of the nodes whose ID is a multiple of " + D.sample + "; the others hollow)" : "") + ":");
@@ -420,7 +431,9 @@
     for (var i = 0; i < es.length; i++) if (es[i].start <= t && (es[i].end == null || es[i].end >= t)) k = i;
     return k;
   }
-  function seqLabel(m) { return m.kind + " #" + m.seq + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : ""); }
+  // seqLabel says what the message carries when its protocol says it
+  // ("token from 8, election 1"), its kind otherwise, and the frame.
+  function seqLabel(m) { return (m.says || m.kind + " #" + m.seq) + (m.dest ? " →" + m.dest : "") + (m.relay ? " (relay)" : ""); }
   function drawSequence() {
     var S = D.seq, box = document.getElementById("seq");
     box.textContent = "";
@@ -434,8 +447,9 @@
         (!nodeF || m.from === nodeF || m.recvs.some(function (r) { return r.node === nodeF; }));
     });
     var ex = "Window " + S.from.toFixed(3) + " s – " + S.to.toFixed(3) + " s (" + S.why + "; --window FROM:TO). " +
-      "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " +
-      "An arrow goes from a send to every receive matched by (from, seq), labelled by kind and seq; dashed red: dropped (reason in the tooltip). " +
+      (S.truncated ? "Lifelines: the " + S.nodes.length + " nodes with the most sends and receives in the window. " : "Lifelines: all " + S.nodes.length + " nodes. ") +
+      (S.ring ? "Columns in ring order (each node's successor to its right; the last one's is the first). " : "") +
+      "An arrow goes from a send to every receive matched by (from, seq), labelled by what the message carries (as its protocol says it; otherwise its kind and seq); dashed red: dropped (reason in the tooltip). " +
       "Time runs downwards, one row per distinct instant (rows are not to scale). Orange dots: notes (leader, election, crash, start). " +
       "Protocol messages only: link acknowledgements and retransmissions and routing control (route requests, replies, errors) are not drawn" +
       (relays ? "." : "; relays are hidden.") + " Arrows are coloured as the election under way when they were sent (see the elections above)" +
@@ -468,16 +482,21 @@
       if (!marks[k]) { marks[k] = { node: m.node, t: m.t, texts: [] }; order.push(k); }
       marks[k].texts.push(m.text);
     });
-    // Labels are never cut (issue 22): the columns are as wide as the
-    // longest label needs (about 5.5 px a character at 10 px), and the
-    // diagram scrolls.
+    // Every node has its column, as narrow as the box allows (issue 35):
+    // each frame has a row of its own, so its label may run over the
+    // next columns (on a white halo); notes at one instant share a row,
+    // so a column is at least as wide as their labels. Labels are never
+    // cut (issue 22): the diagram is as wide as its longest label
+    // reaches (about 5.5 px a character at 10 px), and scrolls.
     var need = 0;
-    msgs.forEach(function (m) { need = Math.max(need, Math.ceil(seqLabel(m).length * 5.5 / 1.8)); });
     order.forEach(function (k) { need = Math.max(need, marks[k].texts.join(", ").length * 5.5 + 10); });
-    var colW = Math.max(46, Math.min(110, Math.floor(1000 / S.nodes.length)), need);
-    var W = left + colW * S.nodes.length + 80, H = top + rowH * (nrows + 1) + 10;
+    var avail = (box.clientWidth || 1000) - left - 24;
+    var colW = Math.max(46, Math.min(110, Math.floor(avail / S.nodes.length)), need);
     var col = {};
     S.nodes.forEach(function (id, k) { col[id] = left + colW * k + colW / 2; });
+    var reach = left + colW * S.nodes.length + 10;
+    msgs.forEach(function (m) { reach = Math.max(reach, col[m.from] + 4 + seqLabel(m).length * 5.5 + 10); });
+    var W = Math.ceil(reach), H = top + rowH * (nrows + 1) + 10;
     var y = function (t) { return top + rowH * (rowOf[t] + 0.5); };
     var yrow = function (k) { return top + rowH * (k + 0.5); };
     var svg = el("svg", { id: "seq-svg", width: W, height: H, viewBox: "0 0 " + W + " " + H }, box);

@@ -63,6 +63,15 @@ func (d *Data) buildSequence(opt Options, c *collector) {
 		}
 		return int(a.id) - int(b.id)
 	})
+	// Every member when they fit, the idle ones too: a diagram of a
+	// small run shows the whole run (none in a window without a frame).
+	if len(acts) > 0 && len(c.members) <= opt.MaxLifelines && c.heldUpTo == math.MaxUint32 {
+		for _, id := range c.members {
+			if _, ok := activity[id]; !ok {
+				acts = append(acts, act{id, 0})
+			}
+		}
+	}
 	if len(acts) > opt.MaxLifelines {
 		d.Seq.Truncated = fmt.Sprintf("%d of %d active nodes shown (the most active)", opt.MaxLifelines, len(acts))
 		if c.heldUpTo != math.MaxUint32 {
@@ -76,6 +85,22 @@ func (d *Data) buildSequence(opt Options, c *collector) {
 		shown[a.id] = true
 	}
 	slices.Sort(d.Seq.Nodes)
+	if len(c.ring) > 0 {
+		// A ring algorithm's in ring order, so that its tokens go from
+		// one column to the next.
+		pos := map[uint32]int{}
+		for i, id := range c.ring {
+			pos[uint32(id)] = i + 1
+		}
+		slices.SortStableFunc(d.Seq.Nodes, func(a, b uint32) int {
+			pa, pb := pos[a], pos[b]
+			if pa == 0 || pb == 0 { // not in the ring: after it, by ID
+				pa, pb = cmp.Or(pa, len(pos)+1), cmp.Or(pb, len(pos)+1)
+			}
+			return cmp.Compare(pa, pb)
+		})
+		d.Seq.Ring = true
+	}
 
 	// The frames lifelines sent in the window, then the receives at
 	// lifelines, matched to the latest send of (from, seq) before them.
@@ -84,7 +109,7 @@ func (d *Data) buildSequence(opt Options, c *collector) {
 	for _, h := range held {
 		if (h.what == heldSend || h.what == heldRelay) && shown[h.node] && inWindow(h.t) {
 			sendAt[sendKey{h.node, h.seq}] = len(msgs)
-			msgs = append(msgs, Message{T: secs(h.t), From: uint32(h.node), Kind: c.texts.Strs[h.text], Seq: h.seq,
+			msgs = append(msgs, Message{T: secs(h.t), From: uint32(h.node), Kind: c.texts.Strs[h.text], Says: c.texts.Strs[h.says], Seq: h.seq,
 				Dest: uint32(h.peer), Relay: h.what == heldRelay})
 		}
 	}
