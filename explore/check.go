@@ -40,9 +40,9 @@ type rules struct {
 func newRules(s *scenario.Scenario) *rules {
 	r := &rules{limit: -1, kinds: map[string]int{}, settle: analysis.Stabilisation(s)}
 	name := s.Protocol.Name
-	r.mutex = protocol.GoalOf(name) == protocol.GoalMutex
+	r.mutex = protocol.GoalFor(name, s.Protocol.Params) == protocol.GoalMutex
 	lp := analysis.LeaderProtocol(name, s.Protocol.Params)
-	r.goal = protocol.GoalOf(lp)
+	r.goal = protocol.GoalFor(lp, s.Protocol.Params)
 	switch {
 	case r.mutex && lp == "":
 	case r.goal == protocol.GoalTree:
@@ -52,7 +52,7 @@ func newRules(s *scenario.Scenario) *rules {
 		r.leaders = true
 	}
 	r.candidates = protocol.CandidatesOf(lp, s.MemberIDs(), s.Protocol.Params, s.Seed)
-	spec, err := protocol.Lookup(name)
+	spec, err := protocol.LookupFor(name, s.Protocol.Params)
 	if err != nil || spec.Complexity == nil {
 		return r
 	}

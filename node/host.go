@@ -215,7 +215,7 @@ func newHost(opt Options) (*Host, error) {
 	if opt.Control == "" {
 		opt.Control = DefaultControl
 	}
-	spec, err := protocol.Lookup(s.Protocol.Name)
+	spec, err := protocol.LookupFor(s.Protocol.Name, s.Protocol.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: protocol.name: %w", s.Source("protocol.name: "), err)
 	}

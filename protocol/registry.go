@@ -65,6 +65,13 @@ type Spec struct {
 	// Mutex, for a mutual exclusion algorithm, is its row of seed 002's
 	// comparison table, which measured figures are set beside.
 	Mutex *MutexCost
+	// Resolve, when set, gives the Spec of a run with these parameters,
+	// for a protocol whose goal, bounds, commands or ring are themselves
+	// parameters (protocol/ext: a program in any language). Drivers and
+	// checkers that know the run's parameters look the protocol up with
+	// LookupFor. Resolve takes the defaults for what is missing or bad
+	// (New reports those).
+	Resolve func(params Params) Spec
 }
 
 // MutexCost is a mutual exclusion algorithm's theory: messages per entry
@@ -130,6 +137,17 @@ func Lookup(name string) (Spec, error) {
 		return Spec{}, fmt.Errorf("unknown protocol %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	return s, nil
+}
+
+// LookupFor returns the protocol registered under name as it is for a
+// run with params: Spec.Resolve's answer when it declares one, else the
+// registered Spec.
+func LookupFor(name string, params Params) (Spec, error) {
+	s, err := Lookup(name)
+	if err != nil || s.Resolve == nil {
+		return s, err
+	}
+	return s.Resolve(params), nil
 }
 
 // Names lists the registered protocols in sorted order.

@@ -73,7 +73,7 @@ type Studio struct {
 // New builds the session, paused at t = 0 (or at the schedule's last
 // step).
 func New(cfg Config) (*Studio, error) {
-	spec, err := protocol.Lookup(cfg.Scenario.Protocol.Name)
+	spec, err := protocol.LookupFor(cfg.Scenario.Protocol.Name, cfg.Scenario.Protocol.Params)
 	if err != nil {
 		return nil, err
 	}
