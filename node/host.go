@@ -393,6 +393,13 @@ func (h *Host) Wait() (*Result, error) {
 // loop is the one goroutine that touches protocol state.
 func (h *Host) loop(ctx context.Context) {
 	defer h.finish()
+	// A process that cannot go on (protocol.Failure: its program per
+	// node failed) stops the host with its error, naming the node.
+	defer func() {
+		if v := recover(); v != nil {
+			h.fail(protocol.Recover(v, nil))
+		}
+	}()
 	if h.stopEarly {
 		return
 	}
@@ -490,6 +497,9 @@ func (h *Host) finish() {
 	st := h.snapshot()
 	h.res = Result{Stats: st, Leaders: map[protocol.NodeID]protocol.NodeID{}}
 	for _, n := range h.nodes {
+		if n.proc != nil {
+			protocol.Close(n.proc)
+		}
 		if n.alive {
 			h.emitLocal(n, &trace.Event{Ev: trace.EvStats, Text: st.String()})
 			h.emitLocal(n, &trace.Event{Ev: trace.EvEnd})

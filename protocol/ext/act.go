@@ -3,8 +3,8 @@ package ext
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 
 	"manetlab/protocol"
