@@ -26,8 +26,8 @@ function join(e, byMessage) {
 
 function handle(ev) {
   switch (ev.event) {
-    case 'init': {
-      me = ev.id;
+    case 'init': { // a new node: forget everything
+      me = ev.id; epoch = 0; participant = false; leader = 0; noted = 0;
       const wanted = ev.params.initiators ?? 'all';
       initiator = wanted === 'all' || wanted.includes(me);
       return initiator ? [{ do: 'set_timer', name: 'start', after: 1.0 }] : [];

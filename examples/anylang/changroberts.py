@@ -10,8 +10,8 @@ it replaces by its own. The same rules, notes and counts as ring/chang-roberts.
 import json
 import sys
 
-me = successor = 0
-epoch, participant, initiator, leader, noted = 0, False, False, 0, 0
+me = epoch = leader = noted = 0
+participant = initiator = False
 
 
 def note(kind, **fields):
@@ -40,10 +40,10 @@ def join(e, by_message):
 
 
 def handle(ev):
-    global me, initiator, participant
+    global me, epoch, leader, noted, initiator, participant
     kind = ev["event"]
-    if kind == "init":
-        me = ev["id"]
+    if kind == "init":  # a new node: forget everything
+        me, epoch, leader, noted, participant = ev["id"], 0, 0, 0, False
         wanted = ev["params"].get("initiators", "all")
         initiator = wanted == "all" or me in wanted
         return [dict(do="set_timer", name="start", after=1.0)] if initiator else []

@@ -35,11 +35,11 @@ def try_enter():
 
 
 def handle(ev):
-    global me, others, state, queued, clock, req, deferred
+    global me, others, state, queued, clock, req, replied, deferred, seen
     kind = ev["event"]
-    if kind == "init":
-        me = ev["id"]
-        others = [m for m in ev["members"] if m != me]
+    if kind == "init":  # a new node: forget everything
+        me, others = ev["id"], [m for m in ev["members"] if m != ev["id"]]
+        state, queued, clock, req, replied, deferred, seen = "idle", 0, 0, 0, set(), [], {}
     elif kind == "command" and ev["name"] == "request":
         if state != "idle":
             queued += 1

@@ -23,6 +23,7 @@ type settings struct {
 	ring    *logicalring.Ring // nil: the scenario gives no ring
 	rel     reliable.Config
 	args    map[string]any // the program's own parameters, given in init
+	reuse   bool           // the program forgets everything at init: pool.go
 
 	announce, control []string
 	assumes           string
@@ -48,6 +49,7 @@ func parse(p protocol.Params, members []protocol.NodeID, seed uint64) (*settings
 	if s.timeout == 0 {
 		r.Reject("timeout", "0s", `a positive duration such as "10s"`)
 	}
+	s.reuse = r.Bool("reuse", false)
 	s.goal = goals[r.String("goal", "best-value", "best-value", "highest-id", "lowest-id", "mutex", "none")]
 	if _, ok := p["ring"]; ok && members == nil {
 		r.Any("ring") // resolve: only whether there is a ring matters

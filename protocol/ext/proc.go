@@ -44,7 +44,19 @@ func New(cfg protocol.Config) (protocol.Process, error) {
 	s.rel.RouteDelay = cfg.RouteDelay
 	p := &proc{cfg: cfg, set: s, timers: map[string]protocol.TimerID{}}
 	p.ch = reliable.New[Msg](cfg.Env, cfg.ID, s.rel)
-	p.start = func() (caller, error) { return startChild(s.cmd, s.timeout) }
+	p.start = func() (caller, error) {
+		if !s.reuse {
+			return startChild(s.cmd, s.timeout)
+		}
+		if c := take(s.cmd, s.timeout); c != nil {
+			return reusable{c}, nil
+		}
+		c, err := startChild(s.cmd, s.timeout)
+		if err != nil {
+			return nil, err
+		}
+		return reusable{c}, nil
+	}
 	if w := reliable.HopWarning(Name, s.rel, cfg.HopDelay); w != nil {
 		return p, w
 	}
@@ -164,6 +176,9 @@ func (p *proc) roundTrip(e event) (int, []action) {
 
 // fail stops the program and the run (protocol.Failure).
 func (p *proc) fail(err error) {
+	if r, ok := p.prog.(reusable); ok {
+		p.prog = r.child // a failed program is never reused
+	}
 	p.Close()
 	panic(&protocol.Failure{Node: p.cfg.ID, Err: fmt.Errorf("%s %q: %w", Name, p.set.cmd, err)})
 }
