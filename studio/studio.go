@@ -231,6 +231,9 @@ func (st *Studio) act(req *request, do func(*request) error, all bool) ([]byte, 
 	if err := do(req); err != nil {
 		errText = err.Error()
 	}
+	if err := st.c.Err(); err != nil {
+		errText = err.Error() // a process failed: a program per node (protocol/ext)
+	}
 	s := st.state(all)
 	s.Error = errText
 	return json.Marshal(s)

@@ -30,6 +30,7 @@ type settings struct {
 	name              string   // the bound's name
 	exact, worst      *formula // the election's message count
 	least, most       *formula // messages per entry (goal mutex)
+	delay, problems   string   // the synchronisation delay and the problems, as text (goal mutex)
 }
 
 var goals = map[string]protocol.Goal{
@@ -77,6 +78,8 @@ func parse(p protocol.Params, members []protocol.NodeID, seed uint64) (*settings
 	s.name = r.String("bound_name", "")
 	s.exact = formulaParam(r, "exact")
 	s.worst = formulaParam(r, "worst")
+	s.delay = r.String("delay", "not declared")
+	s.problems = r.String("problems", "not declared")
 	s.least = formulaParam(r, "least")
 	s.most = formulaParam(r, "most")
 	if (s.least != nil || s.most != nil) && s.goal != protocol.GoalMutex {

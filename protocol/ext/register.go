@@ -78,8 +78,8 @@ func mutexCost(s *settings) *protocol.MutexCost {
 	return &protocol.MutexCost{
 		Messages: hi.text,
 		PerEntry: func(n int) (float64, float64) { return float64(lo.at(n)), float64(hi.at(n)) },
-		Delay:    "?",
-		Problems: "declared by the program's scenario",
+		Delay:    s.delay,
+		Problems: s.problems,
 		HiIf:     protocol.Faultless,
 	}
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"manetlab/node/netnstest"
+	"manetlab/trace/report"
+)
+
+// runExampleJSON runs `manetlab CMD examples/anylang/NAME.yaml` with the
+// program at its absolute path and decodes the summary.
+func runExampleJSON(t *testing.T, cmd, name, prog string, extra ...string) *report.Summary {
+	t.Helper()
+	abs, _ := filepath.Abs("../../examples/anylang/" + prog)
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		if t.Failed() {
+			logs, _ := filepath.Glob(filepath.Join(dir, "*", "node-1.log"))
+			for _, l := range logs {
+				b, _ := os.ReadFile(l)
+				t.Logf("%s:\n%s", l, b)
+			}
+		}
+	})
+	args := append([]string{cmd, "../../examples/anylang/" + name + ".yaml", "--json", "--out", dir, "--quiet",
+		"--set", "protocol.params.cmd=[python3, " + abs + "]"}, extra...)
+	out, err := runCLI(t, args...)
+	if err != nil && !verdictOnly(err) {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var sum report.Summary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	return &sum
+}
+
+// TestAnyLanguageRealProcesses runs the Python Chang-Roberts and
+// Ricart-Agrawala as real node processes over UDP multicast, each
+// program beside its node process: the same counts as sim (the election
+// and announcement; 14 messages per entry), and no violation.
+func TestAnyLanguageRealProcesses(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skipf("python3 is not installed (scripts/deps.sh installs it): %v", err)
+	}
+	want := runExampleJSON(t, "sim", "changroberts", "changroberts.py", "--set", "duration=8s")
+	if want.Complexity == nil || want.Verdict != "valid" {
+		t.Fatalf("sim summary %+v", want)
+	}
+	if !netnstest.Run(t, netnstest.LoopbackMulticast) {
+		return
+	}
+	useHelper(t, "main")
+	got := runExampleJSON(t, "run", "changroberts", "changroberts.py", "--set", "duration=8s")
+	if !judgedOrTooShort(got.Verdict, got.Reason) || got.Complexity == nil {
+		t.Fatalf("run summary %+v", got)
+	}
+	if g, w := got.Complexity, want.Complexity; g.Messages != w.Messages || g.Announce != w.Announce || g.Elections != 1 {
+		t.Fatalf("run counts %d election + %d announcement (%d elections), sim %d + %d", g.Messages, g.Announce, g.Elections, w.Messages, w.Announce)
+	}
+	ra := runExampleJSON(t, "run", "ricartagrawala", "ricartagrawala.py", "--set", "duration=8s", "--set", "workload.stop=6s")
+	m := ra.Mutex
+	if !judgedOrTooShort(ra.Verdict, ra.Reason) || m == nil || m.Violations != 0 || m.Entries == 0 {
+		t.Fatalf("run summary: %s (%s), mutex %+v", ra.Verdict, ra.Reason, m)
+	}
+	if m.MessagesPerEntry == nil || *m.MessagesPerEntry != 14 {
+		t.Fatalf("run: %v messages per entry, want 2(n-1) = 14 (%v)", m.MessagesPerEntry, ra.Messages.ByKind)
+	}
+}
