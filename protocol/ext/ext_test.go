@@ -180,10 +180,10 @@ func TestJavaScriptChangRobertsMatchesGo(t *testing.T) {
 }
 
 // raProtocol is ext/stdio running examples/anylang/ricartagrawala.py.
-func raProtocol() string {
+func raProtocol(cmd string) string {
 	return `  name: ext/stdio
   params:
-    cmd: ` + example("python3", "ricartagrawala.py") + `
+    cmd: ` + cmd + `
     goal: mutex
     most: 2(n-1)
     assumes: no failures
@@ -197,7 +197,7 @@ func raProtocol() string {
 func TestPythonRicartAgrawalaMatchesGo(t *testing.T) {
 	need(t, "python3")
 	_, gosum := simtest.Run(t, config(t, "mutex-ricart-agrawala", ""))
-	_, sum := simtest.Run(t, config(t, "mutex-ricart-agrawala", raProtocol()))
+	_, sum := simtest.Run(t, config(t, "mutex-ricart-agrawala", raProtocol(example("python3", "ricartagrawala.py"))))
 	m, g := sum.Mutex, gosum.Mutex
 	if sum.Verdict != "valid" || m == nil || g == nil {
 		t.Fatalf("verdict %s (%s), mutex %+v", sum.Verdict, sum.Reason, m)

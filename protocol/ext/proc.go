@@ -122,9 +122,9 @@ func (p *proc) boot() {
 	p.prog = prog
 	p.ch.Start()
 	v, seed := p.cfg.Value, p.cfg.Seed
-	e := event{Event: "init", ID: p.cfg.ID, Value: &v, Members: p.cfg.Members, Seed: &seed, Params: p.set.args}
-	if e.Params == nil {
-		e.Params = map[string]any{}
+	e := event{Event: "init", ID: p.cfg.ID, Value: &v, Members: p.cfg.Members, Seed: &seed, Params: []byte("{}")}
+	if p.set.args != nil {
+		e.Params = mustJSON(p.set.args)
 	}
 	if r := p.set.ring; r != nil {
 		e.Ring = &ringInfo{Order: r.Order(), Next: r.Successor(p.cfg.ID), Prev: r.Predecessor(p.cfg.ID)}

@@ -56,7 +56,7 @@ type event struct {
 	Value    *float64          `json:"value,omitempty"`
 	Members  []protocol.NodeID `json:"members,omitempty"`
 	Seed     *uint64           `json:"seed,omitempty"`
-	Params   map[string]any    `json:"params,omitempty"`
+	Params   json.RawMessage   `json:"params,omitempty"` // init: always an object, {} for none
 	Ring     *ringInfo         `json:"ring,omitempty"`
 	From     protocol.NodeID   `json:"from,omitempty"`
 	Hops     int               `json:"hops,omitempty"`
