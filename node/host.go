@@ -404,6 +404,9 @@ func (h *Host) loop(ctx context.Context) {
 		return
 	}
 	if h.now() < 0 {
+		// What the nodes' processes need from outside starts while the
+		// run's start is awaited (protocol/ext: a program per node).
+		protocol.Prepare(h.s.Protocol.Name, h.s.Protocol.Params, len(h.nodes))
 		// Boot at the run's start; until then frames are read and counted.
 		if !h.waitStart(ctx) {
 			return

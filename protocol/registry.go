@@ -72,6 +72,12 @@ type Spec struct {
 	// LookupFor. Resolve takes the defaults for what is missing or bad
 	// (New reports those).
 	Resolve func(params Params) Spec
+	// Prepare, when set, is called by a driver before it boots count
+	// processes of a run with params in this operating-system process,
+	// so that a protocol whose processes need something slow from
+	// outside (protocol/ext: an interpreter per node) can start it for
+	// all of them at once. It must not change what the processes do.
+	Prepare func(params Params, count int)
 }
 
 // MutexCost is a mutual exclusion algorithm's theory: messages per entry
@@ -148,6 +154,14 @@ func LookupFor(name string, params Params) (Spec, error) {
 		return s, err
 	}
 	return s.Resolve(params), nil
+}
+
+// Prepare calls the named protocol's Spec.Prepare, if any (drivers, before
+// booting count processes).
+func Prepare(name string, params Params, count int) {
+	if s, err := Lookup(name); err == nil && s.Prepare != nil {
+		s.Prepare(params, count)
+	}
 }
 
 // Names lists the registered protocols in sorted order.

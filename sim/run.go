@@ -72,6 +72,7 @@ func (w *world) begin() error {
 	}
 	w.recordPositions(0)
 	w.out.flushRun()
+	protocol.Prepare(w.s.Protocol.Name, w.s.Protocol.Params, len(w.nodes))
 	for i := range w.nodes {
 		w.q.push(item{at: 0, kind: itemStart, node: int32(i)})
 	}

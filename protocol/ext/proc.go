@@ -45,17 +45,17 @@ func New(cfg protocol.Config) (protocol.Process, error) {
 	p := &proc{cfg: cfg, set: s, timers: map[string]protocol.TimerID{}}
 	p.ch = reliable.New[Msg](cfg.Env, cfg.ID, s.rel)
 	p.start = func() (caller, error) {
-		if !s.reuse {
-			return startChild(s.cmd, s.timeout)
+		c := take(s.cmd, s.timeout, s.reuse)
+		if c == nil {
+			var err error
+			if c, err = startChild(s.cmd, s.timeout); err != nil {
+				return nil, err
+			}
 		}
-		if c := take(s.cmd, s.timeout); c != nil {
+		if s.reuse {
 			return reusable{c}, nil
 		}
-		c, err := startChild(s.cmd, s.timeout)
-		if err != nil {
-			return nil, err
-		}
-		return reusable{c}, nil
+		return c, nil
 	}
 	if w := reliable.HopWarning(Name, s.rel, cfg.HopDelay); w != nil {
 		return p, w

@@ -15,6 +15,7 @@ func init() {
 		New:      New,
 		Messages: append(reliable.Messages[Msg](), Msg{}),
 		Resolve:  resolve,
+		Prepare:  prepare,
 	})
 }
 
