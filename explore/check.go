@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,8 +29,9 @@ type rules struct {
 	// protocol declares none; kinds classifies the message kinds.
 	limit     int
 	limitName string
-	kinds     map[string]int // 1 announce, 2 control
-	notes     []string       // what cannot be judged, said once
+	kinds     map[string]int      // 1 announce, 2 control
+	notes     []string            // what cannot be judged, said once
+	safety    *protocol.Predicate // the protocol's safety predicate (Spec.Safety), nil for none
 	// settle is the stabilisation delay the run summary gives (the
 	// protocol's own, plus the hello timeout): at the run's end, before
 	// quiescence, liveness is judged only when no crash, recovery or drop
@@ -53,6 +55,11 @@ func newRules(s *scenario.Scenario) *rules {
 	}
 	r.candidates = protocol.CandidatesOf(lp, s.MemberIDs(), s.Protocol.Params, s.Seed)
 	spec, err := protocol.LookupFor(name, s.Protocol.Params)
+	if err == nil && spec.Safety != "" {
+		if r.safety, err = protocol.ParsePredicate(spec.Safety); err != nil {
+			r.notes = append(r.notes, "safety predicate not checked: "+err.Error())
+		}
+	}
 	if err != nil || spec.Complexity == nil {
 		return r
 	}
@@ -102,7 +109,9 @@ type checker struct {
 	since map[protocol.NodeID]time.Duration
 	noted time.Duration
 	msgs  int // election messages sent
-	found *found
+	// states are the nodes' last state notes, for the safety predicate.
+	states map[protocol.NodeID]json.RawMessage
+	found  *found
 	// outside is a violation not judged: after a crash, outside the
 	// algorithm's assumptions (said once by the explorer).
 	outside string
@@ -173,6 +182,8 @@ func (k *checker) observe(e *trace.Event) {
 		}
 	case string(protocol.NoteCSExit):
 		delete(k.inside, e.Node)
+	case string(protocol.NoteState):
+		k.state(e)
 	case trace.EvDrop:
 		if e.Reason == sim.ReasonSchedule { // dropped by the explorer
 			k.changed = max(k.changed, time.Duration(e.T))
@@ -186,6 +197,7 @@ func (k *checker) observe(e *trace.Event) {
 			delete(k.waiting, e.Node) // abandoned with the crash
 			delete(k.since, e.Node)
 			delete(k.leader, e.Node)
+			delete(k.states, e.Node)
 			k.crashed++
 		}
 	case trace.EvSend:
@@ -196,6 +208,20 @@ func (k *checker) observe(e *trace.Event) {
 		if k.msgs > k.r.limit && k.crashed == 0 {
 			k.fail(PropBound, "%d election messages, above the worst case %d (%s)", k.msgs, k.r.limit, k.r.limitName)
 		}
+	}
+}
+
+// state checks the safety predicate after a node's state changed.
+func (k *checker) state(e *trace.Event) {
+	if k.r.safety == nil {
+		return
+	}
+	if k.states == nil {
+		k.states = map[protocol.NodeID]json.RawMessage{}
+	}
+	k.states[e.Node] = json.RawMessage(e.Text)
+	if why := k.r.safety.Violated(k.states); why != "" {
+		k.fail(analysis.PropSafety, "%s", why)
 	}
 }
 

@@ -78,6 +78,11 @@ type Spec struct {
 	// outside (protocol/ext: an interpreter per node) can start it for
 	// all of them at once. It must not change what the processes do.
 	Prepare func(params Params, count int)
+	// Safety, when set, is a safety predicate over the nodes' states
+	// (ParsePredicate), which the protocol's processes note with
+	// NoteStateOf: `explore` checks it after every step and `trace
+	// check` over the trace.
+	Safety string
 }
 
 // MutexCost is a mutual exclusion algorithm's theory: messages per entry

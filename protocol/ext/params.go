@@ -24,6 +24,7 @@ type settings struct {
 	rel     reliable.Config
 	args    map[string]any // the program's own parameters, given in init
 	reuse   bool           // the program forgets everything at init: pool.go
+	safety  string         // a safety predicate over the described states (protocol.Predicate)
 
 	announce, control []string
 	assumes           string
@@ -78,6 +79,12 @@ func parse(p protocol.Params, members []protocol.NodeID, seed uint64) (*settings
 	s.name = r.String("bound_name", "")
 	s.exact = formulaParam(r, "exact")
 	s.worst = formulaParam(r, "worst")
+	s.safety = r.String("safety", "")
+	if s.safety != "" {
+		if _, err := protocol.ParsePredicate(s.safety); err != nil {
+			r.Reject("safety", s.safety, "a safety predicate: "+err.Error())
+		}
+	}
 	s.delay = r.String("delay", "not declared")
 	s.problems = r.String("problems", "not declared")
 	s.least = formulaParam(r, "least")

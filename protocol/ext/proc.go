@@ -1,6 +1,7 @@
 package ext
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -29,6 +30,7 @@ type proc struct {
 	start  func() (caller, error)
 	timers map[string]protocol.TimerID // the program's pending timers by name
 	line   int                         // lines sent to the program
+	noted  []byte                      // the state last noted for the safety predicate
 	done   bool                        // closed
 }
 
@@ -152,6 +154,26 @@ func (p *proc) exchange(e event) {
 		if err := p.act(a); err != nil {
 			p.fail(fmt.Errorf("reply to line %d (%s): action %d: %v: %s", line, e.Event, i+1, err, clip(mustJSON(a))))
 		}
+	}
+	if p.set.safety != "" {
+		p.noteState()
+	}
+}
+
+// noteState notes the program's described state when it changed, for
+// the safety predicate (protocol.NoteState).
+func (p *proc) noteState() {
+	_, state := p.described()
+	if len(state) == 0 || state[0] != '{' {
+		p.fail(fmt.Errorf("line %d (describe): the state must be a JSON object for the safety predicate, got %s", p.line, clip(state)))
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, state); err == nil {
+		state = b.Bytes()
+	}
+	if !bytes.Equal(state, p.noted) {
+		p.noted = state
+		p.cfg.Env.Note(protocol.Note{Kind: protocol.NoteState, Text: string(state)})
 	}
 }
 

@@ -29,6 +29,7 @@ func resolve(params protocol.Params) protocol.Spec {
 		return spec
 	}
 	spec.Goal = s.goal
+	spec.Safety = s.safety
 	_, spec.LogicalRing = params["ring"]
 	if s.goal == protocol.GoalMutex {
 		spec.Commands = []protocol.CommandName{protocol.Request, protocol.Release}

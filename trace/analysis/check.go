@@ -176,6 +176,9 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 	if p, ok := checkBound(l, r, opt); ok {
 		rep.Properties = append(rep.Properties, p)
 	}
+	if p, ok := checkSafety(r); ok { // a declared safety predicate: safety.go
+		rep.Properties = append(rep.Properties, p)
+	}
 	if r.leaderGoal() == protocol.GoalTree {
 		rep.Properties = judgeTreeGoal(l, rep.Properties, why, opt)  // tree identify: docs/analysis.md
 		rep.Properties = appendBFSDepth(l, rep.Properties, why, opt) // sync/bfs: trace/analysis/bfsdepth.go
