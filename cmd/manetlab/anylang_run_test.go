@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"manetlab/node/netnstest"
@@ -69,5 +70,24 @@ func TestAnyLanguageRealProcesses(t *testing.T) {
 	}
 	if m.MessagesPerEntry == nil || *m.MessagesPerEntry != 14 {
 		t.Fatalf("run: %v messages per entry, want 2(n-1) = 14 (%v)", m.MessagesPerEntry, ra.Messages.ByKind)
+	}
+}
+
+// TestAnyLanguageFailureFromTheCLI: a program that crashes fails `sim`
+// with an error naming the node, the line and the exit status (the
+// estimate's pilot runs it first), not a panic.
+func TestAnyLanguageFailureFromTheCLI(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skipf("python3 is not installed (scripts/deps.sh installs it): %v", err)
+	}
+	out, err := runCLI(t, "sim", "../../examples/anylang/changroberts.yaml", "--out", t.TempDir(), "--quiet",
+		"--set", "protocol.params.cmd=[python3, -c, 'import sys; sys.exit(3)']")
+	if err == nil || verdictOnly(err) {
+		t.Fatalf("sim succeeded: %v\n%s", err, out)
+	}
+	for _, w := range []string{"node 1", "line 1 (init)", "exit status 3"} {
+		if !strings.Contains(err.Error()+out, w) {
+			t.Errorf("error %q (output %q) does not say %q", err, out, w)
+		}
 	}
 }

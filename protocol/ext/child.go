@@ -26,7 +26,13 @@ type child struct {
 	r       *bufio.Reader
 	timeout time.Duration
 	exited  bool
+	started bool // it has replied once: its interpreter is up
 }
+
+// StartTimeout is how long the first reply of a program may take at
+// least: it includes starting the interpreter, which takes seconds when
+// many start at once on a loaded machine.
+const StartTimeout = time.Minute
 
 // startChild starts argv with its standard error shared with ours (a
 // program's debug output and tracebacks show there).
@@ -62,7 +68,11 @@ var errTimeout = errors.New("no reply in time")
 // call writes line (with its newline) and returns the reply line without
 // its newline.
 func (c *child) call(line []byte) ([]byte, error) {
-	deadline := time.Now().Add(c.timeout)
+	wait := c.timeout
+	if !c.started {
+		wait = max(wait, StartTimeout)
+	}
+	deadline := time.Now().Add(wait)
 	c.in.SetWriteDeadline(deadline)
 	if _, err := c.in.Write(line); err != nil {
 		return nil, c.failed(err)
@@ -76,6 +86,7 @@ func (c *child) call(line []byte) ([]byte, error) {
 			return nil, fmt.Errorf("its reply is longer than %d bytes", MaxLine)
 		}
 		if err == nil {
+			c.started = true
 			return bytes.TrimRight(reply, "\r\n"), nil
 		}
 		if err != bufio.ErrBufferFull {
@@ -90,6 +101,9 @@ func (c *child) call(line []byte) ([]byte, error) {
 // failed explains an I/O error: a timeout, or the program's exit.
 func (c *child) failed(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
+		if !c.started {
+			return fmt.Errorf("%w (%v: its first reply, the interpreter's start included)", errTimeout, max(c.timeout, StartTimeout))
+		}
 		return fmt.Errorf("%w (%v)", errTimeout, c.timeout)
 	}
 	// Broken pipe or end of file: the program ended; say how.

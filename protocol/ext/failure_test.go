@@ -61,7 +61,7 @@ func TestProgramFailuresNameNodeAndLine(t *testing.T) {
 			[]string{"node 1", "reply to line 1 (init)", "action 1", "99 is not another member"}},
 		{"reserved kind", "def handle(ev):\n    return [dict(do='broadcast', kind='transport-ack')] if ev['event'] == 'init' else []\n" + loop, "",
 			[]string{"node 1", "action 1", "reserved for the transport"}},
-		{"timeout", "import sys, time\nsys.stdin.readline()\ntime.sleep(30)\n", "    timeout: 300ms\n", []string{"node 1", "line 1 (init)", "no reply in time (300ms)"}},
+		{"timeout", "import sys, time\nsys.stdin.readline()\nprint('[]', flush=True)\nsys.stdin.readline()\ntime.sleep(30)\n", "    timeout: 300ms\n", []string{"node 1", "line 2 (", "no reply in time (300ms)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
