@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"manetlab/node/netnstest"
+	"manetlab/scenario"
 	"manetlab/trace/report"
 )
 
@@ -71,6 +72,21 @@ func TestAnyLanguageRealProcesses(t *testing.T) {
 	if m.MessagesPerEntry == nil || *m.MessagesPerEntry != 14 {
 		t.Fatalf("run: %v messages per entry, want 2(n-1) = 14 (%v)", m.MessagesPerEntry, ra.Messages.ByKind)
 	}
+}
+
+// anylangScenario is examples/anylang/changroberts.yaml with its
+// program's absolute path; the test skips without python3.
+func anylangScenario(t *testing.T) *scenario.Scenario {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skipf("python3 is not installed (scripts/deps.sh installs it): %v", err)
+	}
+	abs, _ := filepath.Abs("../../examples/anylang/changroberts.py")
+	s, err := scenario.Load("../../examples/anylang/changroberts.yaml", []string{"protocol.params.cmd=[python3, " + abs + "]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestAnyLanguageFailureFromTheCLI: a program that crashes fails `sim`
