@@ -212,3 +212,15 @@ func TestPythonRicartAgrawalaMatchesGo(t *testing.T) {
 		t.Fatalf("the declared 2(n-1) per entry is not judged valid: %+v", m.Judged)
 	}
 }
+
+// TestDeclaredAssumptionsJudged: a crash in a run of a program that
+// declares "assumes: no failures" is outside the algorithm's
+// assumptions, as for ring/chang-roberts: not judged invalid.
+func TestDeclaredAssumptionsJudged(t *testing.T) {
+	need(t, "python3")
+	s := config(t, "ring-chang-roberts", crProtocol(example("python3", "changroberts.py")), "faults=[{at: 1.05s, crash: [3]}]")
+	_, sum := simtest.Run(t, s)
+	if sum.Verdict == "invalid" || !strings.Contains(sum.Reason, "outside the algorithm's assumptions") {
+		t.Fatalf("verdict %s (%s), want the crash reported as outside the assumptions", sum.Verdict, sum.Reason)
+	}
+}

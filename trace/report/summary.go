@@ -410,7 +410,7 @@ func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
 	// else the topology against Spec.Outside.
 	judged := verdicts.Run{Outside: sc.OutsideAssumptions(), NoLeaders: noLeaders, Duration: sum.Duration}
 	if len(faults) > 0 && faults[0].Ev == trace.EvCrash {
-		judged.Outside = analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T)
+		judged.Outside = analysis.OutsideAssumptions(hdr.Protocol, sc.Protocol.Params, faults[0].Node, faults[0].T)
 	}
 	sum.measured = m
 	sum.Metrics = &m.Metrics
