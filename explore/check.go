@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,8 +30,9 @@ type rules struct {
 	// protocol declares none; kinds classifies the message kinds.
 	limit     int
 	limitName string
-	kinds     map[string]int // 1 announce, 2 control
-	notes     []string       // what cannot be judged, said once
+	kinds     map[string]int      // 1 announce, 2 control
+	notes     []string            // what cannot be judged, said once
+	safety    *protocol.Predicate // the protocol's safety predicate (Spec.Safety), nil for none
 	// settle is the stabilisation delay the run summary gives (the
 	// protocol's own, plus the hello timeout): at the run's end, before
 	// quiescence, liveness is judged only when no crash, recovery or drop
@@ -48,9 +50,9 @@ type rules struct {
 func newRules(s *scenario.Scenario) *rules {
 	r := &rules{limit: -1, kinds: map[string]int{}, settle: analysis.Stabilisation(s)}
 	name := s.Protocol.Name
-	r.mutex = protocol.GoalOf(name) == protocol.GoalMutex
+	r.mutex = protocol.GoalFor(name, s.Protocol.Params) == protocol.GoalMutex
 	lp := analysis.LeaderProtocol(name, s.Protocol.Params)
-	r.goal = protocol.GoalOf(lp)
+	r.goal = protocol.GoalFor(lp, s.Protocol.Params)
 	switch {
 	case r.mutex && lp == "":
 	case r.goal == protocol.GoalTree:
@@ -60,11 +62,16 @@ func newRules(s *scenario.Scenario) *rules {
 		r.leaders = true
 	}
 	r.candidates = protocol.CandidatesOf(lp, s.MemberIDs(), s.Protocol.Params, s.Seed)
-	spec, err := protocol.Lookup(name)
+	spec, err := protocol.LookupFor(name, s.Protocol.Params)
 	if err == nil && spec.Budget != nil {
 		r.budget, r.members, r.params = spec.Budget, s.MemberIDs(), s.Protocol.Params
 		if m := s.Mobility.Model; m != "" && m != "static" {
 			r.moving = "mobility " + m
+		}
+	}
+	if err == nil && spec.Safety != "" {
+		if r.safety, err = protocol.ParsePredicate(spec.Safety); err != nil {
+			r.notes = append(r.notes, "safety predicate not checked: "+err.Error())
 		}
 	}
 	if err != nil || spec.Complexity == nil {
@@ -120,7 +127,9 @@ type checker struct {
 	// sends holds what the per-node budget needs of the run (nil
 	// without a budget).
 	sends *judge.Collector
-	found *found
+	// states are the nodes' last state notes, for the safety predicate.
+	states map[protocol.NodeID]json.RawMessage
+	found  *found
 	// outside is a violation not judged: after a crash, outside the
 	// algorithm's assumptions (said once by the explorer).
 	outside string
@@ -232,6 +241,8 @@ func (k *checker) observe(e *trace.Event) {
 		}
 	case string(protocol.NoteCSExit):
 		delete(k.inside, e.Node)
+	case string(protocol.NoteState):
+		k.state(e)
 	case trace.EvDrop:
 		if e.Reason == sim.ReasonSchedule { // dropped by the explorer
 			k.changed = max(k.changed, time.Duration(e.T))
@@ -245,6 +256,7 @@ func (k *checker) observe(e *trace.Event) {
 			delete(k.waiting, e.Node) // abandoned with the crash
 			delete(k.since, e.Node)
 			delete(k.leader, e.Node)
+			delete(k.states, e.Node)
 			k.crashed++
 		}
 	case trace.EvSend:
@@ -255,6 +267,20 @@ func (k *checker) observe(e *trace.Event) {
 		if k.msgs > k.r.limit && k.crashed == 0 {
 			k.fail(PropBound, "%d election messages, above the worst case %d (%s)", k.msgs, k.r.limit, k.r.limitName)
 		}
+	}
+}
+
+// state checks the safety predicate after a node's state changed.
+func (k *checker) state(e *trace.Event) {
+	if k.r.safety == nil {
+		return
+	}
+	if k.states == nil {
+		k.states = map[protocol.NodeID]json.RawMessage{}
+	}
+	k.states[e.Node] = json.RawMessage(e.Text)
+	if why := k.r.safety.Violated(k.states); why != "" {
+		k.fail(analysis.PropSafety, "%s", why)
 	}
 }
 

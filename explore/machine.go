@@ -90,6 +90,9 @@ func newMachine(x *explorer, s *scenario.Scenario, choices []sim.Choice, depth i
 	c.CountTouches()
 	if err := c.PlayOwn(choices); err != nil {
 		c.Close()
+		if perr := c.Err(); perr != nil {
+			err = perr // a process failed (a program per node, protocol/ext)
+		}
 		return nil, fmt.Errorf("explore: replaying a state: %w", err)
 	}
 	for _, ch := range choices {

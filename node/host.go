@@ -215,7 +215,7 @@ func newHost(opt Options) (*Host, error) {
 	if opt.Control == "" {
 		opt.Control = DefaultControl
 	}
-	spec, err := protocol.Lookup(s.Protocol.Name)
+	spec, err := protocol.LookupFor(s.Protocol.Name, s.Protocol.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: protocol.name: %w", s.Source("protocol.name: "), err)
 	}
@@ -396,10 +396,20 @@ func (h *Host) Wait() (*Result, error) {
 // loop is the one goroutine that touches protocol state.
 func (h *Host) loop(ctx context.Context) {
 	defer h.finish()
+	// A process that cannot go on (protocol.Failure: its program per
+	// node failed) stops the host with its error, naming the node.
+	defer func() {
+		if v := recover(); v != nil {
+			h.fail(protocol.Recover(v, nil))
+		}
+	}()
 	if h.stopEarly {
 		return
 	}
 	if h.now() < 0 {
+		// What the nodes' processes need from outside starts while the
+		// run's start is awaited (protocol/ext: a program per node).
+		protocol.Prepare(h.s.Protocol.Name, h.s.Protocol.Params, len(h.nodes))
 		// Boot at the run's start; until then frames are read and counted.
 		if !h.waitStart(ctx) {
 			return
@@ -493,6 +503,9 @@ func (h *Host) finish() {
 	st := h.snapshot()
 	h.res = Result{Stats: st, Leaders: map[protocol.NodeID]protocol.NodeID{}}
 	for _, n := range h.nodes {
+		if n.proc != nil {
+			protocol.Close(n.proc)
+		}
 		if n.alive {
 			h.emitLocal(n, &trace.Event{Ev: trace.EvStats, Text: st.String()})
 			h.emitLocal(n, &trace.Event{Ev: trace.EvEnd})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"manetlab/netstack"
+	"manetlab/protocol"
 	"manetlab/trace"
 )
 
@@ -100,6 +101,7 @@ func (h *Host) crashNode(n *hosted) {
 	}
 	n.alive = false
 	n.stack.Stop()
+	protocol.Close(n.proc)
 	n.proc = nil
 	h.emitLocal(n, &trace.Event{Ev: trace.EvCrash})
 }

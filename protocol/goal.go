@@ -135,10 +135,20 @@ func GoalOf(name string) Goal {
 	return s.Goal
 }
 
+// GoalFor returns the goal of the named protocol for a run with params
+// (Spec.Resolve); an unknown name gets the default goal.
+func GoalFor(name string, params Params) Goal {
+	s, err := LookupFor(name, params)
+	if err != nil {
+		return GoalBestValue
+	}
+	return s.Goal
+}
+
 // SettleOf returns the named protocol's Spec.Settle for params, or false
 // when the protocol is unknown or declares none.
 func SettleOf(name string, params Params) (time.Duration, bool) {
-	s, err := Lookup(name)
+	s, err := LookupFor(name, params)
 	if err != nil || s.Settle == nil {
 		return 0, false
 	}
@@ -149,7 +159,7 @@ func SettleOf(name string, params Params) (time.Duration, bool) {
 // win (Spec.Candidates), or nil when every member can (or the protocol is
 // unknown, or its parameters are bad: the run itself reports those).
 func CandidatesOf(name string, members []NodeID, params Params, seed uint64) map[NodeID]bool {
-	s, err := Lookup(name)
+	s, err := LookupFor(name, params)
 	if err != nil || s.Candidates == nil {
 		return nil
 	}

@@ -69,6 +69,24 @@ type Spec struct {
 	// (budget.go), for protocols whose count over a run no formula of n
 	// bounds; nil: none declared.
 	Budget *Budget
+	// Resolve, when set, gives the Spec of a run with these parameters,
+	// for a protocol whose goal, bounds, commands or ring are themselves
+	// parameters (protocol/ext: a program in any language). Drivers and
+	// checkers that know the run's parameters look the protocol up with
+	// LookupFor. Resolve takes the defaults for what is missing or bad
+	// (New reports those).
+	Resolve func(params Params) Spec
+	// Prepare, when set, is called by a driver before it boots count
+	// processes of a run with params in this operating-system process,
+	// so that a protocol whose processes need something slow from
+	// outside (protocol/ext: an interpreter per node) can start it for
+	// all of them at once. It must not change what the processes do.
+	Prepare func(params Params, count int)
+	// Safety, when set, is a safety predicate over the nodes' states
+	// (ParsePredicate), which the protocol's processes note with
+	// NoteStateOf: `explore` checks it after every step and `trace
+	// check` over the trace.
+	Safety string
 }
 
 // MutexCost is a mutual exclusion algorithm's theory: messages per entry
@@ -134,6 +152,25 @@ func Lookup(name string) (Spec, error) {
 		return Spec{}, fmt.Errorf("unknown protocol %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	return s, nil
+}
+
+// LookupFor returns the protocol registered under name as it is for a
+// run with params: Spec.Resolve's answer when it declares one, else the
+// registered Spec.
+func LookupFor(name string, params Params) (Spec, error) {
+	s, err := Lookup(name)
+	if err != nil || s.Resolve == nil {
+		return s, err
+	}
+	return s.Resolve(params), nil
+}
+
+// Prepare calls the named protocol's Spec.Prepare, if any (drivers, before
+// booting count processes).
+func Prepare(name string, params Params, count int) {
+	if s, err := Lookup(name); err == nil && s.Prepare != nil {
+		s.Prepare(params, count)
+	}
 }
 
 // Names lists the registered protocols in sorted order.

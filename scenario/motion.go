@@ -113,7 +113,7 @@ func vec(p []float64) geo.Vec {
 // reports that error).
 func (s *Scenario) ringSlots() map[protocol.NodeID]int {
 	ids := s.MemberIDs()
-	if spec, err := protocol.Lookup(s.Protocol.Name); err == nil && spec.LogicalRing {
+	if spec, err := protocol.LookupFor(s.Protocol.Name, s.Protocol.Params); err == nil && spec.LogicalRing {
 		if order, err := logicalring.Resolve(s.Protocol.Params["ring"], ids, s.Seed); err == nil {
 			ids = order
 		}

@@ -11,7 +11,7 @@ import (
 // the radio links between the members at time 0, and names the scenario
 // file in its error. Both drivers call it before a run.
 func (s *Scenario) CheckTopology() error {
-	spec, err := protocol.Lookup(s.Protocol.Name)
+	spec, err := protocol.LookupFor(s.Protocol.Name, s.Protocol.Params)
 	if err != nil || spec.Topology == nil {
 		return nil // an unknown name is reported where the protocol is built
 	}
@@ -30,7 +30,7 @@ func (s *Scenario) CheckTopology() error {
 // algorithm's assumptions, or "" (also when the protocol declares no such
 // assumption or is unknown).
 func (s *Scenario) OutsideAssumptions() string {
-	spec, err := protocol.Lookup(s.Protocol.Name)
+	spec, err := protocol.LookupFor(s.Protocol.Name, s.Protocol.Params)
 	if err != nil || spec.Outside == nil {
 		return ""
 	}

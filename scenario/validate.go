@@ -190,7 +190,7 @@ func (s *Scenario) validateWorkload(exists map[protocol.NodeID]bool) error {
 	}
 	// Only a registered protocol can be asked what it implements; an
 	// unknown name is the driver's to report.
-	if spec, err := protocol.Lookup(s.Protocol.Name); err == nil {
+	if spec, err := protocol.LookupFor(s.Protocol.Name, s.Protocol.Params); err == nil {
 		return s.CheckCommands(spec)
 	}
 	return nil

@@ -11,7 +11,8 @@
 # slurmd and slurm-client (the sweep's Slurm test starts a single-node
 # Slurm of its own), parallel (GNU parallel: the sweep's parallel test)
 # and python3-pandas (docs/sweeps.md's pandas query, run by a test with
-# Debian's /usr/bin/python3). Idempotent and quiet: it prints one line
+# Debian's /usr/bin/python3), python3 and nodejs (the any-language
+# examples' tests, docs/anylang.md). Idempotent and quiet: it prints one line
 # when it installs something, nothing otherwise. scripts/test.sh runs it
 # first as root.
 #
@@ -34,6 +35,8 @@ pkg-config --exists gsl 2>/dev/null || need+=(libgsl-dev)
 command -v sbatch >/dev/null 2>&1 || need+=(slurm-client)
 command -v parallel >/dev/null 2>&1 || need+=(parallel)
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import pandas' 2>/dev/null || need+=(python3-pandas)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
 
 [ ${#need[@]} -eq 0 ] && exit 0
 

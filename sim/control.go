@@ -37,6 +37,7 @@ type Controller struct {
 	done    bool
 	beyond  *item // the first item past the end, popped when done (Beyond)
 	closed  bool
+	err     error // a process failed (failure.go)
 	log     []Taken
 	unlog   bool // Unlogged: steps are not logged
 	// got are the multi-hop messages delivered, by origin, origin
@@ -146,8 +147,8 @@ func (c *Controller) Step() bool {
 	c.step++
 	c.w.now = it.at
 	c.w.res.Events++
-	c.w.dispatch(*it)
-	return true
+	c.guard(func() { c.w.dispatch(*it) })
+	return c.err == nil
 }
 
 // Beyond lists the events left after the run's end that would do
@@ -319,7 +320,7 @@ func (c *Controller) take(it item, p Pending, first time.Duration) {
 	c.w.now = at
 	c.w.res.Events++
 	it.at = at
-	c.w.dispatch(it)
+	c.guard(func() { c.w.dispatch(it) })
 }
 
 // Drop removes a pending frame: nobody hears it. Receivers of a
@@ -392,11 +393,11 @@ func (c *Controller) fault(id protocol.NodeID, crash bool) error {
 		return fmt.Errorf("node %d is up", id)
 	case crash:
 		ch.Crash = id
-		c.w.fault(scenario.Fault{Crash: []protocol.NodeID{id}})
+		c.guard(func() { c.w.fault(scenario.Fault{Crash: []protocol.NodeID{id}}) })
 	default:
 		ch.Recover = id
 		text = fmt.Sprintf("recover node %d", id)
-		c.w.fault(scenario.Fault{Recover: []protocol.NodeID{id}})
+		c.guard(func() { c.w.fault(scenario.Fault{Recover: []protocol.NodeID{id}}) })
 	}
 	c.choices = append(c.choices, ch)
 	c.log = append(c.log, Taken{Step: c.step, At: c.w.now, Text: text, Class: ClassChoice, Node: id, Chosen: true})
@@ -505,7 +506,10 @@ func (c *Controller) Finish() (*Result, error) {
 		c.step++
 		c.w.now = it.at
 		c.w.res.Events++
-		c.w.dispatch(*it)
+		c.guard(func() { c.w.dispatch(*it) })
+	}
+	if c.err != nil {
+		return nil, c.err
 	}
 	c.closed = true
 	if err := c.w.finish(c.start); err != nil {
@@ -521,6 +525,7 @@ func (c *Controller) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.w.closeProcs()
 	return c.w.out.close()
 }
 

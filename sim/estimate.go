@@ -266,11 +266,16 @@ type pilotRun struct {
 }
 
 // runPilot runs ps with its traces encoded and counted, not written.
-func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimits) (*pilotRun, error) {
+func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimits) (p *pilotRun, err error) {
 	w, err := newWorld(ps, Options{Discard: true})
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			p, err = nil, w.failed(v) // a process failed: failure.go
+		}
+	}()
 	var bytes, recorded uint64
 	var buf []byte
 	w.out.observe = func(e *trace.Event) {
@@ -283,7 +288,7 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimit
 	if err := w.begin(); err != nil {
 		return nil, err
 	}
-	p := &pilotRun{reached: w.end} // unless stopped before: nothing more happens until the end
+	p = &pilotRun{reached: w.end} // unless stopped before: nothing more happens until the end
 	// The pilot is timed in CPU time of its thread: on a loaded machine
 	// its wall time says more of the others than of the run.
 	runtime.LockOSThread()

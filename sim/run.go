@@ -13,7 +13,12 @@ import (
 	"manetlab/workload"
 )
 
-func (w *world) run() (*Result, error) {
+func (w *world) run() (res *Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, w.failed(v)
+		}
+	}()
 	start := time.Now()
 	if err := w.begin(); err != nil {
 		return nil, err
@@ -67,6 +72,7 @@ func (w *world) begin() error {
 	}
 	w.recordPositions(0)
 	w.out.flushRun()
+	protocol.Prepare(w.s.Protocol.Name, w.s.Protocol.Params, len(w.nodes))
 	for i := range w.nodes {
 		w.q.push(item{at: 0, kind: itemStart, node: int32(i)})
 	}
@@ -85,6 +91,7 @@ func (w *world) finish(start time.Time) error {
 	w.now = w.end
 	w.recordPositions(w.end)
 	w.recordQuiet()
+	w.closeProcs()
 	w.out.run(&trace.Event{T: int64(w.end), Ev: trace.EvEnd})
 	for _, n := range w.nodes {
 		w.out.node(n.index, &trace.Event{T: int64(w.end), Node: n.id, Ev: trace.EvEnd})
@@ -230,6 +237,7 @@ func (w *world) fault(f scenario.Fault) {
 		n.alive = false
 		n.gen++
 		n.stack.Stop()
+		protocol.Close(n.proc)
 		n.proc, n.env, n.timers = nil, nil, nil
 		w.out.node(n.index, &trace.Event{T: int64(w.now), Node: id, Ev: trace.EvCrash})
 		w.out.run(&trace.Event{T: int64(w.now), Node: id, Ev: trace.EvCrash})

@@ -199,7 +199,7 @@ type world struct {
 }
 
 func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
-	spec, err := protocol.Lookup(s.Protocol.Name)
+	spec, err := protocol.LookupFor(s.Protocol.Name, s.Protocol.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: protocol.name: %w", s.Source("protocol.name: "), err)
 	}

@@ -83,7 +83,7 @@ type Studio struct {
 // New builds the session, paused at t = 0 (or at the schedule's last
 // step).
 func New(cfg Config) (*Studio, error) {
-	spec, err := protocol.Lookup(cfg.Scenario.Protocol.Name)
+	spec, err := protocol.LookupFor(cfg.Scenario.Protocol.Name, cfg.Scenario.Protocol.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -241,6 +241,9 @@ func (st *Studio) act(req *request, do func(*request) error, all bool) ([]byte, 
 	st.stop = ""
 	if err := do(req); err != nil {
 		errText = err.Error()
+	}
+	if err := st.c.Err(); err != nil {
+		errText = err.Error() // a process failed: a program per node (protocol/ext)
 	}
 	s := st.state(all)
 	s.Error, s.Stop, s.Violation = errText, st.stop, st.violation

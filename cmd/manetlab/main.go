@@ -12,15 +12,16 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	_ "manetlab/adhoc"       // registers adhoc/vasudevan
-	_ "manetlab/baseline"    // registers baseline/floodmax
-	_ "manetlab/bully"       // registers bully/textbook, bully/garcia-molina
-	_ "manetlab/firewire"    // registers firewire/tree-identify
-	_ "manetlab/invitation"  // registers invitation/garcia-molina
-	_ "manetlab/mutex"       // registers mutex/centralized, mutex/token-ring, mutex/ricart-agrawala, mutex/lamport, mutex/suzuki-kasami
-	_ "manetlab/ring"        // registers ring/lelann, ring/chang-roberts, ring/hirschberg-sinclair, ring/tanenbaum
-	_ "manetlab/synchronous" // registers sync/timeslice, sync/slow-fast, sync/bfs (over protocol/rounds synchronizers)
-	_ "manetlab/traffic"     // registers traffic/cbr
+	_ "manetlab/adhoc"        // registers adhoc/vasudevan
+	_ "manetlab/baseline"     // registers baseline/floodmax
+	_ "manetlab/bully"        // registers bully/textbook, bully/garcia-molina
+	_ "manetlab/firewire"     // registers firewire/tree-identify
+	_ "manetlab/invitation"   // registers invitation/garcia-molina
+	_ "manetlab/mutex"        // registers mutex/centralized, mutex/token-ring, mutex/ricart-agrawala, mutex/lamport, mutex/suzuki-kasami
+	_ "manetlab/protocol/ext" // registers ext/stdio (a program per node, docs/anylang.md)
+	_ "manetlab/ring"         // registers ring/lelann, ring/chang-roberts, ring/hirschberg-sinclair, ring/tanenbaum
+	_ "manetlab/synchronous"  // registers sync/timeslice, sync/slow-fast, sync/bfs (over protocol/rounds synchronizers)
+	_ "manetlab/traffic"      // registers traffic/cbr
 )
 
 func main() {

@@ -8,11 +8,12 @@ import (
 
 // OutsideAssumptions says why a run lies outside the failure model its
 // protocol assumes, or "" when it does not: a crash (node crashed at t ns)
-// in a run of a protocol whose Complexity assumes no failures. Verdicts on
+// in a run of a protocol whose Complexity assumes no failures (for the
+// run's params: protocol/ext takes its assumptions from them). Verdicts on
 // such runs are unknown rather than invalid: a wrong leader there is the
 // algorithm's known limit, not a bug.
-func OutsideAssumptions(name string, crashed protocol.NodeID, t int64) string {
-	s, err := protocol.Lookup(name)
+func OutsideAssumptions(name string, params protocol.Params, crashed protocol.NodeID, t int64) string {
+	s, err := protocol.LookupFor(name, params)
 	if err != nil || s.Complexity == nil || s.Complexity.Assumes == "" {
 		return ""
 	}
@@ -26,7 +27,7 @@ func OutsideAssumptions(name string, crashed protocol.NodeID, t int64) string {
 func (r *run) outsideAssumptions() string {
 	for _, e := range r.procs[0].evs {
 		if e.typ == tCrash {
-			return OutsideAssumptions(r.header.Protocol, e.node, e.t)
+			return OutsideAssumptions(r.header.Protocol, r.params(), e.node, e.t)
 		}
 	}
 	if sc, err := r.scenario(); err == nil {

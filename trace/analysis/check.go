@@ -154,8 +154,8 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 	rep := &CheckReport{Run: r.header.Run, Protocol: r.header.Protocol, CrossHost: r.crossHost()}
 	rep.Unauthenticated = r.unauth
 	why := r.outsideAssumptions()
-	mutex := protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex
-	if protocol.GoalOf(r.header.Protocol) == protocol.GoalNone {
+	mutex := r.goal() == protocol.GoalMutex
+	if r.goal() == protocol.GoalNone {
 		rep.Properties = append(rep.Properties, nothingToJudge(PropEpochLeader), nothingToJudge(PropStableLeader))
 	} else if mutex && !r.hasLeaderNotes() {
 		rep.Properties = append(rep.Properties, noLeaderToJudge(PropEpochLeader), noLeaderToJudge(PropStableLeader))
@@ -174,6 +174,9 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 		rep.Properties = append(rep.Properties, checkSync(l)) // round protocols: rounds.go
 	}
 	if p, ok := checkBound(l, r, opt); ok {
+		rep.Properties = append(rep.Properties, p)
+	}
+	if p, ok := checkSafety(r); ok { // a declared safety predicate: safety.go
 		rep.Properties = append(rep.Properties, p)
 	}
 	if r.leaderGoal() == protocol.GoalTree {

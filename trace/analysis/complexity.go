@@ -69,7 +69,7 @@ type Complexity struct {
 // them and computes the bound for the recorded scenario; nil when the
 // protocol has no Complexity or is unknown to this binary.
 func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
-	spec, err := protocol.Lookup(r.header.Protocol)
+	spec, err := r.spec()
 	if err != nil {
 		return nil, ""
 	}

@@ -148,7 +148,7 @@ func (r *run) finalState(l *loader, tr *truth) (ok func(s *snapshot, ci int) boo
 // per request its protocol guarantees (protocol.MutexCost.HiIf); nil
 // when it guarantees none. drops: r holds its drop events.
 func judgeMutexCount(l *loader, r *run, requests int, static bool, drops bool) *judge.Count {
-	spec, err := protocol.Lookup(r.header.Protocol)
+	spec, err := r.spec()
 	if err != nil || spec.Mutex == nil || spec.Mutex.PerEntry == nil || spec.Mutex.HiIf == nil {
 		return nil
 	}
@@ -233,7 +233,7 @@ const PropBound = "message-bound"
 // checkBound judges the messages of r against the bound its protocol
 // guarantees; ok false when it guarantees none (no property then).
 func checkBound(l *loader, r *run, opt CheckOptions) (Property, bool) {
-	spec, err := protocol.Lookup(r.header.Protocol)
+	spec, err := r.spec()
 	if err != nil {
 		return Property{}, false
 	}

@@ -425,7 +425,7 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 		rep.endFinal(l, r, nil)
 	}
 	switch {
-	case protocol.GoalOf(r.header.Protocol) == protocol.GoalMutex && !r.hasLeaderNotes():
+	case r.goal() == protocol.GoalMutex && !r.hasLeaderNotes():
 		if rep.Note != "" {
 			rep.Note += "; "
 		}

@@ -18,7 +18,7 @@ const ElectionParam = "election"
 // parameter ElectionParam ("" when it names none: the default goal);
 // otherwise the protocol itself.
 func LeaderProtocol(name string, params protocol.Params) string {
-	if protocol.GoalOf(name) != protocol.GoalMutex {
+	if protocol.GoalFor(name, params) != protocol.GoalMutex {
 		return name
 	}
 	e, _ := params[ElectionParam].(string)
@@ -35,7 +35,7 @@ func (r *run) leaderGoal() protocol.Goal {
 			params = sc.Protocol.Params
 		}
 	}
-	return protocol.GoalOf(LeaderProtocol(r.header.Protocol, params))
+	return protocol.GoalFor(LeaderProtocol(r.header.Protocol, params), params)
 }
 
 // hasLeaderNotes reports whether any node notes a leader.

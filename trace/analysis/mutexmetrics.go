@@ -256,7 +256,7 @@ func computeMutex(r *run, n int) *MutexMetrics {
 	mm := &MutexMetrics{Requests: len(mr.reqs), Entries: len(mr.entries), ByKind: map[string]uint64{}}
 	end := r.end()
 	var own map[string]bool // nil: every kind
-	if spec, err := protocol.Lookup(r.header.Protocol); err == nil && spec.Mutex != nil && len(spec.Mutex.Kinds) > 0 {
+	if spec, err := r.spec(); err == nil && spec.Mutex != nil && len(spec.Mutex.Kinds) > 0 {
 		own = map[string]bool{}
 		for _, k := range spec.Mutex.Kinds {
 			own[k] = true
@@ -375,7 +375,7 @@ func computeMutex(r *run, n int) *MutexMetrics {
 	mm.Overtakes = overtakes(r, mr, ids)
 	mm.Sync = syncDelay(r, mr)
 	mm.Violations = checkMutex(r).Violations
-	mm.Theory = mutexTheory(r.header.Protocol, n)
+	mm.Theory = mutexTheory(r.header.Protocol, r.params(), n)
 	return mm
 }
 
@@ -538,8 +538,8 @@ func chainLengths(r *run, hs []handover) {
 
 // mutexTheory is the named protocol's MutexCost for n members; nil when
 // the protocol has none or is unknown to this binary.
-func mutexTheory(name string, n int) *MutexTheory {
-	s, err := protocol.Lookup(name)
+func mutexTheory(name string, params protocol.Params, n int) *MutexTheory {
+	s, err := protocol.LookupFor(name, params)
 	if err != nil || s.Mutex == nil {
 		return nil
 	}

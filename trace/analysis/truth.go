@@ -185,7 +185,7 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 		return nil, fmt.Errorf("%s:1: %w", r.headerFile, err)
 	}
 	leaders := LeaderProtocol(sc.Protocol.Name, sc.Protocol.Params)
-	tr := &truth{sc: sc, goal: protocol.GoalOf(leaders), members: sc.Members(), index: map[protocol.NodeID]int{}, med: med,
+	tr := &truth{sc: sc, goal: protocol.GoalFor(leaders, sc.Protocol.Params), members: sc.Members(), index: map[protocol.NodeID]int{}, med: med,
 		static: mob.MaxSpeed() == 0, step: int64(step), end: r.end()}
 	if tr.end <= 0 {
 		tr.end = int64(sc.Duration.D())

@@ -357,9 +357,9 @@ func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
 	// composes, judged by that election's goal; without leader notes
 	// there is nothing to judge (docs/analysis.md).
 	leaders := analysis.LeaderProtocol(hdr.Protocol, sc.Protocol.Params)
-	goal := protocol.GoalOf(leaders)
+	goal := protocol.GoalFor(leaders, sc.Protocol.Params)
 	candidates := protocol.CandidatesOf(leaders, sc.MemberIDs(), sc.Protocol.Params, sc.Seed)
-	noLeaders := protocol.GoalOf(hdr.Protocol) == protocol.GoalMutex && !leaderNotes || protocol.GoalOf(hdr.Protocol) == protocol.GoalNone
+	noLeaders := protocol.GoalFor(hdr.Protocol, sc.Protocol.Params) == protocol.GoalMutex && !leaderNotes || protocol.GoalFor(hdr.Protocol, sc.Protocol.Params) == protocol.GoalNone
 	sum.Stabilisation = m.Stabilisation
 	final, heard, _ := m.EndFinal()
 	final = final && !noLeaders
@@ -410,7 +410,7 @@ func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
 	// else the topology against Spec.Outside.
 	judged := verdicts.Run{Outside: sc.OutsideAssumptions(), NoLeaders: noLeaders, Duration: sum.Duration}
 	if len(faults) > 0 && faults[0].Ev == trace.EvCrash {
-		judged.Outside = analysis.OutsideAssumptions(hdr.Protocol, faults[0].Node, faults[0].T)
+		judged.Outside = analysis.OutsideAssumptions(hdr.Protocol, sc.Protocol.Params, faults[0].Node, faults[0].T)
 	}
 	sum.measured = m
 	sum.Metrics = &m.Metrics
