@@ -247,6 +247,7 @@ status 3 (docs/analysis.md, "Cross-host problems").`,
 			}
 			defer showProgress(c, "trace report")()
 			var rep *analysis.MetricsReport
+			var line string // the verdict line, first
 			var err error
 			if p := c.String("html"); p != "" {
 				// The page and the report from one read of the run.
@@ -274,18 +275,37 @@ status 3 (docs/analysis.md, "Cross-host problems").`,
 				if err != nil {
 					return fmt.Errorf("trace report: the run's verdict: %w", err)
 				}
-				d.Verdict = &htmlreport.Verdict{Word: sum.Verdict, Reason: sum.Reason}
+				d.Verdict = &htmlreport.Verdict{Word: sum.Verdict, Reason: sum.Reason, Line: judge.Line(sum.Verdict, sum.Reason)}
 				if err := htmlreport.Save(p, d); err != nil {
 					return fmt.Errorf("trace report: --html: %w", err)
 				}
-			} else if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{Routing: true}); err != nil {
-				return err
+				line = judge.Line(sum.Verdict, sum.Reason)
+			} else if c.Bool("json") {
+				if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{Routing: true}); err != nil {
+					return err
+				}
+			} else {
+				// The text starts with the run's verdict line, as sim's
+				// and run's do, from the metrics' one read.
+				s, err := report.NewSummarizer(trace.Disk, c.Args().First())
+				if err != nil {
+					return fmt.Errorf("trace report: the run's verdict: %w", err)
+				}
+				if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{Routing: true, Visit: s.Visit}); err != nil {
+					return err
+				}
+				sum, err := s.Summary(rep)
+				if err != nil {
+					return fmt.Errorf("trace report: the run's verdict: %w", err)
+				}
+				line = judge.Line(sum.Verdict, sum.Reason)
 			}
 			if c.Bool("json") {
 				if err := writeJSON(c.App.Writer, rep); err != nil {
 					return err
 				}
 			} else {
+				fmt.Fprintln(c.App.Writer, line)
 				rep.WriteText(c.App.Writer)
 			}
 			return crossHostError("trace report", rep.CrossHost)
