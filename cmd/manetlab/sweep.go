@@ -89,6 +89,7 @@ into --out or DIR. docs/sweeps.md: Slurm, GNU parallel, Kubernetes.
 			&cli.IntFlag{Name: "workers", Value: 2, Usage: "simulations run at once"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/sweep-NAME)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			columnsFlagDef(),
 			&cli.StringFlag{Name: "html", Usage: "write a chart of the sweep to this HTML file"},
 			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (default complexity.sync_messages for round protocols, else complexity.messages where measured, else mutex.messages_per_entry, else F)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
@@ -106,6 +107,9 @@ into --out or DIR. docs/sweeps.md: Slurm, GNU parallel, Kubernetes.
 				if err := experiment.CheckMetric(m); err != nil {
 					return err
 				}
+			}
+			if err := experiment.CheckColumns(columnsFlag(c)); err != nil {
+				return err
 			}
 			for _, name := range []string{"seeds", "workers"} {
 				if n := c.Int(name); n < 1 {
@@ -180,8 +184,8 @@ func printSweep(c *cli.Context, res *experiment.Result, command string) error {
 		if err := enc.Encode(res); err != nil {
 			return err
 		}
-	} else {
-		res.WriteTable(c.App.Writer)
+	} else if err := res.WriteColumns(c.App.Writer, columnsFlag(c)); err != nil {
+		return err
 	}
 	if path := c.String("html"); path != "" {
 		var buf bytes.Buffer
@@ -237,4 +241,23 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// columnsFlagDef is the --columns flag of sweep and sweep collect.
+func columnsFlagDef() cli.Flag {
+	return &cli.StringFlag{Name: "columns", Usage: "the text table's columns after the axes, comma-separated `NAMES` (e.g. valid,F,T,messages; default all: valid, invalid, unsettled and every metric measured)"}
+}
+
+// columnsFlag is --columns as a list; nil: every column.
+func columnsFlag(c *cli.Context) []string {
+	if c.String("columns") == "" {
+		return nil
+	}
+	var cols []string
+	for _, s := range strings.Split(c.String("columns"), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			cols = append(cols, s)
+		}
+	}
+	return cols
 }

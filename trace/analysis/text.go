@@ -84,16 +84,16 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "run %s: %s, %d node%s, %.1fs\n", m.Run, m.Protocol, m.Nodes, pluralS(m.Nodes), m.Duration)
 	io.WriteString(w, CrossHostText(m.CrossHost))
 	io.WriteString(w, UnauthenticatedText(m.Unauthenticated))
-	fmt.Fprintf(w, "F (share of live time in an election)    %s\n", fmtOpt(m.F, "%.4f"))
-	fmt.Fprintf(w, "R (elections per node per minute)        %s\n", fmtOpt(m.R, "%.4f"))
-	fmt.Fprintf(w, "T (mean election time, s)                %s\n", fmtOpt(m.T, "%.3f"))
-	fmt.Fprintf(w, "M (per node per election)                %s broadcasts, %s unicasts\n", fmtOpt(m.MBcast, "%.2f"), fmtOpt(m.MUcast, "%.2f"))
+	fmt.Fprintf(w, "F (share of live time in an election)    %s\n", fmtOpt(m.F, MetricFormats["F"]))
+	fmt.Fprintf(w, "R (elections per node per minute)        %s\n", fmtOpt(m.R, MetricFormats["R"]))
+	fmt.Fprintf(w, "T (mean election time, s)                %s\n", fmtOpt(m.T, MetricFormats["T"]))
+	fmt.Fprintf(w, "M (per node per election)                %s broadcasts, %s unicasts\n", fmtOpt(m.MBcast, MetricFormats["M_bcast"]), fmtOpt(m.MUcast, MetricFormats["M_ucast"]))
 	if m.WrongOrUnknown == nil {
 		fmt.Fprintln(w, "wrong or unknown leader (share)          n/a")
 	} else {
 		// Beside a valid verdict, a share of a tenth reads as a
 		// contradiction: say what it measures.
-		fmt.Fprintf(w, "wrong or unknown leader (share)          %.4f of live node-time, elections and changes included (a measure: the verdict judges settled components)\n", *m.WrongOrUnknown)
+		fmt.Fprintf(w, "wrong or unknown leader (share)          "+MetricFormats["wrong_or_unknown"]+" of live node-time, elections and changes included (a measure: the verdict judges settled components)\n", *m.WrongOrUnknown)
 	}
 	if m.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", m.Note)

@@ -87,7 +87,7 @@
       var hr = h("tr", {}, t);
       ["F", "R", "T (s)", "M bcast", "M ucast", "wrong or unknown leader"].forEach(function (s) { h("th", {}, hr, s); });
       var r = h("tr", {}, t);
-      [fmt(m.F, 4), fmt(m.R, 3), fmt(m.T, 3), fmt(m.M_bcast, 2), fmt(m.M_ucast, 2), fmt(m.wrong_or_unknown, 4)].forEach(function (s) {
+      [fmt(m.F, 4), fmt(m.R, 4), fmt(m.T, 3), fmt(m.M_bcast, 2), fmt(m.M_ucast, 2), fmt(m.wrong_or_unknown, 4)].forEach(function (s) {
         h("td", { "class": "num" }, r, s);
       });
       h("div", { "class": "reason" }, box, "wrong or unknown leader: the share of live node-time without the right leader, elections and changes included — a measure beside the verdict, which judges settled components only");
