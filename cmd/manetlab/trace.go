@@ -88,6 +88,7 @@ func traceCommand() *cli.Command {
    manetlab trace collect --out DIR --scenario S [--run NAME] [--listen ADDR:PORT] [--key-file F]`,
 		Subcommands: []*cli.Command{traceMergeCommand(), traceCheckCommand(), traceReportCommand(),
 			traceCollectCommand(), traceExportCommand()},
+		Action: unknownCommand,
 	}
 }
 
