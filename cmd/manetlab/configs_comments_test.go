@@ -35,7 +35,7 @@ func configCommands(t *testing.T) []readmeCommand {
 				ln++
 				text = strings.TrimSuffix(text, `\`) + " " + strings.TrimSpace(strings.TrimPrefix(sc.Text(), "#"))
 			}
-			cmds = append(cmds, readmeCommand{start, filepath.Base(f) + ": " + text})
+			cmds = append(cmds, readmeCommand{filepath.Base(f), start, filepath.Base(f) + ": " + text})
 		}
 	}
 	return cmds
