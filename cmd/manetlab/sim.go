@@ -40,7 +40,9 @@ byte-identical traces.
 With --schedule, the choices of a studio session (a schedule file,
 docs/studio.md: messages taken out of order, frames dropped, nodes crashed
 by hand) are replayed at the steps they were made, then the run goes on in
-the simulator's order to its end: the session's traces, byte for byte.`,
+the simulator's order to its end: the session's traces, byte for byte. A
+schedule recorded on another scenario (its scenario_hash) is refused,
+naming both; --other-scenario replays it anyway.`,
 		Flags: append(scenarioFlags(),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/NAME-seedN)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},

@@ -21,7 +21,7 @@ func sweepCommand() *cli.Command {
 		Usage:     "simulate every combination of scenario overrides over several seeds and tabulate the metrics",
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab sweep SCENARIO.yaml --vary path=v1|v2... [--vary ...] [--seeds N] [--set path=value]... [--out DIR] [--json]
-       [--html FILE [--metric NAME]]
+       [--columns A,B,...] [--html FILE [--metric NAME]]
    manetlab sweep SCENARIO.yaml --vary ... --seeds N --plan
    manetlab sweep SCENARIO.yaml --vary ... --seeds N --results DIR [--shard I/N | --shard N] [--traces]
    manetlab sweep collect DIR [--json] [--html FILE [--metric NAME]] [--watch]
@@ -55,6 +55,11 @@ defines every metric and verdict.
 "points": [{"values", "runs", "valid", "invalid", "unsettled", "mean", "sd",
 "theory"}]}: every
 key lower-case, "mean" and "sd" keyed by metric name.
+
+--columns valid,F,T chooses the text table's columns after the axes (the
+verdict counts and any metric above; default all). F, leader and
+wrong_or_unknown print as fractions (0.0330), as trace report and --json
+give them.
 
 --html FILE writes a self-contained page: a line chart of --metric (default
 complexity.sync_messages for round protocols, else complexity.messages
