@@ -17,7 +17,7 @@ func scheduleFlag(usage string) cli.Flag {
 // otherScenarioFlag replays a --schedule on a scenario other than the
 // one it was recorded on (sameScenario).
 func otherScenarioFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "other-scenario", Usage: "replay the --schedule even if it was recorded on another scenario (refused by default, naming both)"}
+	return &cli.BoolFlag{Name: "other-scenario", Usage: "replay the --schedule even if it was recorded on another scenario, which is otherwise refused naming both"}
 }
 
 // loadScheduled reads the scenario and, with --schedule, the schedule:
