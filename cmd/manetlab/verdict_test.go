@@ -57,18 +57,7 @@ func TestVerdictWordsAreDocumented(t *testing.T) {
 			}
 			seen[l[2]] = true
 		}
-		page := filepath.Join(t.TempDir(), "r.html")
-		if out, err := runCLI(t, "trace", "report", dir, "--html", page); err != nil {
-			t.Fatalf("trace report %v: %v\n%s", r, err, out)
-		}
-		b, err := os.ReadFile(page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := htmlreport.Extract(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d, _ := reportPage(t, dir)
 		if d.Verdict == nil || d.Verdict.Word != word {
 			t.Errorf("%v: the page's verdict %+v, the summary's %q", r, d.Verdict, word)
 		}
@@ -150,17 +139,9 @@ func TestVerdictLineFirst(t *testing.T) {
 	if strings.Contains(chk, "no epochs?") {
 		t.Errorf("trace check guesses at the protocol's epochs:\n%s", chk)
 	}
-	page := filepath.Join(t.TempDir(), "r.html")
-	if out, err := runCLI(t, "trace", "report", dir, "--html", page); err != nil || first(out) != line {
-		t.Fatalf("trace report --html: %v\n%s", err, out)
-	}
-	b, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := htmlreport.Extract(b)
-	if err != nil {
-		t.Fatal(err)
+	d, out := reportPage(t, dir)
+	if first(out) != line {
+		t.Errorf("trace report --html starts with %q, sim with %q", first(out), line)
 	}
 	if d.Verdict == nil || d.Verdict.Line != line {
 		t.Errorf("the page's verdict line %+v, sim's %q", d.Verdict, line)
@@ -174,4 +155,24 @@ func TestVerdictLineFirst(t *testing.T) {
 	if err != nil || !regexp.MustCompile(`(?m)^  node 1 +1\.000 `).MatchString(rep) {
 		t.Errorf("the report does not name the election by node 1 at 1 s: %v\n%s", err, rep)
 	}
+}
+
+// reportPage runs trace report --html on dir: the page's data and what
+// the command printed.
+func reportPage(t *testing.T, dir string) (*htmlreport.Data, string) {
+	t.Helper()
+	page := filepath.Join(t.TempDir(), "r.html")
+	out, err := runCLI(t, "trace", "report", dir, "--html", page)
+	if err != nil {
+		t.Fatalf("trace report %s --html: %v\n%s", dir, err, out)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := htmlreport.Extract(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, out
 }
