@@ -288,12 +288,18 @@ status 3 (docs/analysis.md, "Cross-host problems").`,
 			} else {
 				// The text starts with the run's verdict line, as sim's
 				// and run's do, from the metrics' one read.
-				s, err := report.NewSummarizer(trace.Disk, c.Args().First())
-				if err != nil {
-					return fmt.Errorf("trace report: the run's verdict: %w", err)
+				// A directory the metrics cannot read is named by their
+				// error, as without the verdict.
+				opt := analysis.MetricsOptions{Routing: true}
+				s, serr := report.NewSummarizer(trace.Disk, c.Args().First())
+				if serr == nil {
+					opt.Visit = s.Visit
 				}
-				if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{Routing: true, Visit: s.Visit}); err != nil {
+				if rep, err = analysis.ComputeMetrics(c.Args().First(), opt); err != nil {
 					return err
+				}
+				if serr != nil {
+					return fmt.Errorf("trace report: the run's verdict: %w", serr)
 				}
 				sum, err := s.Summary(rep)
 				if err != nil {
