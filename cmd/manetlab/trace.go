@@ -74,7 +74,7 @@ func crossHostError(cmd string, ps []analysis.CrossHost) error {
 	if len(ps) == 1 {
 		n = "1 cross-host problem"
 	}
-	return exitStatus{code: ExitCrossHost, msg: fmt.Sprintf("%s: %s (printed before the verdicts; the first: %s); exit status %d", cmd, n, ps[0].Text, ExitCrossHost)}
+	return exitStatus{code: ExitCrossHost, msg: fmt.Sprintf("%s: %s (printed after the verdict line; the first: %s); exit status %d", cmd, n, ps[0].Text, ExitCrossHost)}
 }
 
 func traceCommand() *cli.Command {
