@@ -39,7 +39,7 @@ func parse(data []byte, name, path string, sets []string) (*Scenario, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, syntaxError(name, data, err)
 	}
 	if resolve(&doc) == nil {
 		// An empty file is a scenario of defaults.

@@ -41,8 +41,8 @@ tables() {
   cat <<'PAPER'
 
 The paper (GloMoSim, 802.11, 10 runs per point), for the optimised variant:
-  F                under 3 % everywhere; about 2.5 % at 120 nodes, 3 m/s, pause 150 s
-  leader           a node has a leader 97-99 % of the time
+  F                under 0.03 (3 %) everywhere; about 0.025 at 120 nodes, 3 m/s, pause 150 s
+  leader           a node has a leader 0.97-0.99 of the time (97-99 %)
   T                about 15 s at 3 m/s to about 23 s at 19 m/s
   M_bcast, M_ucast 2-3 broadcasts and 0-3 unicasts per node per election
                    (exactly 2 broadcasts at 20 nodes: Election and Leader)

@@ -21,6 +21,12 @@ type Schedule struct {
 	Scenario string   `json:"scenario,omitempty"`
 	Seed     uint64   `json:"seed,omitempty"`
 	Set      []string `json:"set,omitempty"`
+	// ScenarioHash is the hash of the scenario the session ran
+	// (scenario.Hash: the file with Set and Seed applied): `sim
+	// --schedule` and `studio --schedule` refuse a schedule whose hash
+	// is not that of the scenario given them, naming both ("" in
+	// schedules written before it: not checked).
+	ScenarioHash string `json:"scenario_hash,omitempty"`
 	// Steps is where the session stood when saved; the studio opens there.
 	Steps   int      `json:"steps"`
 	Choices []Choice `json:"choices"`
@@ -141,6 +147,9 @@ func (s *Schedule) JSON() []byte {
 	fmt.Fprintf(&b, "  \"seed\": %d,\n", s.Seed)
 	if len(s.Set) > 0 {
 		fmt.Fprintf(&b, "  \"set\": %s,\n", mustJSON(s.Set))
+	}
+	if s.ScenarioHash != "" {
+		fmt.Fprintf(&b, "  \"scenario_hash\": %s,\n", mustJSON(s.ScenarioHash))
 	}
 	fmt.Fprintf(&b, "  \"steps\": %d,\n  \"choices\": [", s.Steps)
 	for i, ch := range s.Choices {

@@ -93,7 +93,8 @@ func TestAPIRewindKeepsBranches(t *testing.T) {
 	}
 }
 
-// TestScheduleOpensAtItsLastStep: studio --schedule.
+// TestScheduleOpensAtItsLastStep: studio --schedule; a saved schedule
+// records its scenario's hash.
 func TestScheduleOpensAtItsLastStep(t *testing.T) {
 	st, url := serve(t, "../configs/ring-chang-roberts.yaml")
 	post(t, url, "/api/step", map[string]any{"n": 12})
@@ -101,6 +102,9 @@ func TestScheduleOpensAtItsLastStep(t *testing.T) {
 	s = post(t, url, "/api/step", map[string]any{"n": 5})
 	sched := st.Schedule()
 	sc := loadScenario(t, "../configs/ring-chang-roberts.yaml")
+	if h, err := sc.Hash(); err != nil || sched.ScenarioHash != h {
+		t.Fatalf("the schedule records scenario hash %q, the scenario's is %q (%v)", sched.ScenarioHash, h, err)
+	}
 	st2, err := studio.New(studio.Config{Scenario: sc, Out: t.TempDir(), Schedule: sched})
 	if err != nil {
 		t.Fatal(err)

@@ -145,7 +145,8 @@ func (st *Studio) Close() error {
 
 // Schedule is the session so far.
 func (st *Studio) Schedule() *sim.Schedule {
-	return &sim.Schedule{Scenario: st.cfg.Path, Seed: st.cfg.Scenario.Seed, Set: st.cfg.Sets,
+	h, _ := st.cfg.Scenario.Hash() // "" if it cannot be written: not checked on replay
+	return &sim.Schedule{Scenario: st.cfg.Path, Seed: st.cfg.Scenario.Seed, Set: st.cfg.Sets, ScenarioHash: h,
 		Steps: st.c.Steps(), Choices: st.c.Choices()}
 }
 

@@ -144,6 +144,9 @@ other budgets. The scenario must use radio.mac: ideal.`,
 			}
 			v.Schedule.Scenario = c.Args().First()
 			v.Schedule.Set = c.StringSlice("set")
+			if v.Schedule.ScenarioHash, err = s.Hash(); err != nil {
+				return fmt.Errorf("explore: the scenario's hash: %w", err)
+			}
 			file, runDir, err := writeViolation(out, v.Schedule.JSON())
 			if err != nil {
 				return err

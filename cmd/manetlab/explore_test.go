@@ -63,6 +63,9 @@ func TestExploreCLI(t *testing.T) {
 	}
 	witness := out[strings.Index(out, "epoch 1 has two leaders"):]
 	witness = witness[:strings.Index(witness, "\n")]
+	if b, err := os.ReadFile(sched); err != nil || !strings.Contains(string(b), `"scenario_hash": "`) {
+		t.Errorf("the schedule records no scenario hash (%v)", err)
+	}
 	run := filepath.Join(dir, "run")
 	if out, err := runCLI(t, "sim", sc, "--schedule", sched, "--out", run, "--quiet"); err != nil {
 		t.Fatalf("%v\n%s", err, out)

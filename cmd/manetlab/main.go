@@ -59,6 +59,7 @@ func newApp() *cli.App {
 			launchCommand(),
 		},
 		Suggest: true,
+		Action:  unknownCommand,
 		// --set values are YAML: "mobility.speed=[1,19]" must stay whole.
 		DisableSliceFlagSeparator: true,
 		HideHelpCommand:           true,

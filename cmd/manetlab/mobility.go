@@ -28,6 +28,7 @@ func mobilityCommand() *cli.Command {
    manetlab mobility sample configs/mobility/small.ns2 --at 0:60:0.5
    manetlab mobility gen rwp --nodes 20 --area 1000x1000 --speed 1:20 --pause 10s --duration 300s --seed 7 -o rwp.ns2`,
 		Subcommands: []*cli.Command{mobilitySampleCommand(), mobilityGenCommand(), playCommand()},
+		Action:      unknownCommand,
 	}
 }
 

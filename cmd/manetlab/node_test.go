@@ -261,7 +261,7 @@ func TestKeylessHostIsNamed(t *testing.T) {
 	if loc == nil || strings.Contains(got, "'s frames were refused") {
 		t.Fatalf("the unsigned frames are not named by their address, or a node is blamed:\n%s", got)
 	}
-	if v := strings.Index(got, "verdict:"); v < loc[0] {
-		t.Errorf("the problem is not printed before the verdict:\n%s", got)
+	if v := strings.Index(got, "messages (sent by the protocol"); v < loc[0] || !strings.HasPrefix(got, "verdict: ") {
+		t.Errorf("the verdict line is not first, or the problem is not printed before the figures:\n%s", got)
 	}
 }

@@ -37,18 +37,36 @@ var readmeSkipped = map[string]string{
 	"manetlab run configs/quickstart.yaml --hosts h1,h2,h3":                                      "needs machines reachable over ssh (go test ./testbed runs --hosts on namespace hosts with their own sshd)",
 }
 
+// readmeFiles are the files whose commands TestREADMEExamplesRun runs, in
+// order: README.md and the reference pages its sections moved to (issue
+// 35), relative to the repository.
+var readmeFiles = []string{"README.md", "docs/usage.md", "docs/sim.md", "docs/run.md", "docs/sweep.md",
+	"docs/aggregator.md", "docs/scenarios.md", "docs/protocols.md", "docs/development.md"}
+
 // readmeCommand is one command line of the README's code blocks.
 type readmeCommand struct {
+	file string
 	line int
 	text string // as written, continuation lines joined, comment dropped
 }
 
-// readmeCommands finds the command lines in the README's indented code
-// blocks: those that start with "manetlab " or "go run ./cmd/manetlab ",
-// and, for the entries of readmeSkipped, anywhere in a code line.
+// readmeCommands finds the command lines in the indented code blocks of
+// readmeFiles: those that start with "manetlab " or "go run
+// ./cmd/manetlab ", and, for the entries of readmeSkipped, anywhere in a
+// code line.
 func readmeCommands(t *testing.T) []readmeCommand {
 	t.Helper()
-	f, err := os.Open("../../README.md")
+	var cmds []readmeCommand
+	for _, name := range readmeFiles {
+		cmds = append(cmds, fileCommands(t, name)...)
+	}
+	return cmds
+}
+
+// fileCommands is readmeCommands of one file.
+func fileCommands(t *testing.T, name string) []readmeCommand {
+	t.Helper()
+	f, err := os.Open(filepath.Join("../..", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +86,12 @@ func readmeCommands(t *testing.T) []readmeCommand {
 		}
 		if i := strings.Index(text, "manetlab "); i > 0 && !strings.HasPrefix(text, "go run ./cmd/manetlab ") {
 			if _, skip := skipReason(text[i:]); skip {
-				cmds = append(cmds, readmeCommand{start, text[i:]})
+				cmds = append(cmds, readmeCommand{name, start, text[i:]})
 			}
 			continue
 		}
 		if strings.HasPrefix(text, "manetlab ") || strings.HasPrefix(text, "go run ./cmd/manetlab ") {
-			cmds = append(cmds, readmeCommand{start, dropComment(text)})
+			cmds = append(cmds, readmeCommand{name, start, dropComment(text)})
 		}
 	}
 	return cmds
@@ -211,7 +229,7 @@ func TestREADMEExamplesRun(t *testing.T) {
 	}
 	ran := 0
 	for _, c := range cmds {
-		name := fmt.Sprintf("README.md:%d", c.line)
+		name := fmt.Sprintf("%s:%d", c.file, c.line)
 		if why, skip := skipReason(c.text); skip {
 			t.Logf("%s: not run (%s): %s", name, why, c.text)
 			continue

@@ -116,7 +116,7 @@ that all stop early with end events: an interrupted run), which it says.
 Cross-host problems (scenario nodes without a trace, a node whose frames
 others refused with the reason and count, nodes that started more than 2s
 late, nodes that ran another scenario: docs/analysis.md) are printed
-before the verdict, and the command then exits with status 3.
+right after the verdict line, and the command then exits with status 3.
 
 Each process has its own process group and dies with the launcher, even
 when the launcher is killed by SIGKILL. Ctrl-C, SIGINT or SIGTERM stops every
@@ -370,7 +370,7 @@ func (i interruption) Error() string { return "interrupted by " + signalName(i.s
 
 // printSummary prints the summary of the run in out (text or --json),
 // and with res the processes' figures; its error is an exitStatus when
-// the run has cross-host problems (they are printed before the verdict).
+// the run has cross-host problems (printed right after the verdict line).
 func printSummary(c *cli.Context, src trace.Source, out string, res *launch.Result) error {
 	sum, err := report.SummarizeFrom(src, out)
 	if err != nil {

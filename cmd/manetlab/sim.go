@@ -40,13 +40,16 @@ byte-identical traces.
 With --schedule, the choices of a studio session (a schedule file,
 docs/studio.md: messages taken out of order, frames dropped, nodes crashed
 by hand) are replayed at the steps they were made, then the run goes on in
-the simulator's order to its end: the session's traces, byte for byte.`,
+the simulator's order to its end: the session's traces, byte for byte. A
+schedule recorded on another scenario (its scenario_hash) is refused,
+naming both; --other-scenario replays it anyway.`,
 		Flags: append(scenarioFlags(),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/NAME-seedN)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the run to `FILE` (go tool pprof)"},
 			scheduleFlag("replay a studio session's schedule `FILE` (docs/studio.md)"),
+			otherScenarioFlag(),
 			&cli.StringFlag{Name: "memprofile", Usage: "write Go heap profiles to `FILE` (at the end of the simulation) and FILE.end (after the summary)"},
 			allowLargeFlag(),
 			&cli.BoolFlag{Name: "estimate", Usage: "print the pre-start estimate (events, traces, memory, time) and exit without running"},

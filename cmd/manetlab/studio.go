@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -48,6 +49,7 @@ whose MAC orders the frames on the air. See docs/studio.md.`,
 		Flags: append(scenarioFlags(),
 			&cli.IntFlag{Name: "port", Usage: "TCP port on 127.0.0.1 (0: any free one)", Value: 0},
 			scheduleFlag("open the session of a schedule `FILE` at its last step"),
+			otherScenarioFlag(),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "the session's trace directory (default: a temporary one)"},
 			&cli.StringFlag{Name: "save", Usage: "where 'save' writes the schedule (default ./schedule.json)"},
 		),
@@ -83,7 +85,7 @@ whose MAC orders the frames on the air. See docs/studio.md.`,
 				return err
 			}
 			defer st.Close()
-			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", c.Int("port")))
+			ln, err := listenStudio(c.Int("port"))
 			if err != nil {
 				return err
 			}
@@ -144,4 +146,17 @@ func studioMedium(c *cli.Context) (bool, error) {
 		return false, nil
 	}
 	return true, c.Set("set", "radio.mac=ideal")
+}
+
+// listenStudio listens on 127.0.0.1:port; a port in use (another studio
+// still open, most often) is named with the way out: --port 0.
+func listenStudio(port int) (net.Listener, error) {
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("studio: port %d on 127.0.0.1 is in use (another studio still open?); give --port 0 to take any free port, or another --port", port)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("studio: --port %d: %w", port, err)
+	}
+	return ln, nil
 }

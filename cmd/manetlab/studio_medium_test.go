@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -50,5 +54,20 @@ func TestStudioChoosesTheIdealMedium(t *testing.T) {
 		if ideal != c.ideal || slices.Contains(sets, "radio.mac=ideal") != c.wantInSet {
 			t.Errorf("%v: ideal %v, sets %q; want ideal %v", c.args, ideal, sets, c.ideal)
 		}
+	}
+}
+
+// TestStudioPortInUse: a --port that another listener holds is refused
+// with the way out, --port 0 (issue 35, item 11).
+func TestStudioPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	_, err = runCLI(t, "studio", "../../configs/ring-chang-roberts.yaml", "--port", strconv.Itoa(port), "--out", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("port %d on 127.0.0.1 is in use", port)) || !strings.Contains(err.Error(), "give --port 0") {
+		t.Fatalf("a port in use: %v", err)
 	}
 }

@@ -21,7 +21,7 @@ func sweepCommand() *cli.Command {
 		Usage:     "simulate every combination of scenario overrides over several seeds and tabulate the metrics",
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab sweep SCENARIO.yaml --vary path=v1|v2... [--vary ...] [--seeds N] [--set path=value]... [--out DIR] [--json]
-       [--html FILE [--metric NAME]]
+       [--columns A,B,...] [--html FILE [--metric NAME]]
    manetlab sweep SCENARIO.yaml --vary ... --seeds N --plan
    manetlab sweep SCENARIO.yaml --vary ... --seeds N --results DIR [--shard I/N | --shard N] [--traces]
    manetlab sweep collect DIR [--json] [--html FILE [--metric NAME]] [--watch]
@@ -56,6 +56,11 @@ defines every metric and verdict.
 "theory"}]}: every
 key lower-case, "mean" and "sd" keyed by metric name.
 
+--columns valid,F,T chooses the text table's columns after the axes (the
+verdict counts and any metric above; default all). F, leader and
+wrong_or_unknown print as fractions (0.0330), as trace report and --json
+give them.
+
 --html FILE writes a self-contained page: a line chart of --metric (default
 complexity.sync_messages for round protocols, else complexity.messages
 where measured, else mutex.messages_per_entry, else F) against the first
@@ -89,6 +94,7 @@ into --out or DIR. docs/sweeps.md: Slurm, GNU parallel, Kubernetes.
 			&cli.IntFlag{Name: "workers", Value: 2, Usage: "simulations run at once"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/sweep-NAME)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			columnsFlagDef(),
 			&cli.StringFlag{Name: "html", Usage: "write a chart of the sweep to this HTML file"},
 			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (default complexity.sync_messages for round protocols, else complexity.messages where measured, else mutex.messages_per_entry, else F)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line"},
@@ -106,6 +112,9 @@ into --out or DIR. docs/sweeps.md: Slurm, GNU parallel, Kubernetes.
 				if err := experiment.CheckMetric(m); err != nil {
 					return err
 				}
+			}
+			if err := experiment.CheckColumns(columnsFlag(c)); err != nil {
+				return err
 			}
 			for _, name := range []string{"seeds", "workers"} {
 				if n := c.Int(name); n < 1 {
@@ -180,8 +189,8 @@ func printSweep(c *cli.Context, res *experiment.Result, command string) error {
 		if err := enc.Encode(res); err != nil {
 			return err
 		}
-	} else {
-		res.WriteTable(c.App.Writer)
+	} else if err := res.WriteColumns(c.App.Writer, columnsFlag(c)); err != nil {
+		return err
 	}
 	if path := c.String("html"); path != "" {
 		var buf bytes.Buffer
@@ -237,4 +246,23 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// columnsFlagDef is the --columns flag of sweep and sweep collect.
+func columnsFlagDef() cli.Flag {
+	return &cli.StringFlag{Name: "columns", Usage: "the text table's columns after the axes, comma-separated `NAMES` (e.g. valid,F,T,messages; default all: valid, invalid, unsettled and every metric measured)"}
+}
+
+// columnsFlag is --columns as a list; nil: every column.
+func columnsFlag(c *cli.Context) []string {
+	if c.String("columns") == "" {
+		return nil
+	}
+	var cols []string
+	for _, s := range strings.Split(c.String("columns"), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			cols = append(cols, s)
+		}
+	}
+	return cols
 }

@@ -116,6 +116,7 @@ line whenever runs have ended: runs done, failed, remaining and an
 estimate of the time left.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			columnsFlagDef(),
 			&cli.StringFlag{Name: "html", Usage: "write a chart of the sweep to this HTML file"},
 			&cli.StringFlag{Name: "metric", Usage: "the metric the HTML chart draws (as sweep's)"},
 			&cli.BoolFlag{Name: "watch", Usage: "print progress until no run is missing, then collect"},
@@ -130,6 +131,9 @@ estimate of the time left.`,
 				if err := experiment.CheckMetric(m); err != nil {
 					return err
 				}
+			}
+			if err := experiment.CheckColumns(columnsFlag(c)); err != nil {
+				return err
 			}
 			dir := c.Args().First()
 			if c.Bool("watch") {

@@ -74,7 +74,7 @@ func crossHostError(cmd string, ps []analysis.CrossHost) error {
 	if len(ps) == 1 {
 		n = "1 cross-host problem"
 	}
-	return exitStatus{code: ExitCrossHost, msg: fmt.Sprintf("%s: %s (printed before the verdicts; the first: %s); exit status %d", cmd, n, ps[0].Text, ExitCrossHost)}
+	return exitStatus{code: ExitCrossHost, msg: fmt.Sprintf("%s: %s (printed after the verdict line; the first: %s); exit status %d", cmd, n, ps[0].Text, ExitCrossHost)}
 }
 
 func traceCommand() *cli.Command {
@@ -88,6 +88,7 @@ func traceCommand() *cli.Command {
    manetlab trace collect --out DIR --scenario S [--run NAME] [--listen ADDR:PORT] [--key-file F]`,
 		Subcommands: []*cli.Command{traceMergeCommand(), traceCheckCommand(), traceReportCommand(),
 			traceCollectCommand(), traceExportCommand()},
+		Action: unknownCommand,
 	}
 }
 
@@ -247,6 +248,7 @@ status 3 (docs/analysis.md, "Cross-host problems").`,
 			}
 			defer showProgress(c, "trace report")()
 			var rep *analysis.MetricsReport
+			var line string // the verdict line, first
 			var err error
 			if p := c.String("html"); p != "" {
 				// The page and the report from one read of the run.
@@ -274,18 +276,43 @@ status 3 (docs/analysis.md, "Cross-host problems").`,
 				if err != nil {
 					return fmt.Errorf("trace report: the run's verdict: %w", err)
 				}
-				d.Verdict = &htmlreport.Verdict{Word: sum.Verdict, Reason: sum.Reason}
+				d.Verdict = &htmlreport.Verdict{Word: sum.Verdict, Reason: sum.Reason, Line: judge.Line(sum.Verdict, sum.Reason)}
 				if err := htmlreport.Save(p, d); err != nil {
 					return fmt.Errorf("trace report: --html: %w", err)
 				}
-			} else if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{Routing: true}); err != nil {
-				return err
+				line = judge.Line(sum.Verdict, sum.Reason)
+			} else if c.Bool("json") {
+				if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{Routing: true}); err != nil {
+					return err
+				}
+			} else {
+				// The text starts with the run's verdict line, as sim's
+				// and run's do, from the metrics' one read.
+				// A directory the metrics cannot read is named by their
+				// error, as without the verdict.
+				opt := analysis.MetricsOptions{Routing: true}
+				s, serr := report.NewSummarizer(trace.Disk, c.Args().First())
+				if serr == nil {
+					opt.Visit = s.Visit
+				}
+				if rep, err = analysis.ComputeMetrics(c.Args().First(), opt); err != nil {
+					return err
+				}
+				if serr != nil {
+					return fmt.Errorf("trace report: the run's verdict: %w", serr)
+				}
+				sum, err := s.Summary(rep)
+				if err != nil {
+					return fmt.Errorf("trace report: the run's verdict: %w", err)
+				}
+				line = judge.Line(sum.Verdict, sum.Reason)
 			}
 			if c.Bool("json") {
 				if err := writeJSON(c.App.Writer, rep); err != nil {
 					return err
 				}
 			} else {
+				fmt.Fprintln(c.App.Writer, line)
 				rep.WriteText(c.App.Writer)
 			}
 			return crossHostError("trace report", rep.CrossHost)

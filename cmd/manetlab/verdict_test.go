@@ -57,18 +57,7 @@ func TestVerdictWordsAreDocumented(t *testing.T) {
 			}
 			seen[l[2]] = true
 		}
-		page := filepath.Join(t.TempDir(), "r.html")
-		if out, err := runCLI(t, "trace", "report", dir, "--html", page); err != nil {
-			t.Fatalf("trace report %v: %v\n%s", r, err, out)
-		}
-		b, err := os.ReadFile(page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := htmlreport.Extract(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d, _ := reportPage(t, dir)
 		if d.Verdict == nil || d.Verdict.Word != word {
 			t.Errorf("%v: the page's verdict %+v, the summary's %q", r, d.Verdict, word)
 		}
@@ -107,4 +96,83 @@ func TestReportPageStatesTheVerdict(t *testing.T) {
 	if !strings.Contains(dom, want) || strings.Index(dom, `id="run-verdict"`) > strings.Index(dom, `id="verdict-table"`) {
 		t.Fatalf("the page does not state %q above the check's verdicts", want)
 	}
+}
+
+// TestVerdictLineFirst: sim, trace report (text and page) and trace
+// check begin with one verdict line (judge.Line), the summary's the same
+// in sim, the report and the page; metrics follow; elections are named by
+// initiator, not epoch; a run where no election finished says its count
+// is not compared rather than "matches"; and the epoch property states
+// what it saw rather than guessing at the protocol (issue 35, item 8).
+func TestVerdictLineFirst(t *testing.T) {
+	dir := t.TempDir()
+	// Cut before any leader note: no election finished.
+	out, err := runCLI(t, "sim", "../../configs/ring-chang-roberts.yaml", "--out", dir, "--quiet", "--set", "duration=1.05s")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	first := func(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+	line := first(out)
+	if !strings.HasPrefix(line, "verdict: unsettled (") {
+		t.Fatalf("sim does not start with its verdict line:\n%s", out)
+	}
+	rep, err := runCLI(t, "trace", "report", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, rep)
+	}
+	if first(rep) != line {
+		t.Errorf("trace report starts with %q, sim with %q", first(rep), line)
+	}
+	if i, j := strings.Index(rep, "verdict: "), strings.Index(rep, "F (share"); i != 0 || j < 0 {
+		t.Errorf("the report's metrics do not follow its verdict line:\n%s", rep)
+	}
+	if strings.Contains(rep, "matches") || !strings.Contains(rep, "(not compared: no election finished)") {
+		t.Errorf("a run with no finished election compares its count:\n%s", rep)
+	}
+	chk, err := runCLI(t, "trace", "check", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, chk)
+	}
+	if !strings.HasPrefix(chk, "verdict: unknown (judged and holding: ") || !strings.Contains(first(chk), "not judged: one-leader-per-epoch unknown: no node adopted a leader") {
+		t.Errorf("trace check's verdict line:\n%s", chk)
+	}
+	if strings.Contains(chk, "no epochs?") {
+		t.Errorf("trace check guesses at the protocol's epochs:\n%s", chk)
+	}
+	d, out := reportPage(t, dir)
+	if first(out) != line {
+		t.Errorf("trace report --html starts with %q, sim with %q", first(out), line)
+	}
+	if d.Verdict == nil || d.Verdict.Line != line {
+		t.Errorf("the page's verdict line %+v, sim's %q", d.Verdict, line)
+	}
+	// A run with elections names them by initiator.
+	dir = t.TempDir()
+	if out, err := runCLI(t, "sim", "../../configs/ring-chang-roberts.yaml", "--out", dir, "--quiet", "--set", "duration=5s"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	rep, err = runCLI(t, "trace", "report", dir)
+	if err != nil || !regexp.MustCompile(`(?m)^  node 1 +1\.000 `).MatchString(rep) {
+		t.Errorf("the report does not name the election by node 1 at 1 s: %v\n%s", err, rep)
+	}
+}
+
+// reportPage runs trace report --html on dir: the page's data and what
+// the command printed.
+func reportPage(t *testing.T, dir string) (*htmlreport.Data, string) {
+	t.Helper()
+	page := filepath.Join(t.TempDir(), "r.html")
+	out, err := runCLI(t, "trace", "report", dir, "--html", page)
+	if err != nil {
+		t.Fatalf("trace report %s --html: %v\n%s", dir, err, out)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := htmlreport.Extract(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, out
 }

@@ -45,6 +45,19 @@ type CheckReport struct {
 	Problems []string `json:"problems,omitempty"`
 }
 
+// Verdict is the verdict of every property together and its reason
+// (judge.Combined): the first line of the text report.
+func (c *CheckReport) Verdict() (string, string) {
+	ps := make([]judge.Judged, len(c.Properties))
+	for i, p := range c.Properties {
+		ps[i] = judge.Judged{Name: p.Name, Verdict: p.Verdict, Reason: p.Reason}
+		if p.Judged != nil && p.Verdict != Unknown {
+			ps[i].Name += fmt.Sprintf(" (on %.1f%% of live node-time)", 100**p.Judged)
+		}
+	}
+	return judge.Combined(ps)
+}
+
 // Invalid reports whether some property was found violated.
 func (c *CheckReport) Invalid() bool {
 	for _, p := range c.Properties {
@@ -208,10 +221,15 @@ func checkEpochs(r *run) Property {
 	type first struct{ e *event }
 	byEpoch := map[int32]*event{}
 	reported := map[int32]bool{}
+	leaderNotes := 0
 	for _, pr := range r.procs[1:] {
 		for i := range pr.evs {
 			e := &pr.evs[i]
-			if e.typ != tLeader || e.epoch == 0 || e.leader == protocol.None {
+			if e.typ != tLeader || e.leader == protocol.None {
+				continue
+			}
+			leaderNotes++
+			if e.epoch == 0 {
 				continue
 			}
 			f, ok := byEpoch[e.epoch]
@@ -237,8 +255,12 @@ func checkEpochs(r *run) Property {
 	switch {
 	case p.Violations > 0:
 		p.Verdict = Invalid
+	case len(byEpoch) == 0 && leaderNotes == 0:
+		// Facts, not a guess about the protocol: no node adopted a
+		// leader, so no epoch had one to judge.
+		p.Verdict, p.Reason = Unknown, "no node adopted a leader: no epoch to judge"
 	case len(byEpoch) == 0:
-		p.Verdict, p.Reason = Unknown, "no leader note carries an epoch (the protocol has no epochs?)"
+		p.Verdict, p.Reason = Unknown, fmt.Sprintf("none of the %d leader notes carries an epoch: nothing to judge", leaderNotes)
 	default:
 		p.Verdict = Valid
 	}

@@ -55,7 +55,8 @@ func TestCrossHostNoneOnACleanRun(t *testing.T) {
 }
 
 // A host's traces missing: the scenario's nodes without a trace are
-// named, and the check's text prints the problem before the verdicts.
+// named, and the check's text prints the problem after its verdict line,
+// before the properties.
 func TestCrossHostMissingTraces(t *testing.T) {
 	dir := crossRun(t, map[protocol.NodeID][]trace.Event{1: onTime(2), 2: onTime(2)})
 	ps := crossOf(t, dir)
@@ -66,8 +67,8 @@ func TestCrossHostMissingTraces(t *testing.T) {
 	var b bytes.Buffer
 	mustCheck(t, dir).WriteText(&b)
 	out := b.String()
-	if p, v := strings.Index(out, "problem: 2 nodes"), strings.Index(out, PropStableLeader); p < 0 || v < 0 || p > v {
-		t.Errorf("the problem is not printed before the verdicts:\n%s", out)
+	if p, v := strings.Index(out, "problem: 2 nodes"), strings.Index(out, "\n"+PropStableLeader+" "); p < 0 || v < 0 || p > v || !strings.HasPrefix(out, "verdict: unknown (") {
+		t.Errorf("the verdict line is not first, or the problem is not printed before the properties:\n%s", out)
 	}
 }
 

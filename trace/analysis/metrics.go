@@ -151,8 +151,12 @@ type NodeMetrics struct {
 
 // ElectionMetrics is one election epoch.
 type ElectionMetrics struct {
-	Epoch string  `json:"epoch"`
-	Start float64 `json:"start"`
+	Epoch string `json:"epoch"`
+	// Initiator is the node of the epoch's first election-start (the
+	// lowest ID of those that started it first): with Start, the
+	// election's readable name.
+	Initiator protocol.NodeID `json:"initiator"`
+	Start     float64         `json:"start"`
 	// End is when the last participant adopted a leader under this
 	// epoch; null when none did.
 	End          *float64 `json:"end"`
@@ -378,6 +382,11 @@ func computeMetrics(l *loader, opt MetricsOptions) (*MetricsReport, error) {
 	for _, k := range epochOrder {
 		ep := epochs[k]
 		em := ElectionMetrics{Epoch: r.strs.Strs[k], Start: seconds(ep.start), Participants: len(ep.started)}
+		for id, t := range ep.started {
+			if t == ep.start && (em.Initiator == protocol.None || id < em.Initiator) {
+				em.Initiator = id
+			}
+		}
 		participations += len(ep.started)
 		until := end
 		if ep.done {

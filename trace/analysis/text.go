@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"time"
+
+	"manetlab/trace/judge"
 )
 
 // shownProblems bounds the problems text reports print.
@@ -42,6 +44,7 @@ func (m *MergeReport) WriteText(w io.Writer) {
 
 // WriteText prints the verdicts and witnesses for people.
 func (c *CheckReport) WriteText(w io.Writer) {
+	fmt.Fprintln(w, judge.Line(c.Verdict()))
 	fmt.Fprintf(w, "run %s (%s)\n", c.Run, c.Protocol)
 	io.WriteString(w, CrossHostText(c.CrossHost))
 	io.WriteString(w, UnauthenticatedText(c.Unauthenticated))
@@ -81,11 +84,17 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "run %s: %s, %d node%s, %.1fs\n", m.Run, m.Protocol, m.Nodes, pluralS(m.Nodes), m.Duration)
 	io.WriteString(w, CrossHostText(m.CrossHost))
 	io.WriteString(w, UnauthenticatedText(m.Unauthenticated))
-	fmt.Fprintf(w, "F (share of live time in an election)    %s\n", fmtOpt(m.F, "%.4f"))
-	fmt.Fprintf(w, "R (elections per node per minute)        %s\n", fmtOpt(m.R, "%.4f"))
-	fmt.Fprintf(w, "T (mean election time, s)                %s\n", fmtOpt(m.T, "%.3f"))
-	fmt.Fprintf(w, "M (per node per election)                %s broadcasts, %s unicasts\n", fmtOpt(m.MBcast, "%.2f"), fmtOpt(m.MUcast, "%.2f"))
-	fmt.Fprintf(w, "wrong or unknown leader (share)          %s\n", fmtOpt(m.WrongOrUnknown, "%.4f"))
+	fmt.Fprintf(w, "F (share of live time in an election)    %s\n", fmtOpt(m.F, MetricFormats["F"]))
+	fmt.Fprintf(w, "R (elections per node per minute)        %s\n", fmtOpt(m.R, MetricFormats["R"]))
+	fmt.Fprintf(w, "T (mean election time, s)                %s\n", fmtOpt(m.T, MetricFormats["T"]))
+	fmt.Fprintf(w, "M (per node per election)                %s broadcasts, %s unicasts\n", fmtOpt(m.MBcast, MetricFormats["M_bcast"]), fmtOpt(m.MUcast, MetricFormats["M_ucast"]))
+	if m.WrongOrUnknown == nil {
+		fmt.Fprintln(w, "wrong or unknown leader (share)          n/a")
+	} else {
+		// Beside a valid verdict, a share of a tenth reads as a
+		// contradiction: say what it measures.
+		fmt.Fprintf(w, "wrong or unknown leader (share)          "+MetricFormats["wrong_or_unknown"]+" of live node-time, elections and changes included (a measure: the verdict judges settled components)\n", *m.WrongOrUnknown)
+	}
 	if m.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", m.Note)
 	}
@@ -126,13 +135,13 @@ func (m *MetricsReport) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  %6d %8d %10d %6d %10.1f %10.1f %8.1f\n", n.Node, n.Sent, n.Bytes, n.LeaderChanges, n.NoLeader, n.InElection, n.Live)
 	}
 	if len(m.Elections) > 0 {
-		fmt.Fprintln(w, "elections: epoch start(s) end(s) participants messages")
+		fmt.Fprintln(w, "elections (by their first initiator and start): initiator start(s) end(s) participants messages")
 		for i, e := range m.Elections {
 			if i == most {
-				fmt.Fprintf(w, "  ... %d more elections (see --json)\n", len(m.Elections)-most)
+				fmt.Fprintf(w, "  ... %d more elections (see --json, which gives each epoch)\n", len(m.Elections)-most)
 				break
 			}
-			fmt.Fprintf(w, "  %-12s %9.3f %9s %5d %8d\n", e.Epoch, e.Start, fmtOpt(e.End, "%.3f"), e.Participants, e.Messages)
+			fmt.Fprintf(w, "  node %-4d %9.3f %9s %5d %8d\n", e.Initiator, e.Start, fmtOpt(e.End, "%.3f"), e.Participants, e.Messages)
 		}
 	}
 	writeProblems(w, m.Problems)

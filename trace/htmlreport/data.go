@@ -417,6 +417,8 @@ func Report(dir string, opt Options) (*Data, *analysis.MetricsReport, error) {
 type Verdict struct {
 	Word   string `json:"word"`
 	Reason string `json:"reason,omitempty"`
+	// Line is judge.Line's: the page's first line, as the text reports'.
+	Line string `json:"line,omitempty"`
 }
 
 // ElectionName is one election as the page names it: "election 3 by

@@ -73,7 +73,7 @@
       // its theory for this arrangement (issue 22).
       var b = cx.bound, cb = h("div", { id: "complexity" }, box);
       h("b", {}, cb, cx.messages + " election messages");
-      var th = "theory: " + (b.exact != null ? "exactly " + b.exact + " for this arrangement (" + (cx.messages === b.exact ? "matches" : "differs") + "); " : "") +
+      var th = "theory: " + (b.exact != null ? "exactly " + b.exact + " for this arrangement (" + (!cx.elections ? "not compared: no election finished" : cx.messages === b.exact ? "matches" : "differs") + "); " : "") +
         b.name + " = " + b.value + (b.best != null ? " (best " + b.best + ", worst " + b.worst + ")" : "");
       h("span", {}, cb, " · " + th);
       h("div", { "class": "reason" }, cb, "messages the algorithm originated (relays of multi-hop frames apart); announcement " + cx.announce +
@@ -83,11 +83,12 @@
     if (m && !m.mutex) { // mutual exclusion: no leader columns (issue 22)
       var t = h("table", { "class": "figs", id: "metrics-table" }, box);
       var hr = h("tr", {}, t);
-      ["F", "R", "T (s)", "M bcast", "M ucast", "wrong or unknown"].forEach(function (s) { h("th", {}, hr, s); });
+      ["F", "R", "T (s)", "M bcast", "M ucast", "wrong or unknown leader"].forEach(function (s) { h("th", {}, hr, s); });
       var r = h("tr", {}, t);
-      [fmt(m.F, 4), fmt(m.R, 3), fmt(m.T, 3), fmt(m.M_bcast, 2), fmt(m.M_ucast, 2), fmt(m.wrong_or_unknown, 4)].forEach(function (s) {
+      [fmt(m.F, 4), fmt(m.R, 4), fmt(m.T, 3), fmt(m.M_bcast, 2), fmt(m.M_ucast, 2), fmt(m.wrong_or_unknown, 4)].forEach(function (s) {
         h("td", { "class": "num" }, r, s);
       });
+      h("div", { "class": "reason" }, box, "wrong or unknown leader: the share of live node-time without the right leader, elections and changes included — a measure beside the verdict, which judges settled components only");
     }
     if (m) {
       if (m.note) h("div", { "class": "reason" }, box, m.note);
@@ -101,7 +102,7 @@
       if (D.elections && D.elections.length) {
         var el0 = h("div", { id: "elections", "class": "reason" }, box, "");
         D.elections.slice(0, 12).forEach(function (e, i) {
-          var it = h("span", { "class": "election-name" }, el0, (i ? "; " : "") + electionName(e));
+          var it = h("span", { "class": "election-name", title: e.epoch ? "epoch " + e.epoch : "" }, el0, (i ? "; " : "") + electionName(e));
           it.style.color = electionColour(i);
         });
         if (D.elections.length > 12) h("span", {}, el0, "; … and " + (D.elections.length - 12) + " more (the election filter lists them all)");
@@ -127,10 +128,12 @@
       cb.setAttribute("class", "cross-host");
       c.cross_host.forEach(function (p) { h("div", {}, cb, "problem: " + p.text); });
     }
-    if (D.verdict) { // the run's verdict, in the words of run and sim (docs/analysis.md, Verdicts)
-      var rv = h("div", { id: "run-verdict" }, vb, "verdict: ");
+    if (D.verdict) { // the run's verdict line, first, as run, sim and trace report print it (docs/analysis.md, Verdicts)
+      var rv = document.getElementById("run-verdict"), head = "verdict: " + D.verdict.word;
+      var line = D.verdict.line || head + (D.verdict.reason ? " (" + D.verdict.reason + ")" : "");
+      rv.appendChild(document.createTextNode("verdict: "));
       h("span", { "class": "verdict " + D.verdict.word }, rv, D.verdict.word);
-      if (D.verdict.reason) h("span", { "class": "reason" }, rv, " (" + D.verdict.reason + ")");
+      if (line.length > head.length) h("span", { "class": "reason" }, rv, line.slice(head.length));
     }
     if (c) {
       var vt = h("table", { "class": "figs", id: "verdict-table" }, vb);
@@ -421,7 +424,7 @@
 
   // ---- sequence diagram ----
   function electionName(e) {
-    return "election " + (e.epoch ? e.epoch + " " : "") + "by node " + e.initiator + " at " + e.start.toFixed(3) + " s" + (e.end != null ? " (over at " + e.end.toFixed(3) + " s)" : " (no leader adopted)");
+    return "election by node " + e.initiator + " at " + e.start.toFixed(3) + " s" + (e.end != null ? " (over at " + e.end.toFixed(3) + " s)" : " (no leader adopted)");
   }
   function electionColour(i) { return "hsl(" + ((i * 97 + 210) % 360) + ",70%,38%)"; }
   // electionAt is the index of the election under way at t: the latest

@@ -14,15 +14,11 @@ import (
 
 // WriteText prints the summary for people.
 func (s *Summary) WriteText(w io.Writer) {
+	fmt.Fprintln(w, verdicts.Line(s.Verdict, s.Reason))
 	fmt.Fprintf(w, "run %s: %s, %s driver, seed %d, %s (%d alive at the end), %.1fs\n",
 		s.Run, s.Protocol, s.Driver, s.Seed, nodes(s.Nodes), s.Alive, s.Duration)
 	io.WriteString(w, analysis.CrossHostText(s.CrossHost))
 	io.WriteString(w, analysis.UnauthenticatedText(s.Unauthenticated))
-	if s.Reason != "" {
-		fmt.Fprintf(w, "verdict: %s (%s)\n", s.Verdict, s.Reason)
-	} else {
-		fmt.Fprintf(w, "verdict: %s\n", s.Verdict)
-	}
 	shown := s.Components
 	if s.Mutex != nil && s.LeaderChanges == 0 && noLeaderJudged(s.Components) {
 		fmt.Fprintf(w, "  %d component(s); no leaders to judge (a mutual exclusion protocol without leader notes)\n", len(s.Components))
