@@ -27,6 +27,10 @@ func reservedTimer(name string) bool {
 	return name == reliable.DefaultTimer || strings.HasPrefix(name, "workload/")
 }
 
+// maxSays is the longest line a program may give for what a message
+// carries.
+const maxSays = 200
+
 // act carries out one action, or says why it cannot.
 func (p *proc) act(a action) error {
 	env := p.cfg.Env
@@ -99,7 +103,10 @@ func (p *proc) message(a action) (Msg, error) {
 		}
 		body = buf.Bytes()
 	}
-	return Msg{K: a.Kind, Body: body}, nil
+	if len(a.Says) > maxSays {
+		return Msg{}, fmt.Errorf("says: %d bytes, more than %d", len(a.Says), maxSays)
+	}
+	return Msg{K: a.Kind, Body: body, Says: a.Says}, nil
 }
 
 // send sends m as a says.

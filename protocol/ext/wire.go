@@ -17,10 +17,31 @@ import (
 type Msg struct {
 	K    string `msgpack:"k"`
 	Body []byte `msgpack:"b,omitempty"`
+	// Says is what the message carries in the program's words (the
+	// action's "says"), for the studio, the traces and the report.
+	Says string `msgpack:"s,omitempty"`
 }
 
 // Kind implements protocol.Message.
 func (m Msg) Kind() string { return m.K }
+
+// maxDescribedBody is the largest body a message's line shows whole.
+const maxDescribedBody = 120
+
+// Describe implements protocol.MessageDescriber: the program's "says",
+// else the kind and the body as sent (`token {"epoch":1,"id":8}`), a
+// long body cut.
+func (m Msg) Describe() string {
+	switch {
+	case m.Says != "":
+		return m.Says
+	case len(m.Body) == 0:
+		return m.K
+	case len(m.Body) > maxDescribedBody:
+		return m.K + " " + string(m.Body[:maxDescribedBody]) + "…"
+	}
+	return m.K + " " + string(m.Body)
+}
 
 // MaxBody is the largest body a program may send, in bytes of JSON.
 const MaxBody = 8 << 10
@@ -84,6 +105,7 @@ type action struct {
 	Dir    string           `json:"dir,omitempty"`
 	Kind   string           `json:"kind,omitempty"`
 	Body   json.RawMessage  `json:"body,omitempty"`
+	Says   string           `json:"says,omitempty"`
 	Name   string           `json:"name,omitempty"`
 	After  *float64         `json:"after,omitempty"`
 	Note   string           `json:"note,omitempty"`
