@@ -36,7 +36,26 @@ import (
 )
 
 //go:embed page.html
-var page []byte
+var pageHTML string
+
+// MapJS and PageCSS are the studio's map (drawMap, esc, colour) and its
+// styles, inlined in its page and in the live page (manetlab/live), which
+// draws with them (docs/live.md).
+var (
+	//go:embed map.js
+	MapJS string
+	//go:embed page.css
+	PageCSS string
+)
+
+// page is the studio's page with its map and styles inlined.
+var page = []byte(Inline(pageHTML))
+
+// Inline puts PageCSS and MapJS in a page at its markers /*page.css*/
+// and /*map.js*/: the page stays one self-contained file.
+func Inline(html string) string {
+	return strings.NewReplacer("/*page.css*/", PageCSS, "/*map.js*/", MapJS).Replace(html)
+}
 
 // Config is what a studio serves.
 type Config struct {
@@ -80,7 +99,7 @@ func New(cfg Config) (*Studio, error) {
 	if cfg.Save == "" {
 		cfg.Save = filepath.Join(cfg.Out, "schedule.json")
 	}
-	st := &Studio{cfg: cfg, spec: spec, token: newToken()}
+	st := &Studio{cfg: cfg, spec: spec, token: NewToken()}
 	_, st.rounds = rounds.Lookup(spec.Name)
 	if cx := spec.Complexity; cx != nil && cx.Bound != nil && spec.Goal != protocol.GoalMutex {
 		var ids []protocol.NodeID
