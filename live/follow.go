@@ -71,6 +71,9 @@ func (f *Follower) Close() {
 // scenario's.
 func (f *Follower) Poll() (int, error) {
 	ents, err := os.ReadDir(f.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil // not made yet
+	}
 	if err != nil {
 		return 0, err
 	}

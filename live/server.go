@@ -121,7 +121,7 @@ func (l *Live) Run(ctx context.Context) {
 			poll()
 			if !judging && time.Now().After(next) {
 				judging = true
-				go func() { judged <- Judge(l.cfg.Dir, l.st, false) }()
+				go func() { judged <- Judge(l.cfg.Dir, l.st, l.st.Over()) }()
 			}
 		}
 	}
@@ -139,7 +139,7 @@ func (l *Live) Handler() http.Handler {
 		since, _ := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64)
 		s := l.st.Snapshot(since)
 		l.mu.Lock()
-		s.Done, s.Error = l.done, l.err
+		s.Done, s.Error = l.done || l.st.Over(), l.err
 		l.mu.Unlock()
 		s.Faults = l.cfg.Faults != nil && !s.Done
 		if p := l.fol.problems(); len(p) > 0 && s.Error == "" {

@@ -82,6 +82,7 @@ type nodeState struct {
 	epoch    string // the election it is in, if any ("" may be one too)
 	electing bool
 	host     string
+	ended    bool // its trace's last event is an end
 }
 
 type bucket struct {
@@ -191,6 +192,7 @@ func (st *State) Apply(id protocol.NodeID, e *trace.Event, got time.Time) {
 	}
 	st.advance(e.T)
 	n.seen = true
+	n.ended = e.Ev == trace.EvEnd
 	b := st.bucket(e.T)
 	switch e.Ev {
 	case trace.EvStart:
@@ -258,6 +260,21 @@ func (st *State) Apply(id protocol.NodeID, e *trace.Event, got time.Time) {
 			b.coll++
 		}
 	}
+}
+
+// Over says whether the run is over as its traces tell: every node's
+// trace ends with an end event, but for the nodes down.
+func (st *State) Over() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	some := false
+	for _, n := range st.nodes {
+		if n.seen && n.alive && !n.ended {
+			return false
+		}
+		some = some || n.ended
+	}
+	return some
 }
 
 // Fault takes a crash or recovery of the faults record (or applied by
