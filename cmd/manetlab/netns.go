@@ -1,9 +1,9 @@
 package main
 
 import (
-	"net"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
