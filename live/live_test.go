@@ -188,6 +188,9 @@ func TestStateBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
+	for id := protocol.NodeID(1); id <= 100; id++ {
+		st.Apply(id, &trace.Event{Node: id, Ev: trace.EvStart}, now)
+	}
 	for i := int64(0); i < 200000; i++ {
 		id := protocol.NodeID(i%100 + 1)
 		tt := i * int64(7200*time.Second) / 200000

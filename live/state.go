@@ -191,6 +191,15 @@ func (st *State) Apply(id protocol.NodeID, e *trace.Event, got time.Time) {
 		st.lag.note(got.Sub(time.Unix(0, e.Wall)))
 	}
 	st.advance(e.T)
+	if n.seen && !n.alive && e.Ev != trace.EvStart && e.Ev != trace.EvRecover && st.driver != "sim" {
+		// A real node's last lines, read after the faults record said its
+		// process was killed: what it believed then is over.
+		switch e.Ev {
+		case string(protocol.NoteLeader), string(protocol.NoteElectionStart), string(protocol.NoteElectionEnd),
+			string(protocol.NoteCSEnter), string(protocol.NoteCSExit), trace.EvNbrUp, trace.EvNbrDown:
+			return
+		}
+	}
 	n.seen = true
 	n.ended = e.Ev == trace.EvEnd
 	b := st.bucket(e.T)

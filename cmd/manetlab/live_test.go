@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"manetlab/protocol"
+	"manetlab/trace"
+	"manetlab/trace/analysis"
+	"manetlab/trace/htmlreport/chromiumtest"
+	"manetlab/trace/report"
+)
+
+// lockedBuffer is a writer read while the command writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func evalString(p *chromiumtest.Page, js string) string {
+	var s string
+	p.Eval(js, &s)
+	return s
+}
+
+// TestRunLiveInChromium runs the quickstart with real processes and
+// --live, node 8 (the leader of most of the network) crashing at 4 s, and
+// watches it in headless Chromium: the crash shows on the page within 1 s
+// of being applied (the faults record's time against the page's clock
+// when it showed it), the nodes that followed 8 follow another leader
+// afterwards, and a click on node 3 crashes it through the launcher, which
+// records it with its host in faults.jsonl; the run file, the summary and
+// trace check carry both crashes.
+func TestRunLiveInChromium(t *testing.T) {
+	chromiumtest.ForTest(t)
+	if !realProcesses(t) {
+		return
+	}
+	src, err := os.ReadFile("../../configs/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := strings.Replace(string(src), "duration: 60s", "duration: 14s", 1)
+	y = regexp.MustCompile(`(?s)faults:\n.*?\ntrace:`).ReplaceAllString(y, "faults:\n  - at: 4s\n    crash: [8]\ntrace:")
+	path := filepath.Join(t.TempDir(), "q.yaml")
+	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	app := newApp()
+	var out bytes.Buffer
+	var errw lockedBuffer
+	app.Writer, app.ErrWriter = &out, &errw
+	done := make(chan error, 1)
+	go func() {
+		done <- app.Run(reorderArgs(app, []string{"manetlab", "run", path, "--live", "--json", "--out", dir, "--quiet"}))
+	}()
+	var url string
+	for url == "" {
+		select {
+		case err := <-done:
+			t.Fatalf("run ended before it printed its page: %v\n%s", err, errw.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if m := regexp.MustCompile(`live: (http://\S+)`).FindStringSubmatch(errw.String()); m != nil {
+			url = m[1]
+		}
+	}
+	p := chromiumtest.Open(t, url, 1300, 900)
+	p.WaitFor(`document.body.dataset.ready === "1" && +document.body.dataset.now > 0`, 30*time.Second)
+	shots := os.Getenv("MANETLAB_LIVE_SHOTS")
+	var followers []int
+	p.WaitFor(`document.querySelectorAll('#map .node[data-leader="8"]').length > 3`, 30*time.Second)
+	if shots != "" {
+		p.Screenshot(filepath.Join(shots, "before.png"))
+	}
+	// Node 8's scheduled crash.
+	p.WaitFor(`document.querySelector('#log li[data-ev="crash"][data-node="8"]') !== null`, 30*time.Second)
+	p.Eval(`[...document.querySelectorAll('#map .node[data-leader="8"]')].map(g => +g.dataset.id)`, &followers)
+	var shown struct{ Seen, Wall float64 }
+	p.Eval(`(() => { const li = document.querySelector('#log li[data-ev="crash"][data-node="8"]'); return {seen: +li.dataset.seen, wall: +li.dataset.wall}; })()`, &shown)
+	lag := time.Duration((shown.Seen - shown.Wall) * float64(time.Millisecond))
+	t.Logf("node 8's crash shown %s after it was applied", lag)
+	if shown.Wall == 0 || lag > time.Second || lag < -50*time.Millisecond {
+		t.Errorf("node 8's crash applied at %.0f ms, shown at %.0f ms: %s, want within 1 s", shown.Wall, shown.Seen, lag)
+	}
+	if a := evalString(p, `document.querySelector('#map .node[data-id="8"]').dataset.alive`); a != "false" {
+		t.Errorf("node 8 alive %q on the map after its crash", a)
+	}
+	// The leader change follows: nobody alive follows 8 any more, and a
+	// node that did follows another leader.
+	p.WaitFor(`document.querySelectorAll('#map .node[data-leader="8"]').length === 0 && [...document.querySelectorAll('#log li[data-ev="leader"]')].some(li => +li.dataset.seen > `+fmt.Sprint(shown.Seen)+`)`, 20*time.Second)
+	if shots != "" {
+		p.Screenshot(filepath.Join(shots, "after-crash.png"))
+	}
+	// A click crashes node 3 through the launcher.
+	p.Click(`#map .node[data-id="3"]`)
+	p.WaitFor(`document.querySelector('#log li[data-ev="crash"][data-node="3"]') !== null && document.querySelector('#map .node[data-id="3"]').dataset.alive === "false"`, 20*time.Second)
+	host := evalString(p, `document.querySelector('#log li[data-ev="crash"][data-node="3"]').textContent`)
+	if shots != "" {
+		p.Screenshot(filepath.Join(shots, "clicked.png"))
+	}
+	if err := <-done; err != nil {
+		if st := (exitStatus{}); !(errors.As(err, &st) && st.verdict) {
+			t.Fatalf("run: %v\n%s", err, errw.String())
+		}
+	}
+	// The record, the run file, the summary and trace check carry both.
+	hostname, _ := os.Hostname()
+	recs, err := trace.ReadFaults(trace.FaultsFile(dir), func(protocol.NodeID) bool { return true }, 14*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%s %d on %s", r.Ev, r.Node, r.Host))
+	}
+	if want := fmt.Sprintf("crash 8 on %s, crash 3 on %s", hostname, hostname); strings.Join(got, ", ") != want {
+		t.Errorf("faults.jsonl: %q, want %q", got, want)
+	}
+	if !strings.Contains(host, "(on "+hostname+")") {
+		t.Errorf("the page's line for node 3's crash %q does not name the host %s", host, hostname)
+	}
+	var sum report.Summary
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	var events []string
+	for _, m := range sum.Timeline {
+		if m.Event != "" {
+			events = append(events, m.Event)
+		}
+	}
+	if sum.Alive != 18 || len(events) != 2 || !strings.HasPrefix(events[0], "node 8 crashed") || !strings.HasPrefix(events[1], "node 3 crashed") {
+		t.Errorf("summary: %d alive, timeline events %q; want 18 alive, node 8 then node 3 crashed", sum.Alive, events)
+	}
+	// trace check reads the faults from the run file, as the summary.
+	run, err := analysis.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runFaults []string
+	for _, e := range run.RunEvents {
+		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+			runFaults = append(runFaults, fmt.Sprintf("%s %d", e.Ev, e.Node))
+		}
+	}
+	if strings.Join(runFaults, ", ") != "crash 8, crash 3" {
+		t.Errorf("run file faults %q, want crash 8, crash 3", runFaults)
+	}
+	rep, err := analysis.Check(dir, analysis.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Invalid() != (sum.Verdict == "invalid") || len(rep.Problems) > 0 {
+		t.Errorf("trace check: invalid %v, problems %q; the summary says %s", rep.Invalid(), rep.Problems, sum.Verdict)
+	}
+	t.Logf("verdict %s (%s); crashes of 8 and 3 followed by %v", sum.Verdict, sum.Reason, followers)
+}
