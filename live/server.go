@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"manetlab/protocol"
+	"manetlab/scenario"
 	"manetlab/studio"
+	"manetlab/trace"
 )
 
 //go:embed page.html
@@ -39,6 +41,10 @@ type Config struct {
 	Faults Faulter
 	// Poll is how often the files are read (default 100ms).
 	Poll time.Duration
+	// Scenario and Run, when set, are the run's before its run file is
+	// written (run --hosts writes it at the end).
+	Scenario *scenario.Scenario
+	Run      string
 }
 
 // Live is one live page: the state of a run as its files grow, served
@@ -61,6 +67,10 @@ func New(cfg Config) *Live {
 		cfg.Poll = 100 * time.Millisecond
 	}
 	st := NewState()
+	if cfg.Scenario != nil {
+		// An error here is the run file's too, and said when it is read.
+		st.SetScenario(&trace.Event{Ev: trace.EvHeader, Run: cfg.Run, Protocol: cfg.Scenario.Protocol.Name, Driver: "node"}, cfg.Scenario)
+	}
 	return &Live{cfg: cfg, st: st, fol: NewFollower(cfg.Dir, st), token: studio.NewToken(), final: make(chan struct{})}
 }
 

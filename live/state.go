@@ -307,6 +307,13 @@ func (st *State) Fault(r trace.FaultRecord, got time.Time) {
 
 // record keeps a fault for the summary of the run so far.
 func (st *State) record(t int64, id protocol.NodeID, ev string) {
+	// A fault heard from its launcher comes again in the faults record
+	// gathered at the end (run --hosts).
+	for _, f := range st.faults {
+		if f.T == t && f.Node == id && f.Ev == ev {
+			return
+		}
+	}
 	if len(st.faults) < maxFaults {
 		st.faults = append(st.faults, trace.Event{T: t, Node: id, Ev: ev})
 	}

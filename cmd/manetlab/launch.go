@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -19,7 +20,9 @@ import (
 	"manetlab/node"
 	"manetlab/node/hosts"
 	"manetlab/node/launch"
+	"manetlab/protocol"
 	"manetlab/scenario"
+	"manetlab/trace"
 )
 
 // launchCommand is the per-host launcher `run --hosts` starts on every
@@ -67,6 +70,46 @@ went away), on SIGINT, SIGTERM or SIGHUP, and at the end of the run.`,
 		},
 		Action: launchAction,
 	}
+}
+
+// lockedWriter serialises the launcher's lines on standard output.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// manualLine reads "crash N" or "recover N".
+func manualLine(line string) (launch.ManualFault, bool) {
+	f := strings.Fields(line)
+	if len(f) != 2 || (f[0] != "crash" && f[0] != "recover") {
+		return launch.ManualFault{}, false
+	}
+	id, err := strconv.ParseUint(f[1], 10, 32)
+	if err != nil || id == 0 {
+		return launch.ManualFault{}, false
+	}
+	return launch.ManualFault{Node: protocol.NodeID(id), Recover: f[0] == "recover", Done: make(chan error, 1)}, true
+}
+
+// applyManual hands m to the launcher and answers home on w.
+func applyManual(ctx context.Context, manual chan<- launch.ManualFault, m launch.ManualFault, w io.Writer) {
+	d := hosts.FaultDone{Node: uint32(m.Node)}
+	select {
+	case manual <- m:
+		if err := <-m.Done; err != nil {
+			d.Error = err.Error()
+		}
+	case <-ctx.Done():
+		d.Error = "the run is over"
+	}
+	b, _ := json.Marshal(d)
+	fmt.Fprintf(w, "%s%s\n", hosts.FaultDonePrefix, b)
 }
 
 func launchAction(c *cli.Context) error {
@@ -118,6 +161,8 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 	if c.Bool("start-stdin") {
 		later = make(chan time.Time, 1)
 	}
+	stdout := &lockedWriter{w: c.App.Writer}
+	manual := make(chan launch.ManualFault)
 	go func(later chan time.Time) {
 		sc := bufio.NewScanner(os.Stdin)
 		for later != nil && sc.Scan() {
@@ -132,10 +177,16 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 		if later != nil {
 			close(later)
 		}
+		// After the start, faults by hand (run --hosts --live): "crash N"
+		// or "recover N", answered "fault-done JSON".
+		for sc.Scan() {
+			if m, ok := manualLine(sc.Text()); ok {
+				go applyManual(ctx, manual, m, stdout)
+			}
+		}
 		io.Copy(io.Discard, os.Stdin)
 		cancel()
 	}(later)
-	stdout := c.App.Writer
 	opt := launch.Options{
 		Scenario: c.String("scenario"), Out: c.String("out"), Run: c.String("run"),
 		IDsPerProcess: c.Int("ids-per-process"), Group: c.String("group"), Control: c.String("control"),
@@ -147,6 +198,11 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 		Ready: func(r launch.Readiness) {
 			b, _ := json.Marshal(r)
 			fmt.Fprintf(stdout, "%s%s\n", hosts.ReadyPrefix, b)
+		},
+		Manual: manual,
+		Applied: func(r trace.FaultRecord) {
+			b, _ := json.Marshal(r)
+			fmt.Fprintf(stdout, "%s%s\n", hosts.FaultPrefix, b)
 		},
 	}
 	if later != nil {

@@ -17,6 +17,7 @@ import (
 	"manetlab/live"
 	"manetlab/node/launch"
 	"manetlab/protocol"
+	"manetlab/scenario"
 )
 
 // liveFDEnv names the file descriptor of the live page's listener that
@@ -54,15 +55,15 @@ func liveListener(c *cli.Context) (net.Listener, error) {
 // startLive serves the live page of the run in out on ln, printing its
 // URL; the returned stop ends it once the run is over (the final verdict
 // judged) and returns when it has.
-func startLive(ctx context.Context, w io.Writer, ln net.Listener, out string, f live.Faulter) (stop func()) {
-	lv := live.New(live.Config{Dir: out, Faults: f})
+func startLive(ctx context.Context, w io.Writer, ln net.Listener, s *scenario.Scenario, run, out string, f live.Faulter) (lv *live.Live, stop func()) {
+	lv = live.New(live.Config{Dir: out, Faults: f, Scenario: s, Run: run})
 	sctx, cancel := context.WithCancel(ctx)
 	ran := make(chan struct{})
 	go func() { lv.Run(sctx); close(ran) }()
 	served := make(chan struct{})
 	go func() { lv.Serve(sctx, ln); close(served) }()
 	fmt.Fprintf(w, "live: %s (the page follows %s; it stops with the run: manetlab trace watch %s shows it again)\n", lv.URL(ln.Addr()), out, out)
-	return func() {
+	return lv, func() {
 		lv.Finish()
 		<-ran
 		cancel()
@@ -70,13 +71,14 @@ func startLive(ctx context.Context, w io.Writer, ln net.Listener, out string, f 
 	}
 }
 
-// localFaults hands the page's faults to the launcher (launch.Options.Manual).
-type localFaults struct {
+// manualFaults hands the page's faults to the launcher (launch.Options.Manual),
+// or with --hosts to home, which sends each to its host's launcher.
+type manualFaults struct {
 	ch   chan launch.ManualFault
 	done <-chan struct{} // closed when the launcher has returned
 }
 
-func (l localFaults) Fault(id protocol.NodeID, recover bool) error {
+func (l manualFaults) Fault(id protocol.NodeID, recover bool) error {
 	m := launch.ManualFault{Node: id, Recover: recover, Done: make(chan error, 1)}
 	select {
 	case l.ch <- m:

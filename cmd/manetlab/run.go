@@ -315,7 +315,7 @@ func runAction(c *cli.Context) error {
 	if ln != nil {
 		manual, launched := make(chan launch.ManualFault), make(chan struct{})
 		opt.Manual = manual
-		stopPage := startLive(ctx, errWriter(c), ln, out, localFaults{ch: manual, done: launched})
+		_, stopPage := startLive(ctx, errWriter(c), ln, s, name, out, manualFaults{ch: manual, done: launched})
 		stopLive = func() { close(launched); stopPage() }
 	}
 	res, err := launch.Run(ctx, s, opt)
