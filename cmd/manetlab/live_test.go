@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"manetlab/live"
 	"manetlab/protocol"
+	"manetlab/studio"
 	"manetlab/trace"
 	"manetlab/trace/analysis"
 	"manetlab/trace/htmlreport/chromiumtest"
@@ -177,4 +182,69 @@ func TestRunLiveInChromium(t *testing.T) {
 		t.Errorf("trace check: invalid %v, problems %q; the summary says %s", rep.Invalid(), rep.Problems, sum.Verdict)
 	}
 	t.Logf("verdict %s (%s); crashes of 8 and 3 followed by %v", sum.Verdict, sum.Reason, followers)
+}
+
+// TestTraceWatchARunOnDisk serves the page of a simulated run from its
+// directory: the state is the run's at its end, the verdict the
+// summary's (final: every trace ended), and the page refuses faults.
+func TestTraceWatchARunOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCLI(t, "sim", "../../configs/quickstart.yaml", "--out", dir, "--quiet", "--set", "trace.layout=per-node"); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := report.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := newApp()
+	var out lockedBuffer
+	app.Writer = &out
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.RunContext(ctx, []string{"manetlab", "trace", "watch", dir}) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("trace watch: %v", err)
+		}
+	}()
+	var url, token string
+	for url == "" {
+		select {
+		case err := <-done:
+			t.Fatalf("trace watch ended: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if m := regexp.MustCompile(`live: (http://\S+)/\?token=([0-9a-f]+)`).FindStringSubmatch(out.String()); m != nil {
+			url, token = m[1], m[2]
+		}
+	}
+	call := func(method, path, body string) (int, []byte) {
+		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
+		req.Header.Set(studio.TokenHeader, token)
+		req.Header.Set("Content-Type", "application/json")
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return r.StatusCode, b
+	}
+	var s live.Snapshot
+	for deadline := time.Now().Add(30 * time.Second); !s.Verdict.Final; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no final verdict: %+v", s.Verdict)
+		}
+		_, b := call("GET", "/api/state", "")
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !s.Done || s.Faults || s.Verdict.Verdict != sum.Verdict || s.Verdict.Reason != sum.Reason || s.Now != 60 {
+		t.Errorf("page: done %v, faults %v, verdict %q (%s) at %.1f s; the summary's %q (%s)", s.Done, s.Faults, s.Verdict.Verdict, s.Verdict.Reason, s.Now, sum.Verdict, sum.Reason)
+	}
+	if code, b := call("POST", "/api/crash", `{"node":3}`); code != http.StatusForbidden {
+		t.Errorf("a crash asked of trace watch: %d %s", code, b)
+	}
 }
