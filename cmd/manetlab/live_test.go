@@ -54,9 +54,9 @@ func evalString(p *chromiumtest.Page, js string) string {
 // watches it in headless Chromium: the crash shows on the page within 1 s
 // of being applied (the faults record's time against the page's clock
 // when it showed it), the nodes that followed 8 follow another leader
-// afterwards, and a click on node 3 crashes it through the launcher, which
-// records it with its host in faults.jsonl; the run file, the summary and
-// trace check carry both crashes.
+// afterwards, a click on node 3 crashes it through the launcher, which
+// records it with its host in faults.jsonl, and so do the keys 1, 2, c for
+// node 12; the run file, the summary and trace check carry every crash.
 func TestRunLiveInChromium(t *testing.T) {
 	chromiumtest.ForTest(t)
 	if !realProcesses(t) {
@@ -66,7 +66,7 @@ func TestRunLiveInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y := strings.Replace(string(src), "duration: 60s", "duration: 14s", 1)
+	y := strings.Replace(string(src), "duration: 60s", "duration: 18s", 1)
 	y = regexp.MustCompile(`(?s)faults:\n.*?\ntrace:`).ReplaceAllString(y, "faults:\n  - at: 4s\n    crash: [8]\ntrace:")
 	path := filepath.Join(t.TempDir(), "q.yaml")
 	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
@@ -126,6 +126,11 @@ func TestRunLiveInChromium(t *testing.T) {
 	if shots != "" {
 		p.Screenshot(filepath.Join(shots, "clicked.png"))
 	}
+	// The keys: node 12's number, then c.
+	for _, k := range []string{"1", "2", "c"} {
+		p.Key(k)
+	}
+	p.WaitFor(`document.querySelector('#log li[data-ev="crash"][data-node="12"]') !== null`, 20*time.Second)
 	if err := <-done; err != nil {
 		if st := (exitStatus{}); !(errors.As(err, &st) && st.verdict) {
 			t.Fatalf("run: %v\n%s", err, errw.String())
@@ -133,7 +138,7 @@ func TestRunLiveInChromium(t *testing.T) {
 	}
 	// The record, the run file, the summary and trace check carry both.
 	hostname, _ := os.Hostname()
-	recs, err := trace.ReadFaults(trace.FaultsFile(dir), func(protocol.NodeID) bool { return true }, 14*time.Second)
+	recs, err := trace.ReadFaults(trace.FaultsFile(dir), func(protocol.NodeID) bool { return true }, 18*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +146,7 @@ func TestRunLiveInChromium(t *testing.T) {
 	for _, r := range recs {
 		got = append(got, fmt.Sprintf("%s %d on %s", r.Ev, r.Node, r.Host))
 	}
-	if want := fmt.Sprintf("crash 8 on %s, crash 3 on %s", hostname, hostname); strings.Join(got, ", ") != want {
+	if want := fmt.Sprintf("crash 8 on %s, crash 3 on %s, crash 12 on %s", hostname, hostname, hostname); strings.Join(got, ", ") != want {
 		t.Errorf("faults.jsonl: %q, want %q", got, want)
 	}
 	if !strings.Contains(host, "(on "+hostname+")") {
@@ -157,8 +162,8 @@ func TestRunLiveInChromium(t *testing.T) {
 			events = append(events, m.Event)
 		}
 	}
-	if sum.Alive != 18 || len(events) != 2 || !strings.HasPrefix(events[0], "node 8 crashed") || !strings.HasPrefix(events[1], "node 3 crashed") {
-		t.Errorf("summary: %d alive, timeline events %q; want 18 alive, node 8 then node 3 crashed", sum.Alive, events)
+	if sum.Alive != 17 || len(events) != 3 || !strings.HasPrefix(events[0], "node 8 crashed") || !strings.HasPrefix(events[1], "node 3 crashed") || !strings.HasPrefix(events[2], "node 12 crashed") {
+		t.Errorf("summary: %d alive, timeline events %q; want 17 alive, node 8, 3 then 12 crashed", sum.Alive, events)
 	}
 	// trace check reads the faults from the run file, as the summary.
 	run, err := analysis.ReadDir(dir)
@@ -171,8 +176,8 @@ func TestRunLiveInChromium(t *testing.T) {
 			runFaults = append(runFaults, fmt.Sprintf("%s %d", e.Ev, e.Node))
 		}
 	}
-	if strings.Join(runFaults, ", ") != "crash 8, crash 3" {
-		t.Errorf("run file faults %q, want crash 8, crash 3", runFaults)
+	if strings.Join(runFaults, ", ") != "crash 8, crash 3, crash 12" {
+		t.Errorf("run file faults %q, want crash 8, crash 3, crash 12", runFaults)
 	}
 	rep, err := analysis.Check(dir, analysis.CheckOptions{})
 	if err != nil {
