@@ -28,7 +28,7 @@ const liveFDEnv = "MANETLAB_LIVE_FD"
 func liveFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "live", Usage: "serve a live page of the run on 127.0.0.1 (docs/live.md): the map, the leaders, the verdict so far, rates; click a node to crash or recover it"},
-		&cli.IntFlag{Name: "port", Usage: "with --live, the page's port (0: a free one)"},
+		&cli.IntFlag{Name: "port", Usage: "with --live, the page's port; 0, the default, takes a free one", DefaultText: "0"},
 	}
 }
 
@@ -106,7 +106,7 @@ its files as they grow (the run file's scenario, the node traces, the
 faults record): a run started elsewhere (another terminal, run --hosts,
 files collected by hand), or one that is over. It cannot crash or recover
 nodes. The URL is printed; Ctrl-C stops it.`,
-		Flags: []cli.Flag{&cli.IntFlag{Name: "port", Usage: "the page's port (0: a free one)"}},
+		Flags: []cli.Flag{&cli.IntFlag{Name: "port", Usage: "the page's port; 0, the default, takes a free one", DefaultText: "0"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return errors.New("trace watch: want one run directory")
