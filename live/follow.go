@@ -25,10 +25,11 @@ import (
 // renamed into place at the end) is read again from its start; a line
 // is read only once it ends with a newline.
 type Follower struct {
-	Dir   string
-	State *State
-	files map[string]*tail
-	buf   []byte
+	Dir     string
+	State   *State
+	files   map[string]*tail
+	skipped map[string]bool
+	buf     []byte
 	// Problems are the lines that could not be read (at most
 	// maxProblems), "file:line: why".
 	Problems []string
@@ -55,7 +56,7 @@ const (
 
 // NewFollower follows dir into st.
 func NewFollower(dir string, st *State) *Follower {
-	return &Follower{Dir: dir, State: st, files: map[string]*tail{}}
+	return &Follower{Dir: dir, State: st, files: map[string]*tail{}, skipped: map[string]bool{}}
 }
 
 // Close closes the files held open.
@@ -80,25 +81,37 @@ func (f *Follower) Poll() (int, error) {
 	names := []string{trace.RunFileName}
 	for _, e := range ents {
 		n := e.Name()
-		if n == trace.RunFileName || !e.Type().IsRegular() {
+		if n == trace.RunFileName || (n != trace.NodesFileName && n != trace.FaultsFileName && nodeFileID(n) == 0) {
 			continue
 		}
-		if n == trace.NodesFileName || n == trace.FaultsFileName || nodeFileID(n) != 0 {
-			names = append(names, n)
+		if !e.Type().IsRegular() {
+			// A link or a FIFO in place of a trace: skipped, and said
+			// once, as the readers do.
+			if !f.skipped[n] {
+				f.skipped[n] = true
+				f.problem(n, 0, errors.New("not a regular file, skipped"))
+			}
+			continue
 		}
-	}
-	if sc, _ := f.State.Scenario(); sc == nil {
-		names = names[:1] // nothing before the scenario is known
+		names = append(names, n)
 	}
 	read := 0
-	for _, n := range names {
+	var first error
+	for i, n := range names {
+		if i == 1 {
+			if sc, _ := f.State.Scenario(); sc == nil {
+				break // nothing before the scenario is known
+			}
+		}
+		// A file that cannot be read (a link planted in place of a
+		// trace) is said; the others are read all the same.
 		k, err := f.read(n)
 		read += k
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return read, err
+		if err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
+			first = err
 		}
 	}
-	return read, nil
+	return read, first
 }
 
 // nodeFileID is N of "node-N.jsonl", else 0.

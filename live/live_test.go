@@ -206,3 +206,42 @@ func TestStateBounded(t *testing.T) {
 		t.Errorf("now %.0f, last strip sample %.0f", s.Now, s.Strip[len(s.Strip)-1].T)
 	}
 }
+
+// TestHostileLines: lines that are no events, of no member, before the
+// start or far in the future change nothing they should not and keep the
+// state bounded; a link in place of a node file is skipped and said.
+func TestHostileLines(t *testing.T) {
+	src := simulated(t, "duration=5s")
+	dir := t.TempDir()
+	for _, n := range []string{"run.jsonl", "node-1.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, n), b, 0o644)
+	}
+	bad := "not json\n{\"t\":-5,\"node\":1,\"ev\":\"send\",\"kind\":\"x\"}\n{\"t\":9000000000000000000,\"node\":1,\"ev\":\"leader\",\"leader\":1}\n" +
+		"{\"t\":1,\"node\":999,\"ev\":\"leader\",\"leader\":999}\n" + strings.Repeat("x", 2<<20) + "\n"
+	f, _ := os.OpenFile(filepath.Join(dir, "node-1.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(bad)
+	f.Close()
+	os.WriteFile(filepath.Join(dir, "node-999.jsonl"), []byte("{\"t\":1,\"node\":999,\"ev\":\"start\"}\n"), 0o644)
+	os.Symlink("/etc/passwd", filepath.Join(dir, "node-2.jsonl"))
+	os.WriteFile(filepath.Join(dir, "node-3.jsonl"), []byte("{\"t\":1,\"node\":3,\"ev\":\"start\"}\n"), 0o644)
+	st := NewState()
+	fo := NewFollower(dir, st)
+	defer fo.Close()
+	if _, err := fo.Poll(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(fo.problems(), ";"), "node-2.jsonl:0: not a regular file, skipped") {
+		t.Errorf("the planted link is not said: %q", fo.problems())
+	}
+	s := st.Snapshot(0)
+	if len(s.Nodes) != 20 || !nodeView(s, 3).Alive || len(s.Strip) > StripSize || len(fo.Problems) < 2 {
+		t.Errorf("%d nodes, node 3 alive %v, strip %d, problems %q", len(s.Nodes), nodeView(s, 3).Alive, len(s.Strip), fo.Problems)
+	}
+	if _, ok := s.Totals.ByKind["x"]; ok {
+		t.Errorf("an event before the start was counted")
+	}
+}

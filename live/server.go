@@ -149,9 +149,10 @@ func (l *Live) Handler() http.Handler {
 		since, _ := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64)
 		s := l.st.Snapshot(since)
 		l.mu.Lock()
-		s.Done, s.Error = l.done || l.st.Over(), l.err
+		done := l.done
+		s.Done, s.Error = done || l.st.Over(), l.err
 		l.mu.Unlock()
-		s.Faults = l.cfg.Faults != nil && !s.Done
+		s.Faults = l.cfg.Faults != nil && !done
 		if p := l.fol.problems(); len(p) > 0 && s.Error == "" {
 			s.Error = "lines not read: " + strings.Join(p, "; ")
 		}

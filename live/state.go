@@ -177,6 +177,9 @@ func (st *State) Apply(id protocol.NodeID, e *trace.Event, got time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	n := st.nodes[id]
+	if e.T < 0 {
+		return // before the start: no event of a run (the readers refuse it too)
+	}
 	if n == nil || e.Ev == trace.EvHeader {
 		if n != nil && e.Host != "" {
 			n.host = e.Host
