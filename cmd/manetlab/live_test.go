@@ -50,7 +50,7 @@ func evalString(p *chromiumtest.Page, js string) string {
 }
 
 // TestRunLiveInChromium runs the quickstart with real processes and
-// --live, node 8 (the leader of most of the network) crashing at 4 s, and
+// --live, node 8 (the leader of most of the network) crashing at 6 s, and
 // watches it in headless Chromium: the crash shows on the page within 1 s
 // of being applied (the faults record's time against the page's clock
 // when it showed it), the nodes that followed 8 follow another leader
@@ -66,8 +66,8 @@ func TestRunLiveInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y := strings.Replace(string(src), "duration: 60s", "duration: 18s", 1)
-	y = regexp.MustCompile(`(?s)faults:\n.*?\ntrace:`).ReplaceAllString(y, "faults:\n  - at: 4s\n    crash: [8]\ntrace:")
+	y := strings.Replace(string(src), "duration: 60s", "duration: 20s", 1)
+	y = regexp.MustCompile(`(?s)faults:\n.*?\ntrace:`).ReplaceAllString(y, "faults:\n  - at: 6s\n    crash: [8]\ntrace:")
 	path := filepath.Join(t.TempDir(), "q.yaml")
 	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
@@ -105,12 +105,19 @@ func TestRunLiveInChromium(t *testing.T) {
 	// Node 8's scheduled crash.
 	p.WaitFor(`document.querySelector('#log li[data-ev="crash"][data-node="8"]') !== null`, 30*time.Second)
 	p.Eval(`[...document.querySelectorAll('#map .node[data-leader="8"]')].map(g => +g.dataset.id)`, &followers)
-	var shown struct{ Seen, Wall float64 }
-	p.Eval(`(() => { const li = document.querySelector('#log li[data-ev="crash"][data-node="8"]'); return {seen: +li.dataset.seen, wall: +li.dataset.wall}; })()`, &shown)
+	var shown struct{ Seen, Wall, Opened float64 }
+	p.Eval(`(() => { const li = document.querySelector('#log li[data-ev="crash"][data-node="8"]'); return {seen: +li.dataset.seen, wall: +li.dataset.wall, opened: +document.body.dataset.opened}; })()`, &shown)
 	lag := time.Duration((shown.Seen - shown.Wall) * float64(time.Millisecond))
-	t.Logf("node 8's crash shown %s after it was applied", lag)
-	if shown.Wall == 0 || lag > time.Second || lag < -50*time.Millisecond {
+	switch {
+	case shown.Wall == 0:
+		t.Errorf("node 8's crash carries no time")
+	case shown.Opened > shown.Wall:
+		// Only on a machine too loaded to open the page in 6 s.
+		t.Logf("the page opened %.0f ms after node 8's crash: its lag not measured", shown.Opened-shown.Wall)
+	case lag > time.Second || lag < -50*time.Millisecond:
 		t.Errorf("node 8's crash applied at %.0f ms, shown at %.0f ms: %s, want within 1 s", shown.Wall, shown.Seen, lag)
+	default:
+		t.Logf("node 8's crash shown %s after it was applied", lag)
 	}
 	if a := evalString(p, `document.querySelector('#map .node[data-id="8"]').dataset.alive`); a != "false" {
 		t.Errorf("node 8 alive %q on the map after its crash", a)
@@ -140,7 +147,7 @@ func TestRunLiveInChromium(t *testing.T) {
 	}
 	// The record, the run file, the summary and trace check carry both.
 	hostname, _ := os.Hostname()
-	recs, err := trace.ReadFaults(trace.FaultsFile(dir), func(protocol.NodeID) bool { return true }, 18*time.Second)
+	recs, err := trace.ReadFaults(trace.FaultsFile(dir), func(protocol.NodeID) bool { return true }, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
