@@ -29,6 +29,11 @@ func (f *fakeFaults) Fault(id protocol.NodeID, recover bool) error {
 func TestServerGuardAndFaults(t *testing.T) {
 	dir := simulated(t, "duration=5s")
 	ff := &fakeFaults{}
+	// Before anything is known, every list is a list (the page iterates).
+	b, _ := json.Marshal(NewState().Snapshot(0))
+	if strings.Contains(string(b), "null") {
+		t.Errorf("an empty state has null lists: %s", b)
+	}
 	for _, c := range []struct {
 		name string
 		f    Faulter

@@ -577,7 +577,14 @@ func (st *State) Snapshot(since uint64) *Snapshot {
 		s.Ended = append(s.Ended, *el)
 	}
 	i := sort.Search(len(st.log), func(i int) bool { return st.log[i].Seq > since })
-	s.Log = slices.Clone(st.log[i:])
+	s.Log = append([]Event{}, st.log[i:]...)
+	// Lists, never null: the page iterates over them from the start.
+	s.Strip = append([]stripSample{}, s.Strip...)
+	s.Nodes = append([]NodeView{}, s.Nodes...)
+	s.Leaders = append([]protocol.NodeID{}, s.Leaders...)
+	s.Elections = append([]election{}, s.Elections...)
+	s.Ended = append([]election{}, s.Ended...)
+	s.Verdict.Lines = append([]string{}, s.Verdict.Lines...)
 	return s
 }
 
