@@ -35,7 +35,8 @@ const (
 // the session.
 const TokenHeader = "X-Studio-Token"
 
-func newToken() string {
+// NewToken is a fresh session secret: 16 random bytes in hex.
+func NewToken() string {
 	b := make([]byte, 16)
 	rand.Read(b) // never fails (crypto/rand)
 	return hex.EncodeToString(b)
@@ -53,7 +54,11 @@ func (st *Studio) URL(addr net.Addr) string {
 // (DNS rebinding: another site's name resolved to 127.0.0.1 must not
 // read the page, the state or the schedule) and, but for the page
 // itself, a request without the session's token.
-func (st *Studio) guard(next http.Handler) http.Handler {
+func (st *Studio) guard(next http.Handler) http.Handler { return Guard(st.token, next) }
+
+// Guard is the studio's guard for a session of token: the live page
+// (manetlab/live) serves behind it too.
+func Guard(token string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h := r.Host; !strings.HasPrefix(h, "127.0.0.1:") && !strings.HasPrefix(h, "localhost:") && !strings.HasPrefix(h, "[::1]:") {
 			http.Error(w, "studio: only on 127.0.0.1", http.StatusForbidden)
@@ -64,7 +69,7 @@ func (st *Studio) guard(next http.Handler) http.Handler {
 			if tok == "" {
 				tok = r.URL.Query().Get("token")
 			}
-			if subtle.ConstantTimeCompare([]byte(tok), []byte(st.token)) != 1 {
+			if subtle.ConstantTimeCompare([]byte(tok), []byte(token)) != 1 {
 				http.Error(w, "studio: no valid token: open the URL the studio printed (it ends in ?token=...)", http.StatusForbidden)
 				return
 			}
@@ -81,10 +86,14 @@ type Server struct {
 }
 
 // Server makes the server of the session on ln; Run serves until Close.
-func (st *Studio) Server(ln net.Listener) *Server {
+func (st *Studio) Server(ln net.Listener) *Server { return NewServer(ln, st.Handler()) }
+
+// NewServer is a server for h on ln with the studio's timeouts and cap
+// on connections (the live page's too).
+func NewServer(ln net.Listener, h http.Handler) *Server {
 	l := &connLimit{Listener: ln, max: MaxConns, conns: map[net.Conn]*connInfo{}}
 	return &Server{Server: &http.Server{
-		Handler:           l.serving(st.Handler()),
+		Handler:           l.serving(h),
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		ReadTimeout:       ReadTimeout,
 		WriteTimeout:      WriteTimeout,

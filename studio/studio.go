@@ -14,7 +14,6 @@
 package studio
 
 import (
-	"bytes"
 	"cmp"
 	_ "embed"
 	"encoding/json"
@@ -40,11 +39,29 @@ import (
 )
 
 //go:embed page.html
-var pageHTML []byte
+var pageHTML string
 
-// page is the page with the map component the pages share inlined.
-var page = bytes.Replace(pageHTML, []byte("<!--MAPVIEW-->"),
-	[]byte("<style>\n"+mapview.CSS+"</style>\n<script>\n"+mapview.JS+"</script>"), 1)
+// MapJS and PageCSS are the studio's map (drawMap, drawn with the map
+// component the pages share, internal/mapview) and its styles, inlined in
+// its page and in the live page (manetlab/live), which draws with them
+// (docs/live.md).
+var (
+	//go:embed map.js
+	MapJS string
+	//go:embed page.css
+	PageCSS string
+)
+
+// page is the studio's page with its map and styles inlined.
+var page = []byte(Inline(pageHTML))
+
+// Inline puts PageCSS, MapJS and the shared map component (mapview) in a
+// page at its markers /*page.css*/, /*map.js*/ and <!--MAPVIEW-->: the
+// page stays one self-contained file.
+func Inline(html string) string {
+	return strings.NewReplacer("/*page.css*/", PageCSS, "/*map.js*/", MapJS,
+		"<!--MAPVIEW-->", "<style>\n"+mapview.CSS+"</style>\n<script>\n"+mapview.JS+"</script>").Replace(html)
+}
 
 // Config is what a studio serves.
 type Config struct {
@@ -90,7 +107,7 @@ func New(cfg Config) (*Studio, error) {
 	if cfg.Save == "" {
 		cfg.Save = filepath.Join(cfg.Out, "schedule.json")
 	}
-	st := &Studio{cfg: cfg, spec: spec, token: newToken(), violation: newViolation(cfg.Schedule)}
+	st := &Studio{cfg: cfg, spec: spec, token: NewToken(), violation: newViolation(cfg.Schedule)}
 	_, st.rounds = rounds.Lookup(spec.Name)
 	if cx := spec.Complexity; cx != nil && cx.Bound != nil && spec.Goal != protocol.GoalMutex {
 		var ids []protocol.NodeID

@@ -76,6 +76,7 @@ func TestRunHosts(t *testing.T) {
 		}
 		h.checkRun(t, out, "qs", 20, 8, map[string]time.Duration{"crash": 4 * time.Second, "recover": 8 * time.Second}, "h2")
 	})
+	t.Run("live", func(t *testing.T) { h.liveFaults(t, hostsFile) })
 	t.Run("mutex", func(t *testing.T) {
 		out, _, err := runHosts(t, "mx", "../configs/mutex-centralized.yaml")
 		if err != nil {

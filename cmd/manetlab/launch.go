@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -15,7 +19,9 @@ import (
 	"manetlab/node"
 	"manetlab/node/hosts"
 	"manetlab/node/launch"
+	"manetlab/protocol"
 	"manetlab/scenario"
+	"manetlab/trace"
 )
 
 // launchCommand is the per-host launcher `run --hosts` starts on every
@@ -69,6 +75,46 @@ unless --stop-if-home-lost D: then it stops once home (which sends
 		},
 		Action: launchAction,
 	}
+}
+
+// lockedWriter serialises the launcher's lines on standard output.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// manualLine reads "crash N" or "recover N".
+func manualLine(line string) (launch.ManualFault, bool) {
+	f := strings.Fields(line)
+	if len(f) != 2 || (f[0] != "crash" && f[0] != "recover") {
+		return launch.ManualFault{}, false
+	}
+	id, err := strconv.ParseUint(f[1], 10, 32)
+	if err != nil || id == 0 {
+		return launch.ManualFault{}, false
+	}
+	return launch.ManualFault{Node: protocol.NodeID(id), Recover: f[0] == "recover", Done: make(chan error, 1)}, true
+}
+
+// applyManual hands m to the launcher and answers home on w.
+func applyManual(ctx context.Context, manual chan<- launch.ManualFault, m launch.ManualFault, w io.Writer) {
+	d := hosts.FaultDone{Node: uint32(m.Node)}
+	select {
+	case manual <- m:
+		if err := <-m.Done; err != nil {
+			d.Error = err.Error()
+		}
+	case <-ctx.Done():
+		d.Error = "the run is over"
+	}
+	b, _ := json.Marshal(d)
+	fmt.Fprintf(w, "%s%s\n", hosts.FaultDonePrefix, b)
 }
 
 func launchAction(c *cli.Context) error {
@@ -127,15 +173,23 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 	if c.Bool("start-stdin") {
 		later = make(chan time.Time, 1)
 	}
+	stdout := &lockedWriter{w: c.App.Writer}
+	manual := make(chan launch.ManualFault)
 	if err := writePID(c.String("out")); err != nil {
 		return err
 	}
-	link := &homeLink{later: later, stop: cancel, lostAfter: c.Duration("stop-if-home-lost"), progress: c.App.ErrWriter, every: time.Second}
+	// After the start, faults by hand (run --hosts --live): "crash N"
+	// or "recover N", answered "fault-done JSON".
+	link := &homeLink{later: later, stop: cancel, lostAfter: c.Duration("stop-if-home-lost"), progress: c.App.ErrWriter, every: time.Second,
+		other: func(line string) {
+			if m, ok := manualLine(line); ok {
+				go applyManual(ctx, manual, m, stdout)
+			}
+		}}
 	if link.progress == nil {
 		link.progress = os.Stderr
 	}
 	go link.read(os.Stdin)
-	stdout := c.App.Writer
 	opt := launch.Options{
 		Scenario: c.String("scenario"), Out: c.String("out"), Run: c.String("run"),
 		IDsPerProcess: c.Int("ids-per-process"), Group: c.String("group"), Control: c.String("control"),
@@ -147,6 +201,11 @@ func launchHost(c *cli.Context, res *hosts.HostResult) error {
 		Ready: func(r launch.Readiness) {
 			b, _ := json.Marshal(r)
 			fmt.Fprintf(stdout, "%s%s\n", hosts.ReadyPrefix, b)
+		},
+		Manual: manual,
+		Applied: func(r trace.FaultRecord) {
+			b, _ := json.Marshal(r)
+			fmt.Fprintf(stdout, "%s%s\n", hosts.FaultPrefix, b)
 		},
 	}
 	if later != nil {

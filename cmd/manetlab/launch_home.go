@@ -27,6 +27,9 @@ type homeLink struct {
 	progress  io.Writer
 	// every is how often the silence is looked at (a second).
 	every time.Duration
+	// other, when set, takes home's other lines after the start (faults
+	// by hand: "crash N", "recover N").
+	other func(line string)
 }
 
 // read follows in until home orders the stop, home is lost (and the
@@ -81,6 +84,8 @@ func (h *homeLink) read(in io.Reader) {
 					h.later <- time.Unix(0, ns)
 					started = true
 				}
+			case started && h.other != nil && len(f) > 0 && f[0] != "beat":
+				h.other(l)
 			}
 		case <-tick:
 			if started && time.Since(last) > h.lostAfter {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -56,7 +57,7 @@ func needPrivateNet(iface string) (bool, error) {
 // and it stops its nodes, writes what was gathered and prints its
 // summary. The file system is shared, so traces land where they would
 // have.
-func rerunInPrivateNet() error {
+func rerunInPrivateNet(ln net.Listener) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -65,6 +66,17 @@ func rerunInPrivateNet() error {
 	cmd := exec.Command(self, os.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), netnsEnv+"="+netnsPrivate)
+	if ln != nil {
+		// The live page's socket, made here, stays in this network
+		// namespace, where the browser is.
+		f, err := ln.(*net.TCPListener).File()
+		if err != nil {
+			return fmt.Errorf("--live: %w", err)
+		}
+		defer f.Close()
+		cmd.ExtraFiles = []*os.File{f}
+		cmd.Env = append(cmd.Env, liveFDEnv+"=3")
+	}
 	// A process group of its own: a Ctrl-C on the terminal reaches this
 	// process only, which passes it on once. Pdeathsig fires when the
 	// thread that started the child exits; Go keeps its threads for the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -33,11 +34,12 @@ func runCommand() *cli.Command {
 		ArgsUsage: "SCENARIO.yaml",
 		UsageText: `manetlab run SCENARIO.yaml [--out DIR] [--seed N] [--set path=value]... [--json]
     [--ids-per-process K] [--group ADDR:PORT] [--control ADDR:PORT] [--iface IF] [--ttl T]
-    [--key-file F] [--max-offset 500ms] [--run NAME] [--dilation K] [--replace] [--stats] [--quiet]
+    [--key-file F] [--max-offset 500ms] [--run NAME] [--dilation K] [--replace] [--stats] [--quiet] [--live [--port P]]
     [--hosts FILE|h1,h2,... [--ssh-config F] [--collector ADDR:PORT] [--host-timeout 90s] [--stop-lost-hosts] [--host-bin FILE]...]
 
 Examples:
    manetlab run configs/quickstart.yaml
+   manetlab run configs/quickstart.yaml --live
    manetlab run configs/quickstart.yaml --hosts alice@h1,h2,h3 --ttl 1
    manetlab run configs/quickstart.yaml --set duration=20s --set faults=[] --json
    manetlab run configs/static-line.yaml --set nodes.count=200 --ids-per-process 50 --stats`,
@@ -98,6 +100,12 @@ and nothing of the run is left on any. At the end it gathers the hosts' faults i
 --out/faults.jsonl, writes run.jsonl with the faults at the times they were
 applied, and prints the summary.
 
+With --live it serves a page on 127.0.0.1 (the URL, ending in ?token=...,
+is printed) that follows the run as the traces arrive: the map, who follows
+whom, the verdict so far, rates, collisions, elections (docs/live.md). A
+click on a node crashes it, or recovers it: the launcher applies it as a
+scheduled fault and records it alike (run file, faults record, summary).
+
 Every crash and recovery applied is also recorded, when it happened, in
 --out/faults.jsonl (docs/trace.md, "The faults record").
 
@@ -134,7 +142,7 @@ Run as root on a host whose lo has none, "run" does this by itself inside a
 private, unnamed network namespace, which ends with its last process however
 the run ends; signals to "run" reach the launcher inside it. The host is left
 alone.`,
-		Flags: append(scenarioFlags(),
+		Flags: append(append(scenarioFlags(),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "trace directory (default runs/RUN)"},
 			&cli.StringFlag{Name: "run", Usage: "run name (default NAME-seedN-TIMESTAMP)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
@@ -160,7 +168,7 @@ alone.`,
 			&cli.StringFlag{Name: "collector", Usage: "with --hosts, where the trace collector listens, `ADDR:PORT` (default every address, a free port; hosts dial the address their ssh connection came from)"},
 			&cli.DurationFlag{Name: "ready-timeout", Usage: "how long to wait for every process to be ready", DefaultText: "10s + 100ms per process"},
 			allowLargeFlag(),
-		),
+		), liveFlags()...),
 		Action: runAction,
 	}
 }
@@ -219,6 +227,9 @@ func runAction(c *cli.Context) error {
 		}
 	}
 
+	if c.IsSet("port") && !c.Bool("live") {
+		return errors.New("--port goes with --live")
+	}
 	if c.IsSet("hosts") {
 		return runHosts(c, s, name, out)
 	}
@@ -229,6 +240,9 @@ func runAction(c *cli.Context) error {
 	}
 
 	if c.Bool("collected") {
+		if c.Bool("live") {
+			return errors.New("--live goes with a run, not with --collected (manetlab trace watch DIR shows a run directory)")
+		}
 		if !c.IsSet("run") || !c.IsSet("out") {
 			return errors.New("--collected needs the --run name the nodes were given and the --out directory holding their traces")
 		}
@@ -254,6 +268,13 @@ func runAction(c *cli.Context) error {
 	if err := trace.CheckOutDir(out); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	var ln net.Listener
+	if c.Bool("live") {
+		if ln, err = liveListener(c); err != nil {
+			return err
+		}
+		defer ln.Close()
+	}
 	if runNodeCommand == nil && len(opt.Wrap) == 0 {
 		// Only the command line itself can be re-run in a namespace.
 		private, err := needPrivateNet(opt.Iface)
@@ -261,7 +282,7 @@ func runAction(c *cli.Context) error {
 			return err
 		}
 		if private {
-			return rerunInPrivateNet()
+			return rerunInPrivateNet(ln)
 		}
 		if err := setupPrivateNet(); err != nil {
 			return err
@@ -293,7 +314,15 @@ func runAction(c *cli.Context) error {
 		case <-ctx.Done():
 		}
 	}()
+	stopLive := func() {}
+	if ln != nil {
+		manual, launched := make(chan launch.ManualFault), make(chan struct{})
+		opt.Manual = manual
+		_, stopPage := startLive(ctx, errWriter(c), ln, s, name, out, manualFaults{ch: manual, done: launched})
+		stopLive = func() { close(launched); stopPage() }
+	}
 	res, err := launch.Run(ctx, s, opt)
+	stopLive()
 	if err != nil && (res == nil || res.Elapsed == 0) {
 		// Nothing ran: there is nothing to summarise.
 		return fmt.Errorf("run %s: %w", name, err)

@@ -15,6 +15,7 @@ import (
 	"manetlab/internal/safefs"
 	"manetlab/node"
 	"manetlab/node/hosts"
+	"manetlab/node/launch"
 	"manetlab/scenario"
 	"manetlab/trace"
 )
@@ -89,7 +90,23 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 		case <-ctx.Done():
 		}
 	}()
+	stopLive := func() {}
+	if c.Bool("live") {
+		ln, err := liveListener(c)
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		manual, launched := make(chan launch.ManualFault), make(chan struct{})
+		opt.Manual = manual
+		lv, stopPage := startLive(ctx, opt.Progress, ln, s, name, out, manualFaults{ch: manual, done: launched})
+		// The hosts' faults records come home at the end: the page hears
+		// of each fault from its launcher as it is applied.
+		opt.Applied = func(r trace.FaultRecord) { lv.State().Fault(r, time.Now()) }
+		stopLive = func() { close(launched); stopPage() }
+	}
 	res, err := hosts.Run(ctx, opt)
+	stopLive()
 	if err != nil && (res == nil || res.Elapsed == 0 || res.Start.IsZero()) {
 		return fmt.Errorf("run %s: %w", name, err)
 	}

@@ -85,9 +85,10 @@ func traceCommand() *cli.Command {
    manetlab trace check DIR [--stabilisation 15s] [--json]
    manetlab trace report DIR [--json] [--html FILE [--window FROM:TO]]
    manetlab trace export --format shiviz|netanim DIR... [-o FILE] [--nodes 1-10] [--from 10s --to 40s]
-   manetlab trace collect --out DIR --scenario S [--run NAME] [--listen ADDR:PORT] [--key-file F]`,
+   manetlab trace collect --out DIR --scenario S [--run NAME] [--listen ADDR:PORT] [--key-file F]
+   manetlab trace watch DIR [--port P]`,
 		Subcommands: []*cli.Command{traceMergeCommand(), traceCheckCommand(), traceReportCommand(),
-			traceCollectCommand(), traceExportCommand()},
+			traceCollectCommand(), traceExportCommand(), traceWatchCommand()},
 		Action: unknownCommand,
 	}
 }

@@ -30,7 +30,7 @@ var ManetMap = (function () {
   }
   // look is how a node is drawn: its class, fill and radius (r: a
   // follower's). A leader (a node following itself) is larger, with a
-  // black ring; a crashed node hollow and dashed; a node not started
+  // black ring; a crashed node hatched and dashed; a node not started
   // (or without a known leader in a sample) hollow.
   function look(st, r) {
     if (st.dead) return { cls: "mv-node mv-dead", fill: "#fff", r: r, width: r * 0.15 };
@@ -90,5 +90,14 @@ var ManetMap = (function () {
       return { x: b.x, y: b.y, w: b.w, h: b.h, bx: b.x + 0.5, by: b.y + 0.5 + s.asc, text: text };
     });
   }
+  // The hatching of a crashed node (mapview.css's mv-dead), defined once
+  // in the page for every map on it.
+  function hatch() {
+    if (document.getElementById("mv-hatch")) return;
+    var d = document.createElement("div");
+    d.innerHTML = '<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs><pattern id="mv-hatch" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="5" height="5" fill="#eee"/><line x1="0" y1="0" x2="0" y2="5" stroke="#888" stroke-width="2"/></pattern></defs></svg>';
+    document.body.appendChild(d.firstChild);
+  }
+  if (document.body) hatch(); else document.addEventListener("DOMContentLoaded", hatch);
   return { fit: fit, colour: colour, look: look, width: width, place: place, overlaps: overlaps };
 })();

@@ -3,6 +3,7 @@ package hosts
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,14 +15,16 @@ import (
 // (--stop-lost-hosts) stops after --host-timeout without one.
 const beatEvery = 5 * time.Second
 
-// send writes a line to the host's launcher; a session gone makes it a
-// no-op.
-func (x *session) send(line string) {
+// send writes a line to the host's launcher (an error once its input
+// is closed or its session gone).
+func (x *session) send(line string) error {
 	x.inMu.Lock()
 	defer x.inMu.Unlock()
-	if x.stdin != nil && !x.inClosed {
-		io.WriteString(x.stdin, line+"\n")
+	if x.stdin == nil || x.inClosed {
+		return errors.New("its launcher's input is closed")
 	}
+	_, err := io.WriteString(x.stdin, line+"\n")
+	return err
 }
 
 // stop orders the host's launcher to stop: "stop", then the end of its

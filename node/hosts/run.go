@@ -89,6 +89,13 @@ type Options struct {
 	// with their names; Quiet leaves the hosts' progress lines out.
 	Progress io.Writer
 	Quiet    bool
+	// Manual, when not nil, takes faults by hand during the run (run
+	// --live): each goes to the launcher of the node's host, which
+	// applies and records it as a scheduled one (launch.Options.Manual).
+	Manual <-chan launch.ManualFault
+	// Applied, when not nil, is called with every fault a host's
+	// launcher applies, as it reports it (scheduled or by hand).
+	Applied func(trace.FaultRecord)
 }
 
 // Result is a run across hosts: launch.Result's fields, gathered, and
@@ -132,6 +139,10 @@ type session struct {
 	inClosed bool
 	err      error // the ssh client's end
 	ended    time.Time
+	// manualMu holds one fault by hand at a time; answers carries the
+	// launcher's answer to it.
+	manualMu sync.Mutex
+	answers  chan FaultDone
 }
 
 // Run runs the scenario across opt.Hosts and returns when every host's
@@ -193,7 +204,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		if h.Iface == "" {
 			h.Iface = opt.Iface
 		}
-		ss[i] = &session{i: i, c: newConn(h, ctl, i, opt.SSHConfig, logDir, opt.HostTimeout), ids: blocks[i], ready: make(chan struct{}), done: make(chan struct{})}
+		ss[i] = &session{i: i, c: newConn(h, ctl, i, opt.SSHConfig, logDir, opt.HostTimeout), ids: blocks[i], ready: make(chan struct{}), done: make(chan struct{}), answers: make(chan FaultDone, 1)}
 	}
 	defer func() {
 		for _, x := range ss {
@@ -318,6 +329,11 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			x.send(line)
 			go x.watch(start, opt.Progress, opt.HostTimeout)
 			go x.beat()
+		}
+		if opt.Manual != nil {
+			stopManual := make(chan struct{})
+			defer close(stopManual)
+			go routeManual(ss, opt.Manual, stopManual)
 		}
 	} else if notReady != "" {
 		fmt.Fprintf(opt.Progress, "run: %s; stopping every host\n", notReady)
@@ -575,6 +591,7 @@ func (x *session) launch(opt Options, sink string, player bool) error {
 			case strings.HasPrefix(line, ReadyPrefix):
 				json.Unmarshal([]byte(strings.TrimPrefix(line, ReadyPrefix)), &x.readiness)
 				readyOnce()
+			case x.launcherLine(line, opt.Applied):
 			case strings.HasPrefix(line, ResultPrefix):
 				var r HostResult
 				if err := json.Unmarshal([]byte(strings.TrimPrefix(line, ResultPrefix)), &r); err == nil {

@@ -34,12 +34,18 @@ func openFaultLog(dir, host string) (*faultLog, error) {
 	return &faultLog{f: f, host: host}, nil
 }
 
-// record appends e (a crash or a recovery of the run file) to the record.
-func (l *faultLog) record(e trace.Event) {
-	if l == nil || l.err != nil {
-		return
+// record appends e (a crash or a recovery of the run file) to the
+// record, and returns it as recorded.
+func (l *faultLog) record(e trace.Event) trace.FaultRecord {
+	r := trace.FaultRecord{Node: e.Node, Ev: e.Ev, T: e.T}
+	if l == nil {
+		return r
 	}
-	l.err = trace.AppendFaultRecord(l.f, trace.FaultRecord{Node: e.Node, Ev: e.Ev, T: e.T, Host: l.host})
+	r.Host = l.host
+	if l.err == nil {
+		l.err = trace.AppendFaultRecord(l.f, r)
+	}
+	return r
 }
 
 // close closes the record and returns its first error.

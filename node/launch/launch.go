@@ -128,6 +128,24 @@ type Options struct {
 	// Ready, when not nil, is called once every process has printed its
 	// ready line, before the start is chosen (StartLater).
 	Ready func(Readiness)
+	// Manual, when not nil, takes faults by hand during the run (run
+	// --live): each is applied when it comes as a scheduled one is (a
+	// crash kills the node's process, a recovery starts it again) and
+	// recorded alike, in the run file and the faults record; its Done
+	// gets nil once it is applied, or why it was not.
+	Manual <-chan ManualFault
+	// Applied, when not nil, is called with every fault as it is
+	// applied, scheduled or by hand (a host's launcher reports them home
+	// for the live page).
+	Applied func(trace.FaultRecord)
+}
+
+// ManualFault is a crash (or, with Recover, a recovery) of one node by
+// hand; Done (buffered) gets the outcome.
+type ManualFault struct {
+	Node    protocol.NodeID
+	Recover bool
+	Done    chan error
 }
 
 // Readiness is how the processes of a launcher became ready: how many,
@@ -743,7 +761,40 @@ func (l *launcher) supervise(ctx context.Context) (sv supervised) {
 	// file's events and in the faults record, as it happens.
 	applied := func(e trace.Event) {
 		sv.events = append(sv.events, e)
-		l.faults.record(e)
+		r := l.faults.record(e)
+		if l.opt.Applied != nil {
+			l.opt.Applied(r)
+		}
+	}
+	// crashNode kills p's process (node id's) and records the crash once the
+	// process is gone: its trace holds nothing later. (At the very end,
+	// the time it was killed: the run's end is no time for a fault.)
+	crashNode := func(id protocol.NodeID, p *proc) {
+		t := since()
+		kill(p.inst.cmd.Process)
+		p.reap()
+		if dead := since(); dead < dur {
+			t = dead
+		}
+		applied(trace.Event{T: int64(t), Node: id, Ev: trace.EvCrash})
+	}
+	// recoverNode starts p's process again (node id's) and records the
+	// recovery; false when the end or a signal came while it started (it
+	// was killed, and the recovery not applied). A process that fails to
+	// start is a failure of the run: the node stays down.
+	recoverNode := func(id protocol.NodeID, p *proc) bool {
+		t := since()
+		if err := l.restart(runCtx, p); err != nil {
+			if runCtx.Err() != nil {
+				return false
+			}
+			msg := fmt.Sprintf("the recovery of node %d at %s failed, it stayed down: %v", id, t.Round(time.Millisecond), err)
+			l.warn("%s", msg)
+			sv.failures = append(sv.failures, msg)
+			return true
+		}
+		applied(trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
+		return true
 	}
 loop:
 	for {
@@ -776,52 +827,33 @@ loop:
 					if p == nil || !alive(p) {
 						continue
 					}
-					t := since()
 					if over() {
 						whole = false
 						break
 					}
-					kill(p.inst.cmd.Process)
-					p.reap()
-					// Recorded once the process is gone: its trace holds
-					// nothing later. (At the very end, the time it was
-					// killed: the run's end is no time for a fault.)
-					if dead := since(); dead < dur {
-						t = dead
-					}
-					applied(trace.Event{T: int64(t), Node: id, Ev: trace.EvCrash})
+					crashNode(id, p)
 				}
 				for _, id := range f.Recover {
 					p := l.byID[id]
 					if p == nil || alive(p) {
 						continue
 					}
-					t := since()
 					if over() {
 						whole = false
 						break
 					}
-					if err := l.restart(runCtx, p); err != nil {
-						if runCtx.Err() != nil {
-							// The end or a signal came while it started:
-							// it was killed, and the recovery not applied.
-							whole = false
-							break
-						}
-						// The node stays down: the run file records its
-						// crash and no recovery.
-						msg := fmt.Sprintf("the recovery of node %d at %s failed, it stayed down: %v", id, t.Round(time.Millisecond), err)
-						l.warn("%s", msg)
-						sv.failures = append(sv.failures, msg)
-						continue
+					if !recoverNode(id, p) {
+						whole = false
+						break
 					}
-					applied(trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
 				}
 				if !whole {
 					skip(f)
 				}
 			}
 			arm()
+		case m := <-l.opt.Manual:
+			m.Done <- l.manual(m, over, crashNode, recoverNode)
 		case due := <-check.C:
 			sv.deadlines.note(time.Since(due))
 			if over() {
@@ -874,6 +906,34 @@ loop:
 			countOf(skipped, "fault", "faults"), len(faults), why, first)
 	}
 	return sv
+}
+
+// manual applies a fault by hand (Options.Manual) with the scheduled
+// faults' crash and recover, or says why not.
+func (l *launcher) manual(m ManualFault, over func() bool, crashNode func(protocol.NodeID, *proc), recoverNode func(protocol.NodeID, *proc) bool) error {
+	p := l.byID[m.Node]
+	switch {
+	case p == nil:
+		return fmt.Errorf("node %d does not run here", m.Node)
+	case len(p.ids) > 1:
+		return fmt.Errorf("node %d shares its process with nodes %s: a fault by hand needs a process of its own (--ids-per-process 1)", m.Node, FormatIDs(p.ids))
+	case over():
+		return errors.New("the run is over")
+	case !m.Recover && !alive(p):
+		return fmt.Errorf("node %d is down already", m.Node)
+	case m.Recover && alive(p):
+		return fmt.Errorf("node %d is up", m.Node)
+	case !m.Recover:
+		crashNode(m.Node, p)
+		return nil
+	}
+	if !recoverNode(m.Node, p) {
+		return errors.New("the run ended while the node started")
+	}
+	if !alive(p) {
+		return fmt.Errorf("node %d did not start again (see the run's warnings)", m.Node)
+	}
+	return nil
 }
 
 // countOf is n with the singular or plural noun: "1 fault", "3 faults".
