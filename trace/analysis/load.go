@@ -105,6 +105,9 @@ type proc struct {
 	evs  []event
 	dup  dedup     // the lines it logged, to find duplicates (dedup.go)
 	segs []segment // the files its lines came from so far
+	// lost is, in a lean load (which keeps no drops), its first drop
+	// that lostMessage weighs; nil: none, or a load that kept them.
+	lost *event
 }
 
 // run is a loaded run: one or more directories of one run id.
@@ -442,6 +445,11 @@ func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool
 	}
 	if opt.lean && (e.Ev == trace.EvRecv || e.Ev == trace.EvDrop) {
 		r.leanEnd = max(r.leanEnd, e.T)
+		if e.Ev == trace.EvDrop && pr.lost == nil && lostDrop(e.To, e.Kind) {
+			ce := r.compact(e)
+			ce.file, ce.line = fi, int32(line)
+			pr.lost = &ce
+		}
 		return event{}, false
 	}
 	ce := r.compact(e)

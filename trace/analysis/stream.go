@@ -115,7 +115,7 @@ type merger struct {
 	r        *run
 	opt      loadOptions
 	procs    []*sproc
-	byID     map[protocol.NodeID]int32
+	byID     trace.IDMap[int32]
 	sends    []sendRec
 	byKey    map[msgKey]int32 // first send of (node, seq)
 	byOrig   map[msgKey]int32 // first originator's send of (origin, oseq)
@@ -138,7 +138,7 @@ type merger struct {
 	combOwn  []trace.Problem
 	combAny  bool
 	combF    *os.File
-	combWhy  map[protocol.NodeID]string
+	combWhy  *trace.IDMap[string]
 
 	h, parked *headHeap
 	waiting   map[sendAt][]sendAt
