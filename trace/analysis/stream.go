@@ -204,6 +204,7 @@ func (m *merger) offer(p int32) {
 func (m *merger) run() {
 	m.h, m.parked = &headHeap{}, &headHeap{}
 	m.prog = newProgress("merging", m.lines, linesUnit)
+	m.prog.stride = lineStride
 	rp := m.procs[0]
 	for i := range rp.q {
 		rp.q[i].pred = m.pred(0, rp.q[i].pos, &rp.q[i].e)
