@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"container/heap"
 	"fmt"
 	"os"
 	"slices"
@@ -194,10 +193,10 @@ func (m *merger) offer(p int32) {
 		s := &m.sends[hd.pred]
 		k := sendAt{s.p, s.pos}
 		m.waiting[k] = append(m.waiting[k], sendAt{p, hd.pos})
-		heap.Push(m.parked, headItem{w, l, sp.id, p, hd.pos})
+		m.parked.push(headItem{w, l, sp.id, p, hd.pos})
 		return
 	}
-	heap.Push(m.h, headItem{w, l, sp.id, p, 0})
+	m.h.push(headItem{w, l, sp.id, p, 0})
 }
 
 // run merges: graph.order over the streams.
@@ -223,7 +222,7 @@ func (m *merger) run() {
 		if m.h.Len() == 0 && !m.breakCycle() {
 			break
 		}
-		it := heap.Pop(m.h).(headItem)
+		it := m.h.pop()
 		sp := m.procs[it.p]
 		x := &sp.q[sp.qh]
 		if x.pred >= 0 && before(&x.e, &event{hasHLC: true, hlcW: m.sends[x.pred].w, hlcL: m.sends[x.pred].l}) {
@@ -252,7 +251,7 @@ func (m *merger) run() {
 			for _, wt := range ws {
 				if hd := m.head(wt.p); hd != nil && hd.pos == wt.pos { // still parked on this send
 					ww, wl := clock(&hd.e)
-					heap.Push(m.h, headItem{ww, wl, m.procs[wt.p].id, wt.p, 0})
+					m.h.push(headItem{ww, wl, m.procs[wt.p].id, wt.p, 0})
 				}
 			}
 		}
@@ -273,7 +272,7 @@ func (m *merger) breakCycle() bool {
 	var best headItem
 	found := false
 	for m.parked.Len() > 0 {
-		it := heap.Pop(m.parked).(headItem)
+		it := m.parked.pop()
 		if hd := m.head(it.p); hd != nil && hd.pos == it.at {
 			best, found = it, true
 			break
@@ -291,7 +290,7 @@ func (m *merger) breakCycle() bool {
 	}
 	hd.pred = -1
 	w, l := clock(&hd.e)
-	heap.Push(m.h, headItem{w, l, m.procs[best.p].id, best.p, 0})
+	m.h.push(headItem{w, l, m.procs[best.p].id, best.p, 0})
 	return true
 }
 
