@@ -75,9 +75,6 @@ func NewScreen(duration time.Duration, members []protocol.NodeID) *Screen {
 	return s
 }
 
-// Limit is the latest time an event may have and be used.
-func (s *Screen) Limit() time.Duration { return time.Duration(s.limit) }
-
 // Member reports whether id is a node of the run (always, when the
 // members are unknown).
 func (s *Screen) Member(id protocol.NodeID) bool {

@@ -173,11 +173,6 @@ func (r *run) src(e *event) string {
 	return r.files[e.file] + ":" + strconv.Itoa(int(e.line))
 }
 
-// where is a Problem-style location for an event.
-func (r *run) where(e *event) trace.Problem {
-	return trace.Problem{File: r.files[e.file], Line: int(e.line)}
-}
-
 // nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones;
 // with the combined node file (trace.NodesFileName) it says so and lists
 // none, reporting the node files beside it (besideCombined).
