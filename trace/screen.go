@@ -20,13 +20,13 @@ type Screen struct {
 	// horizon is the scenario's duration (0: unknown); limit the latest
 	// acceptable time and floor the earliest.
 	horizon, limit, floor int64
-	members               map[protocol.NodeID]bool // nil: unknown, every node accepted
+	members               *IDMap[bool] // nil: unknown, every node accepted
 	// files keeps apart, by path, a file (node 0) or each node's lines
 	// of a combined node file; cur is files[curPath], so that a combined
 	// file's lines do not hash its path each.
-	files   map[string]map[protocol.NodeID]*screenFile
+	files   map[string]*IDMap[*screenFile]
 	curPath string
-	cur     map[protocol.NodeID]*screenFile
+	cur     *IDMap[*screenFile]
 }
 
 // screenFile is the Screen's state for one file.
@@ -60,28 +60,29 @@ const screenListed = 3
 // then only times beyond a year are refused) whose nodes are members
 // (nil: unknown, any node).
 func NewScreen(duration time.Duration, members []protocol.NodeID) *Screen {
-	s := &Screen{horizon: int64(duration), files: map[string]map[protocol.NodeID]*screenFile{}}
+	s := &Screen{horizon: int64(duration), files: map[string]*IDMap[*screenFile]{}}
 	slack := max(int64(ScreenSlack), s.horizon)
 	if s.horizon <= 0 {
 		slack = int64(366 * 24 * time.Hour)
 	}
 	s.limit, s.floor = s.horizon+slack, -slack
 	if members != nil {
-		s.members = make(map[protocol.NodeID]bool, len(members))
+		s.members = &IDMap[bool]{}
 		for _, id := range members {
-			s.members[id] = true
+			s.members.Set(id, true)
 		}
 	}
 	return s
 }
 
-// Limit is the latest time an event may have and be used.
-func (s *Screen) Limit() time.Duration { return time.Duration(s.limit) }
-
 // Member reports whether id is a node of the run (always, when the
 // members are unknown).
 func (s *Screen) Member(id protocol.NodeID) bool {
-	return s == nil || s.members == nil || s.members[id]
+	if s == nil || s.members == nil {
+		return true
+	}
+	ok, _ := s.members.Get(id)
+	return ok
 }
 
 // Event judges the event e at path:line (not a header). It returns false
@@ -162,15 +163,15 @@ func (s *Screen) file(path string, node protocol.NodeID) *screenFile {
 	if s.cur == nil || path != s.curPath {
 		m := s.files[path]
 		if m == nil {
-			m = map[protocol.NodeID]*screenFile{}
+			m = &IDMap[*screenFile]{}
 			s.files[path] = m
 		}
 		s.curPath, s.cur = path, m
 	}
-	f := s.cur[node]
+	f, _ := s.cur.Get(node)
 	if f == nil {
 		f = &screenFile{}
-		s.cur[node] = f
+		s.cur.Set(node, f)
 	}
 	return f
 }
@@ -183,7 +184,11 @@ func (s *Screen) FinishNode(path string, node protocol.NodeID, probs *[]Problem)
 	if s == nil {
 		return
 	}
-	f := s.files[path][node]
+	m := s.files[path]
+	if m == nil {
+		return
+	}
+	f, _ := m.Get(node)
 	if f == nil {
 		return
 	}

@@ -89,9 +89,36 @@ func traceCommand() *cli.Command {
    manetlab trace watch DIR [--port P]`,
 		Subcommands: []*cli.Command{traceMergeCommand(), traceCheckCommand(), traceReportCommand(),
 			traceCollectCommand(), traceExportCommand(), traceWatchCommand()},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the command to `FILE` (go tool pprof)"},
+			&cli.StringFlag{Name: "memprofile", Usage: "write a Go heap profile to `FILE` at the command's end (go tool pprof)"},
+		},
+		Before: func(c *cli.Context) error {
+			if p := c.String("cpuprofile"); p != "" {
+				stop, err := startCPUProfile(p)
+				if err != nil {
+					return err
+				}
+				profileStop = stop
+			}
+			return nil
+		},
+		After: func(c *cli.Context) error {
+			if profileStop != nil {
+				profileStop()
+				profileStop = nil
+			}
+			if p := c.String("memprofile"); p != "" {
+				return writeHeapProfile(p)
+			}
+			return nil
+		},
 		Action: unknownCommand,
 	}
 }
+
+// profileStop ends the CPU profile `trace --cpuprofile` started.
+var profileStop func()
 
 func traceMergeCommand() *cli.Command {
 	return &cli.Command{

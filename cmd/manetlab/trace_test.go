@@ -109,3 +109,23 @@ func TestSimJSONHasMetrics(t *testing.T) {
 		t.Errorf("sim --json metrics: %v", s.Metrics)
 	}
 }
+
+// TestTraceProfiles: `trace --cpuprofile F --memprofile G CMD` writes a
+// CPU and a heap profile of the command (gzipped, as pprof writes them),
+// whatever the command's verdict status.
+func TestTraceProfiles(t *testing.T) {
+	dir := simRun(t)
+	cpu, mem := filepath.Join(t.TempDir(), "cpu.prof"), filepath.Join(t.TempDir(), "mem.prof")
+	if _, err := runCLI(t, "trace", "--cpuprofile", cpu, "--memprofile", mem, "check", dir); err != nil && err != errInvalid {
+		t.Fatal(err)
+	}
+	for _, p := range []string{cpu, mem} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: %d bytes, not a gzipped profile", p, len(b))
+		}
+	}
+}

@@ -69,7 +69,7 @@ func (r *run) nodeLine(path string, id protocol.NodeID, combined bool, line int,
 // (nodeHeader, its verdict kept in why); the lines of a usable node after
 // it are judged by nodeLine. ok: an event of a usable node, to be taken.
 // With probs nil nothing is recorded, as for nodeLine.
-func (r *run) combinedLine(path string, why map[protocol.NodeID]string, line int, e *trace.Event, probs *[]trace.Problem) bool {
+func (r *run) combinedLine(path string, why *trace.IDMap[string], line int, e *trace.Event, probs *[]trace.Problem) bool {
 	id := e.Node
 	add := func(msg string) {
 		if probs != nil {
@@ -80,10 +80,10 @@ func (r *run) combinedLine(path string, why map[protocol.NodeID]string, line int
 		add(msgNoNode)
 		return false
 	}
-	w, seen := why[id]
+	w, seen := why.Get(id)
 	if !seen {
 		w, _ = r.nodeHeader(e, id)
-		why[id] = w
+		why.Set(id, w)
 		if w != "" {
 			add(nodeSkipped(id, w))
 		}

@@ -27,8 +27,8 @@ func (r *run) readCombined(path string, opt loadOptions) {
 		pr   *proc
 		kept []event
 	}
-	nodes := map[protocol.NodeID]*node{}
-	why := map[protocol.NodeID]string{} // every node read; "" while usable
+	var nodes trace.IDMap[*node]
+	var why trace.IDMap[string] // every node read; "" while usable
 	var buf []byte
 	before := len(r.problems)
 	any := false
@@ -36,16 +36,16 @@ func (r *run) readCombined(path string, opt loadOptions) {
 	probs, err := r.fsrc.ScanEvents(path, keep, func(e *trace.Event, line int) error {
 		any = true
 		prog.set(int64(line))
-		if !r.combinedLine(path, why, line, e, &r.problems) {
+		if !r.combinedLine(path, &why, line, e, &r.problems) {
 			return nil
 		}
-		n := nodes[e.Node]
+		n, _ := nodes.Get(e.Node)
 		if n == nil {
 			n = &node{pr: r.byID[e.Node]}
 			if n.pr == nil {
 				n.pr = &proc{id: e.Node}
 			}
-			nodes[e.Node] = n
+			nodes.Set(e.Node, n)
 		}
 		if ce, ok := r.take(n.pr, e, segment{fi, true}, keep, line, opt, &buf); ok {
 			n.kept = append(n.kept, ce)
@@ -62,15 +62,15 @@ func (r *run) readCombined(path string, opt loadOptions) {
 		r.problems = append(r.problems, trace.Problem{File: path, Msg: "no events, not even a header; file skipped"})
 		return
 	}
-	ids := make([]protocol.NodeID, 0, len(why))
-	for id, w := range why {
+	var ids []protocol.NodeID
+	why.Each(func(id protocol.NodeID, w string) {
 		if w == "" {
 			ids = append(ids, id)
 		}
-	}
+	})
 	slices.Sort(ids)
 	for _, id := range ids {
-		n := nodes[id]
+		n, _ := nodes.Get(id)
 		if n == nil { // a header and nothing else
 			n = &node{pr: r.byID[id]}
 			if n.pr == nil {

@@ -88,21 +88,26 @@ func (l *loader) lost() (string, error) {
 func lostMessage(r *run) string {
 	var first *event
 	for _, p := range r.procs[1:] {
-		for i := range p.evs {
-			e := &p.evs[i]
-			if e.typ != tDrop || e.to == protocol.None || r.strs.Strs[e.kind] == HelloKind {
-				continue
+		e := p.lost // a lean load's
+		for i := 0; e == nil && i < len(p.evs); i++ {
+			if c := &p.evs[i]; c.typ == tDrop && lostDrop(c.to, r.strs.Strs[c.kind]) {
+				e = c
 			}
-			if first == nil || e.t < first.t {
-				first = e
-			}
-			break
+		}
+		if e != nil && (first == nil || e.t < first.t) {
+			first = e
 		}
 	}
 	if first == nil {
 		return ""
 	}
 	return fmt.Sprintf("node %d's %s to %d dropped at %.3fs (%s)", first.node, r.strs.Strs[first.kind], first.to, seconds(first.t), r.src(first))
+}
+
+// lostDrop says whether a drop of a message of kind to node to is one
+// lostMessage weighs: one naming its destination, hellos aside.
+func lostDrop(to protocol.NodeID, kind string) bool {
+	return to != protocol.None && kind != HelloKind
 }
 
 // notice is how long neighbour discovery may take to report a change of

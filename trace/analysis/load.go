@@ -105,6 +105,9 @@ type proc struct {
 	evs  []event
 	dup  dedup     // the lines it logged, to find duplicates (dedup.go)
 	segs []segment // the files its lines came from so far
+	// lost is, in a lean load (which keeps no drops), its first drop
+	// that lostMessage weighs; nil: none, or a load that kept them.
+	lost *event
 }
 
 // run is a loaded run: one or more directories of one run id.
@@ -168,11 +171,6 @@ func (r *run) str(s string) int32 { return int32(r.strs.Index(s)) }
 // src formats an event's origin as file:line.
 func (r *run) src(e *event) string {
 	return r.files[e.file] + ":" + strconv.Itoa(int(e.line))
-}
-
-// where is a Problem-style location for an event.
-func (r *run) where(e *event) trace.Problem {
-	return trace.Problem{File: r.files[e.file], Line: int(e.line)}
 }
 
 // nodeFiles lists node-<id>.jsonl in dir by ID, reporting misnamed ones;
@@ -442,6 +440,11 @@ func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool
 	}
 	if opt.lean && (e.Ev == trace.EvRecv || e.Ev == trace.EvDrop) {
 		r.leanEnd = max(r.leanEnd, e.T)
+		if e.Ev == trace.EvDrop && pr.lost == nil && lostDrop(e.To, e.Kind) {
+			ce := r.compact(e)
+			ce.file, ce.line = fi, int32(line)
+			pr.lost = &ce
+		}
 		return event{}, false
 	}
 	ce := r.compact(e)

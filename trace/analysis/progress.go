@@ -27,6 +27,9 @@ type progress struct {
 	done  int64
 	next  time.Time
 	open  bool // the total is unknown: only done is printed
+	// stride, for a count of lines, is how far done moves between two
+	// looks at the clock (one a line was a tenth of reading them).
+	stride, looked int64
 }
 
 func newProgress(phase string, total int64, unit func(int64) string) *progress {
@@ -39,6 +42,10 @@ func (p *progress) set(done int64) {
 	if Progress == nil || p.total <= 0 && !p.open {
 		return
 	}
+	if p.stride > 0 && done >= p.looked && done-p.looked < p.stride {
+		return
+	}
+	p.looked = done
 	if now := time.Now(); now.After(p.next) {
 		p.next = now.Add(ProgressEvery)
 		if p.open {
@@ -54,9 +61,12 @@ func (p *progress) add(n int64) { p.set(p.done + n) }
 // newCount reports a phase of unknown length: how much is done.
 func newCount(phase string, unit func(int64) string) *progress {
 	p := newProgress(phase, 0, unit)
-	p.open = true
+	p.open, p.stride = true, lineStride
 	return p
 }
+
+// lineStride is the stride of a progress counting lines.
+const lineStride = 4096
 
 // linesUnit writes a count of lines.
 func linesUnit(n int64) string { return fmt.Sprintf("%.1f M lines", float64(n)/1e6) }

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"container/heap"
 	"fmt"
 	"os"
 	"slices"
@@ -115,7 +114,7 @@ type merger struct {
 	r        *run
 	opt      loadOptions
 	procs    []*sproc
-	byID     map[protocol.NodeID]int32
+	byID     trace.IDMap[int32]
 	sends    []sendRec
 	byKey    map[msgKey]int32 // first send of (node, seq)
 	byOrig   map[msgKey]int32 // first originator's send of (origin, oseq)
@@ -138,7 +137,7 @@ type merger struct {
 	combOwn  []trace.Problem
 	combAny  bool
 	combF    *os.File
-	combWhy  map[protocol.NodeID]string
+	combWhy  *trace.IDMap[string]
 
 	h, parked *headHeap
 	waiting   map[sendAt][]sendAt
@@ -194,16 +193,17 @@ func (m *merger) offer(p int32) {
 		s := &m.sends[hd.pred]
 		k := sendAt{s.p, s.pos}
 		m.waiting[k] = append(m.waiting[k], sendAt{p, hd.pos})
-		heap.Push(m.parked, headItem{w, l, sp.id, p, hd.pos})
+		m.parked.push(headItem{w, l, sp.id, p, hd.pos})
 		return
 	}
-	heap.Push(m.h, headItem{w, l, sp.id, p, 0})
+	m.h.push(headItem{w, l, sp.id, p, 0})
 }
 
 // run merges: graph.order over the streams.
 func (m *merger) run() {
 	m.h, m.parked = &headHeap{}, &headHeap{}
 	m.prog = newProgress("merging", m.lines, linesUnit)
+	m.prog.stride = lineStride
 	rp := m.procs[0]
 	for i := range rp.q {
 		rp.q[i].pred = m.pred(0, rp.q[i].pos, &rp.q[i].e)
@@ -222,7 +222,7 @@ func (m *merger) run() {
 		if m.h.Len() == 0 && !m.breakCycle() {
 			break
 		}
-		it := heap.Pop(m.h).(headItem)
+		it := m.h.pop()
 		sp := m.procs[it.p]
 		x := &sp.q[sp.qh]
 		if x.pred >= 0 && before(&x.e, &event{hasHLC: true, hlcW: m.sends[x.pred].w, hlcL: m.sends[x.pred].l}) {
@@ -251,7 +251,7 @@ func (m *merger) run() {
 			for _, wt := range ws {
 				if hd := m.head(wt.p); hd != nil && hd.pos == wt.pos { // still parked on this send
 					ww, wl := clock(&hd.e)
-					heap.Push(m.h, headItem{ww, wl, m.procs[wt.p].id, wt.p, 0})
+					m.h.push(headItem{ww, wl, m.procs[wt.p].id, wt.p, 0})
 				}
 			}
 		}
@@ -272,7 +272,7 @@ func (m *merger) breakCycle() bool {
 	var best headItem
 	found := false
 	for m.parked.Len() > 0 {
-		it := heap.Pop(m.parked).(headItem)
+		it := m.parked.pop()
 		if hd := m.head(it.p); hd != nil && hd.pos == it.at {
 			best, found = it, true
 			break
@@ -290,7 +290,7 @@ func (m *merger) breakCycle() bool {
 	}
 	hd.pred = -1
 	w, l := clock(&hd.e)
-	heap.Push(m.h, headItem{w, l, m.procs[best.p].id, best.p, 0})
+	m.h.push(headItem{w, l, m.procs[best.p].id, best.p, 0})
 	return true
 }
 

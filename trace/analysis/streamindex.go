@@ -89,7 +89,7 @@ func (m *merger) index(lay *layout) error {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	m.byID = map[protocol.NodeID]int32{}
+	m.byID = trace.IDMap[int32]{}
 	m.procs = []*sproc{{ended: true}}
 	for i := range runProc.evs {
 		e := &runProc.evs[i]
@@ -103,18 +103,19 @@ func (m *merger) index(lay *layout) error {
 	}
 	m.procs[0].life = 0
 	for _, id := range ids {
-		m.byID[id] = int32(len(m.procs))
+		m.byID.Set(id, int32(len(m.procs)))
 		pr := &proc{id: id, evs: []event{}}
 		r.byID[id] = pr
 		r.procs = append(r.procs, pr)
 		m.procs = append(m.procs, &sproc{id: id})
 	}
 	for _, f := range files {
-		sp := m.procs[m.byID[f.id]]
+		p, _ := m.byID.Get(f.id)
+		sp := m.procs[p]
 		sp.files = append(sp.files, f.file)
 	}
 	for i := range recs {
-		recs[i].p = m.byID[protocol.NodeID(recs[i].p)]
+		recs[i].p, _ = m.byID.Get(protocol.NodeID(recs[i].p))
 	}
 	if combined {
 		// Read in file order; the graph lists them by process.
@@ -223,9 +224,12 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 	}
 	defer f.Close()
 	lr := trace.NewLineReader(f, path, 64<<10)
-	why := map[protocol.NodeID]string{}
-	dups := map[protocol.NodeID]*dedup{}
-	lives := map[protocol.NodeID]int32{}
+	why := &trace.IDMap[string]{}
+	type nodeIndex struct {
+		dup  dedup
+		life int32 // its starts so far
+	}
+	var nodes trace.IDMap[*nodeIndex]
 	fi := m.combFile
 	any := false
 	prog := newCount("indexing "+trace.NodesFileName, linesUnit)
@@ -239,7 +243,7 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 			if !ok {
 				return true
 			}
-			_, seen := why[id]
+			_, seen := why.Get(id)
 			return !seen
 		})
 		if err != nil {
@@ -252,11 +256,11 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 		any = true
 		prog.set(int64(line))
 		id := e.Node
-		_, seen := why[id]
+		_, seen := why.Get(id)
 		if !r.combinedLine(path, why, line, e, nil) {
-			if !seen && why[id] == "" && id != protocol.None {
+			if w, _ := why.Get(id); !seen && w == "" && id != protocol.None {
 				usable[id] = true
-				dups[id] = &dedup{}
+				nodes.Set(id, &nodeIndex{})
 			}
 			continue
 		}
@@ -265,16 +269,17 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 		}
 		m.buf = trace.AppendJSON(m.buf[:0], e)
 		past := func(add func(h, at uint64)) { r.rescan(id, nil, segment{fi, true}, line, nil, add) }
-		if _, d := dups[id].seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line)), past); d {
+		n, _ := nodes.Get(id)
+		if _, d := n.dup.seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line)), past); d {
 			continue
 		}
 		ce := r.compact(e)
 		ce.file, ce.line = fi, int32(line)
 		if ce.typ == tStart {
-			lives[id]++
+			n.life++
 		}
 		if isSend(&ce) {
-			*recs = append(*recs, m.sendOf(&ce, int32(id), uint64(uint32(line)), lives[id]))
+			*recs = append(*recs, m.sendOf(&ce, int32(id), uint64(uint32(line)), n.life))
 		}
 	}
 	return any

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 
-	"manetlab/protocol"
 	"manetlab/trace"
 )
 
@@ -112,7 +111,7 @@ func (m *merger) openCombined() {
 	for _, sp := range m.procs[1:] {
 		sp.combined = true
 	}
-	m.combWhy = map[protocol.NodeID]string{}
+	m.combWhy = &trace.IDMap[string]{}
 	f, err := trace.Open(path)
 	if err != nil {
 		m.combEOF = true
@@ -158,7 +157,7 @@ func (m *merger) readCombined() {
 		return
 	}
 	id := e.Node
-	p, ok := m.byID[id]
+	p, ok := m.byID.Get(id)
 	if !ok {
 		return
 	}

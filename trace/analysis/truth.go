@@ -509,9 +509,14 @@ func (tr *truth) walk(fn func(s *snapshot, final bool)) {
 // follower tracks the leader each node follows, replaying its notes in
 // time order alongside the ground truth.
 type follower struct {
-	r      *run
-	procs  []*proc // per member index; nil without a trace
-	next   []int
+	r     *run
+	procs []*proc // per member index; nil without a trace
+	// sched lists the members' start, crash and leader events in the
+	// order advance applies them (by when, then member, then position),
+	// and at how far it has: sampling walks the events once instead of
+	// every member at every sample.
+	sched  []followStep
+	at     int
 	leader []protocol.NodeID
 	last   []int // index of the node's latest leader note, -1 none
 	// cut is, for a node whose trace stops without an end event in a run
@@ -538,9 +543,17 @@ func (f *follower) cutShort(tr *truth) []string {
 	return out
 }
 
+// followStep is an event of member i at position k of its trace, applied
+// once the sampling reaches t: its time, or a time of an event before it
+// that is later (a trace whose times go back is replayed in its order).
+type followStep struct {
+	t    int64
+	i, k int32
+}
+
 func newFollower(r *run, tr *truth) *follower {
 	n := len(tr.members)
-	f := &follower{r: r, procs: make([]*proc, n), next: make([]int, n), leader: make([]protocol.NodeID, n), last: make([]int, n),
+	f := &follower{r: r, procs: make([]*proc, n), leader: make([]protocol.NodeID, n), last: make([]int, n),
 		cut: make([]int64, n)}
 	isEnd := func(e event) bool { return e.typ == tEnd }
 	ended := slices.ContainsFunc(r.procs[0].evs, isEnd)
@@ -555,25 +568,35 @@ func newFollower(r *run, tr *truth) *follower {
 		case ended && !slices.ContainsFunc(p.evs, isEnd):
 			f.cut[i] = p.evs[len(p.evs)-1].t
 		}
-	}
-	return f
-}
-
-// advance applies every event with t <= until.
-func (f *follower) advance(until int64) {
-	for i, p := range f.procs {
 		if p == nil {
 			continue
 		}
-		for f.next[i] < len(p.evs) && p.evs[f.next[i]].t <= until {
-			e := &p.evs[f.next[i]]
-			switch e.typ {
-			case tStart, tCrash:
-				f.leader[i], f.last[i] = protocol.None, -1
-			case tLeader:
-				f.leader[i], f.last[i] = e.leader, f.next[i]
+		due := int64(math.MinInt64)
+		for k := range p.evs {
+			e := &p.evs[k]
+			due = max(due, e.t)
+			if e.typ == tStart || e.typ == tCrash || e.typ == tLeader {
+				f.sched = append(f.sched, followStep{due, int32(i), int32(k)})
 			}
-			f.next[i]++
+		}
+	}
+	slices.SortFunc(f.sched, func(a, b followStep) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.i, b.i), cmp.Compare(a.k, b.k))
+	})
+	return f
+}
+
+// advance applies every event with t <= until (of each member's, those
+// before its first later one).
+func (f *follower) advance(until int64) {
+	for ; f.at < len(f.sched) && f.sched[f.at].t <= until; f.at++ {
+		st := f.sched[f.at]
+		e := &f.procs[st.i].evs[st.k]
+		switch e.typ {
+		case tStart, tCrash:
+			f.leader[st.i], f.last[st.i] = protocol.None, -1
+		case tLeader:
+			f.leader[st.i], f.last[st.i] = e.leader, int(st.k)
 		}
 	}
 }

@@ -39,7 +39,7 @@ func Analyze(dir string, opt AnalyzeOptions) (*MetricsReport, *CheckReport, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	l := &loader{dir: dir, src: opt.Src, one: one}
+	l := &loader{dir: dir, src: opt.Src, one: one, loss: &lossRead{msg: lostMessage(one)}}
 	c, err := check(l, opt.Check)
 	if err != nil {
 		return nil, nil, err
@@ -96,8 +96,9 @@ type loader struct {
 	last bool
 	// visit is handed the events of the metrics' own read.
 	visit func(id protocol.NodeID, e *trace.Event)
-	// loss is lostMessage of the run's drops, read once (lost) for every
-	// analysis that weighs a bound or the final state.
+	// loss is lostMessage of the run's drops, noted by a lean load or
+	// read once (lost) for every analysis that weighs a bound or the
+	// final state.
 	loss *lossRead
 }
 
@@ -126,7 +127,11 @@ func (l *loader) run(s readSet) (*run, error) {
 	// The check's own read judges receives but keeps none (lean); only
 	// the causal graph keeps them, and it is read again for them, only
 	// for runs where two or more nodes enter the critical section.
-	return load([]string{l.dir}, loadOptions{keep: readSets[s], src: src, lean: s == readCheck, visit: visit})
+	r, err := load([]string{l.dir}, loadOptions{keep: readSets[s], src: src, lean: s == readCheck, visit: visit})
+	if err == nil && s == readCheck && l.loss == nil {
+		l.loss = &lossRead{msg: lostMessage(r)} // the lean load notes the drops it does not keep
+	}
+	return r, err
 }
 
 // typesOf is keep as a table by event type, for r as view requires it.

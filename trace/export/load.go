@@ -83,13 +83,19 @@ func load(dirs []string, opt Options, rep *Report) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	reportProblems(mr, opt, rep)
+	return l, nil
+}
+
+// reportProblems counts the merge's problems and writes them to
+// opt.Problems.
+func reportProblems(mr *analysis.MergeReport, opt Options, rep *Report) {
 	for _, p := range mr.Problems {
 		rep.Problems++
 		if opt.Problems != nil {
 			fmt.Fprintln(opt.Problems, p)
 		}
 	}
-	return l, nil
 }
 
 // filter is the node and time selection.

@@ -5,6 +5,8 @@ import (
 
 	"manetlab/internal/tidy"
 	"manetlab/protocol"
+	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // ParquetColumns are the columns of Parquet's event table, one row per
@@ -39,13 +41,11 @@ var ParquetColumns = []tidy.Column{
 }
 
 // Parquet writes the selected events of the run in dirs as a Parquet
-// table of ParquetColumns (trace export --format parquet).
+// table of ParquetColumns (trace export --format parquet), each as the
+// merge hands it over: nothing of the run is held but the row group
+// being written.
 func Parquet(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	rep := &Report{}
-	l, err := load(dirs, opt, rep)
-	if err != nil {
-		return nil, err
-	}
 	pw, err := tidy.NewWriter(w, "event", ParquetColumns)
 	if err != nil {
 		return nil, err
@@ -57,10 +57,12 @@ func Parquet(dirs []string, w io.Writer, opt Options) (*Report, error) {
 			pw.Str(i, s)
 		}
 	}
-	for i := range l.evs {
-		e := &l.evs[i].Event
-		if !f.keep(e) {
-			continue
+	first := true
+	var werr error
+	mr, err := analysis.MergeEach(dirs, func(e *trace.Event) {
+		if first || werr != nil || !f.keep(e) {
+			first = false // the run's header
+			return
 		}
 		hosts[e.Node] = true
 		rep.Events++
@@ -96,10 +98,15 @@ func Parquet(dirs []string, w io.Writer, opt Options) (*Report, error) {
 			pw.Uint32(22, e.HLC.Logical)
 		}
 		str(23, e.Src)
-		if err := pw.EndRow(); err != nil {
-			return nil, err
-		}
+		werr = pw.EndRow()
+	})
+	if err != nil {
+		return nil, err
 	}
+	if werr != nil {
+		return nil, werr
+	}
+	reportProblems(mr, opt, rep)
 	rep.Hosts = len(hosts)
 	return rep, pw.Close()
 }

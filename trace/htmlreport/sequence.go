@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"manetlab/protocol"
+	"manetlab/trace"
 )
 
 // sendKey names a frame: its sender and sequence number.
@@ -41,8 +42,7 @@ func (d *Data) buildSequence(opt Options, c *collector) {
 
 	// Node by node, each in its own order: the same on both trace
 	// layouts.
-	held := c.held
-	slices.SortStableFunc(held, func(a, b heldEvent) int { return cmp.Compare(a.node, b.node) })
+	held := byNode(c.held)
 	activity := map[protocol.NodeID]int{}
 	for _, h := range held {
 		if h.what != heldMark && inWindow(h.t) {
@@ -178,4 +178,33 @@ func (d *Data) buildSequence(opt Options, c *collector) {
 		}
 		return int(a.Node) - int(b.Node)
 	})
+}
+
+// byNode is held grouped node by node, by ID, each node's events in
+// their order: a stable sort by node in linear time (the sort took a
+// fifth of a large run's page).
+func byNode(held []heldEvent) []heldEvent {
+	var count trace.IDMap[int]
+	var ids []protocol.NodeID
+	for _, h := range held {
+		n, ok := count.Get(h.node)
+		if !ok {
+			ids = append(ids, h.node)
+		}
+		count.Set(h.node, n+1)
+	}
+	slices.Sort(ids)
+	at := 0
+	for _, id := range ids {
+		n, _ := count.Get(id)
+		count.Set(id, at)
+		at += n
+	}
+	out := make([]heldEvent, len(held))
+	for _, h := range held {
+		i, _ := count.Get(h.node)
+		out[i] = h
+		count.Set(h.node, i+1)
+	}
+	return out
 }
