@@ -86,7 +86,7 @@ func TestFollowGrowingFiles(t *testing.T) {
 				t.Fatalf("half-way: t = %.1f s, node 8 alive %v; want about 30 s, crashed", s.Now, nodeView(s, 8).Alive)
 			}
 			v := Judge(dir, st, false)
-			if v.Error != "" || v.Verdict == "" || len(v.Lines) == 0 || !strings.HasPrefix(v.Lines[0], "run ") {
+			if v.Error != "" || v.Verdict == "" || len(v.Lines) == 0 || !strings.HasPrefix(v.Lines[0], "verdict: ") {
 				t.Fatalf("verdict so far %+v", v)
 			}
 		}
