@@ -134,8 +134,12 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 		// From home's address, which no node of the run sends from: no
 		// node's problem, a note, exit status 0.
 		text, err := intrude(t, "forged", "")
-		if code := exitCode(err); code != 0 && (code != 2 || !strings.Contains(text, "nothing judged")) {
-			t.Errorf("exit status %d (%v), want 0 (or 2 with nothing judged: the run is shorter than the stabilisation delay)", code, err)
+		// 8 s of moving nodes is shorter than the stabilisation delay: an
+		// undecided verdict (status 2: nothing judged, or a component not
+		// settled) is as right as valid; what must not come is a
+		// violation or a cross-host problem (1 or 3).
+		if code := exitCode(err); code != 0 && (code != 2 || !strings.Contains(text, "verdict: unsettled (")) {
+			t.Errorf("exit status %d (%v), want 0, or 2 with an unsettled verdict", code, err)
 		}
 		m := regexp.MustCompile(`note: (\d+) unauthenticated frames from ` + regexp.QuoteMeta(h.sub) + `\.100, which no node of the run sends from \(proving no sender\)`).FindStringSubmatch(text)
 		if m == nil || m[1] == "0" || strings.Contains(text, "problem: ") {
