@@ -159,9 +159,9 @@ func (w *world) arrive(it item) {
 		}
 		return
 	}
-	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
-	w.warmNodes(w.rx)
-	for _, rc := range w.rx {
+	rx := w.medium.Near(int(f.From), w.now, &w.rx)
+	w.warmNodes(rx)
+	for _, rc := range rx {
 		r := w.nodes[rc.Node]
 		if r.alive && !w.isCut(f.From, int32(rc.Node)) {
 			r.stack.Heard(f, radio.Hear(w.prop, w.loss, int(f.From), rc.Node, rc.Dist, r.radioRng))
