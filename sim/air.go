@@ -65,9 +65,13 @@ func (w *world) airSlot() int {
 func (w *world) airEnd(it item) {
 	a := &w.airs[it.ref] // stable: nothing below starts another frame
 	var warm uint64      // see airStart
+	hello := a.f.Type == netstack.Hello
 	for _, rc := range a.rcv {
 		r := &w.all[rc.node]
 		warm += uint64(r.gen) + r.stack.Warm()
+		if hello {
+			warm += r.stack.WarmNeighbors()
+		}
 	}
 	w.warm += warm
 	for _, rc := range a.rcv {
