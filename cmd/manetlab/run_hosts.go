@@ -71,13 +71,8 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 	// The collector writes every host's traces under out, on this
 	// machine: the same estimate as a local run's, before any host is
 	// contacted.
-	b, err := estimateReal(s)
-	if err != nil {
+	if err := checkReal(c, s, out, opt.Dilation); err != nil {
 		return err
-	}
-	b.time *= time.Duration(opt.Dilation)
-	if err := b.check(c, out, readMachine()); err != nil {
-		return fmt.Errorf("%s: %w", s.Path, err)
 	}
 	ctx, cancel := context.WithCancelCause(c.Context)
 	defer cancel(nil)
