@@ -52,9 +52,10 @@ func (s *Stack) helloTick() {
 
 // WarmNeighbors reads where heardHello's search of the neighbour table
 // starts and returns a value that depends on it: Warm's counterpart for
-// a hello about to reach many stacks (the table is an allocation of its
-// own, one more cache miss a receiver, which the driver overlaps by
-// calling this on every receiver first).
+// a hello about to reach many stacks (the table is in the stack's later
+// lines, or an allocation of its own past 8 neighbours: one more cache
+// miss a receiver, which the driver overlaps by calling this on every
+// receiver first).
 func (s *Stack) WarmNeighbors() uint64 {
 	if n := len(s.nbrs); n > 0 {
 		return uint64(s.nbrs[n/2].Index)

@@ -179,6 +179,9 @@ type Stack struct {
 	queues    map[int32]*linkQueue // unicast destination -> queue
 	aodv      *aodvState           // AODV's routes and discoveries; nil until used
 	down      []int32              // helloTick's scratch
+	// sigSpill is the array air.sigs last grew into past sigBuf, kept
+	// for the next time it does (frames overlapping at a receiver).
+	sigSpill []rxSignal
 }
 
 // Init makes s the stack of member self in a new life: no neighbours,

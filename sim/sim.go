@@ -132,7 +132,7 @@ type node struct {
 	// pad makes a node a whole number of 64-byte cache lines, so that
 	// every node's head, link and stack head, read at every frame, take as
 	// few lines as they can (TestNodeCacheLines).
-	_ [56]byte
+	_ [32]byte
 }
 
 type pendingTimer struct {
