@@ -231,6 +231,10 @@ func (s *Stack) SignalStart(sig Signal) {
 			a.window = w
 		}
 	}
+	if len(a.sigs) == cap(a.sigs) && cap(s.sigSpill) > len(a.sigs) {
+		s.sigSpill = append(s.sigSpill[:0], a.sigs...)
+		a.sigs = s.sigSpill
+	}
 	a.sigs = append(a.sigs, r)
 	if a.lock != 0 {
 		l := &a.sigs[a.find(a.lock)]
@@ -259,7 +263,10 @@ func (s *Stack) SignalEnd(id uint64) (Outcome, Verdict) {
 	a.sigs = append(a.sigs[:i], a.sigs[i+1:]...)
 	a.total -= r.p
 	if len(a.sigs) == 0 {
-		a.total = 0           // no rounding left behind
+		a.total = 0 // no rounding left behind
+		if cap(a.sigs) > len(a.sigBuf) {
+			s.sigSpill = a.sigs[:0] // for the next time it grows out
+		}
 		a.sigs = a.sigBuf[:0] // back beside the rest, if it grew out
 	}
 	if r.sensed {

@@ -238,11 +238,12 @@ func (s *Stack) macAck(from int32, seq uint64) {
 // contend.
 func (s *Stack) macNext(f *Frame, ok bool) {
 	m := &s.mac
-	m.q[0] = nil
-	m.q = m.q[1:]
-	if len(m.q) == 0 {
-		m.q = nil
-	}
+	// The queue keeps its array (a few frames at most): taking the head
+	// by reslicing and dropping the empty queue had every next frame
+	// allocate a new one (a fifth of a DCF run's allocations).
+	n := copy(m.q, m.q[1:])
+	m.q[n] = nil
+	m.q = m.q[:n]
 	m.retries, m.long, m.cw = 0, 0, int32(s.cfg.MAC.CWMin)
 	m.draw(s)
 	m.state = macIdle

@@ -179,6 +179,9 @@ type Stack struct {
 	queues    map[int32]*linkQueue // unicast destination -> queue
 	aodv      *aodvState           // AODV's routes and discoveries; nil until used
 	down      []int32              // helloTick's scratch
+	// sigSpill is the array air.sigs last grew into past sigBuf, kept
+	// for the next time it does (frames overlapping at a receiver).
+	sigSpill []rxSignal
 }
 
 // Init makes s the stack of member self in a new life: no neighbours,
@@ -372,4 +375,20 @@ const (
 // Source is node id's random source of stream in its inc-th life.
 func Source(seed, stream uint64, id protocol.NodeID, inc uint32) *rand.Rand {
 	return rand.New(rand.NewPCG(seed^stream, uint64(id)<<32|uint64(inc)))
+}
+
+// Sourced is storage for a Source that its holder keeps in place (the
+// simulator's nodes: a frame's receivers draw from their sources, and a
+// source beside the node's state is not one more cache miss away).
+type Sourced struct {
+	r rand.Rand
+	p rand.PCG
+}
+
+// Seed makes s Source(seed, stream, id, inc), the same numbers, and
+// returns it; s must not move afterwards.
+func (s *Sourced) Seed(seed, stream uint64, id protocol.NodeID, inc uint32) *rand.Rand {
+	s.p.Seed(seed^stream, uint64(id)<<32|uint64(inc))
+	s.r = *rand.New(&s.p)
+	return &s.r
 }

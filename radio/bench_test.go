@@ -74,3 +74,35 @@ func BenchmarkComponents10kDense(b *testing.B) {
 		m.Components(time.Second, nil)
 	}
 }
+
+// BenchmarkNearMillion: a million static nodes 100 m apart, range 150 (8
+// receivers a frame, static-1m's grid), frames from senders in a random
+// order, each sender several times (as hellos do): with the budget of
+// remembered receivers as it was (2 M receptions: 1 sender in 4 on this
+// grid, the others searching the index at every frame) and as it is (12
+// a node: every sender).
+func BenchmarkNearMillion(b *testing.B) {
+	const n = 1_000_000
+	mob := gridModel(n, 100)
+	for _, c := range []struct {
+		name string
+		per  int
+	}{{"budget=2M", 0}, {"budget=12/node", 12}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer func(k int) { nearPerNode = k }(nearPerNode)
+			nearPerNode = c.per
+			m := mustMedium(b, defaulted(func(c *Config) { c.Range = 150 }), mob, 1)
+			var buf []Reception
+			rng := rand.New(rand.NewPCG(5, 5))
+			for i := range n { // every sender once: what is remembered is
+				m.Near(i, 0, &buf)
+			}
+			received := 0
+			b.ResetTimer()
+			for b.Loop() {
+				received += len(m.Near(rng.IntN(n), 0, &buf))
+			}
+			b.ReportMetric(float64(received)/float64(b.N), "receivers/frame")
+		})
+	}
+}

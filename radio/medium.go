@@ -218,15 +218,18 @@ func (m *Medium) Transmit(from int, t time.Duration, out []Reception) []Receptio
 	return out
 }
 
-// nearBudget bounds the receptions a static medium remembers (48 MB).
-var nearBudget = 1 << 21
+// nearBudget bounds the receptions a static medium remembers: 48 MB, or
+// nearPerNode receptions a node (24 bytes each) on a larger network, so
+// that a million nodes with their usual eight neighbours are all
+// remembered (past the budget, a sender's every frame searches the index).
+var nearBudget, nearPerNode = 1 << 21, 12
 
 // remember keeps recs, the receptions of a frame from sender before the
 // draws, while the budget allows.
 func (m *Medium) remember(from int, recs []Reception) {
 	if m.near == nil {
 		m.near = make([][]Reception, m.n)
-		m.nearLeft = nearBudget
+		m.nearLeft = max(nearBudget, nearPerNode*m.n)
 	}
 	if len(recs) > m.nearLeft {
 		return
@@ -294,6 +297,18 @@ func (m *Medium) Reach(from int, t time.Duration, out []Reception) []Reception {
 		m.remember(from, recs)
 	}
 	return out
+}
+
+// Near is Reach for a caller that only reads the list: a static medium's
+// remembered receivers are returned as they are, not copied (read only,
+// valid until Moved); otherwise Reach appends them to (*buf)[:0], which
+// is kept for the next call.
+func (m *Medium) Near(from int, t time.Duration, buf *[]Reception) []Reception {
+	if m.static && m.built && m.near != nil && m.near[from] != nil {
+		return m.near[from]
+	}
+	*buf = m.Reach(from, t, (*buf)[:0])
+	return *buf
 }
 
 // Moved forgets what the medium derived from positions (the transmit

@@ -98,7 +98,8 @@ func TestTransmitMatchesBruteForceStatic(t *testing.T) {
 // with the budget ample, short (some senders remembered, not others) and
 // none; every frame must match the brute force.
 func TestTransmitRemembersStatic(t *testing.T) {
-	defer func(b int) { nearBudget = b }(nearBudget)
+	defer func(b, k int) { nearBudget, nearPerNode = b, k }(nearBudget, nearPerNode)
+	nearPerNode = 0
 	for _, budget := range []int{1 << 21, 40, 0} {
 		nearBudget = budget
 		rng := rand.New(rand.NewPCG(7, 100))
@@ -221,5 +222,42 @@ func TestOutcomeString(t *testing.T) {
 	}
 	if OutOfRange.DropReason() != "range" || Lost.DropReason() != "loss" || Received.DropReason() != "" {
 		t.Errorf("drop reasons")
+	}
+}
+
+// TestNearMatchesReach: Near lists what Reach does, on a static medium
+// (first search, remembered, and past a budget of none) and a moving one;
+// a budget of nearPerNode a node remembers every sender of 300.
+func TestNearMatchesReach(t *testing.T) {
+	defer func(b, k int) { nearBudget, nearPerNode = b, k }(nearBudget, nearPerNode)
+	for _, c := range []struct {
+		speed         float64
+		budget, per   int
+		wantRemembers int
+	}{{0, 0, 40, 300}, {0, 0, 0, 0}, {20, 1 << 21, 12, 0}} {
+		nearBudget, nearPerNode = c.budget, c.per
+		mob := randomModel(rand.New(rand.NewPCG(3, 9)), 300, 1500, c.speed)
+		near := mustMedium(t, defaulted(nil), mob, 3)
+		reach := mustMedium(t, defaulted(nil), mob, 3)
+		var buf []Reception
+		for round := range 2 {
+			for k := range 300 {
+				at := time.Duration(round*300+k) * time.Millisecond
+				got := near.Near(k, at, &buf)
+				want := reach.Reach(k, at, nil)
+				if !slices.Equal(got, want) {
+					t.Fatalf("speed %g budget %d+%d/node, sender %d round %d: Near %v, Reach %v", c.speed, c.budget, c.per, k, round, got, want)
+				}
+			}
+		}
+		remembered := 0
+		for _, r := range near.near {
+			if r != nil {
+				remembered++
+			}
+		}
+		if remembered != c.wantRemembers {
+			t.Errorf("speed %g budget %d+%d/node: %d senders remembered, want %d", c.speed, c.budget, c.per, remembered, c.wantRemembers)
+		}
 	}
 }

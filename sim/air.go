@@ -29,14 +29,14 @@ func (w *world) airStart(it item) {
 	a := &w.airs[slot] // stable: nothing below starts another frame
 	a.id, a.f, a.rcv = w.airID, f, a.rcv[:0]
 	end := w.now + f.Airtime
-	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
+	rx := w.medium.Near(int(f.From), w.now, &w.rx)
 	var warm uint64
-	for _, rc := range w.rx {
+	for _, rc := range rx {
 		r := &w.all[rc.Node]
 		warm += uint64(r.gen) + r.stack.Warm()
 	}
 	w.warm += warm
-	for _, rc := range w.rx {
+	for _, rc := range rx {
 		r := w.nodes[rc.Node]
 		if !r.alive || w.isCut(f.From, int32(rc.Node)) {
 			continue
@@ -65,9 +65,13 @@ func (w *world) airSlot() int {
 func (w *world) airEnd(it item) {
 	a := &w.airs[it.ref] // stable: nothing below starts another frame
 	var warm uint64      // see airStart
+	hello := a.f.Type == netstack.Hello
 	for _, rc := range a.rcv {
 		r := &w.all[rc.node]
 		warm += uint64(r.gen) + r.stack.Warm()
+		if hello {
+			warm += r.stack.WarmNeighbors()
+		}
 	}
 	w.warm += warm
 	for _, rc := range a.rcv {

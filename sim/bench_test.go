@@ -47,6 +47,30 @@ func BenchmarkStatic10k(b *testing.B) {
 	}
 }
 
+// BenchmarkStaticScale runs configs/static-10k.yaml, static-100k.yaml and
+// static-1m.yaml (floodmax on a grid at one density) on each medium and
+// reports the CPU time per event beside events/s: the cost of an event
+// as the network grows (docs/performance.md, "Cost per event"). The
+// 100,000- and million-node runs need 2 and 5-16 GiB: run one at a time
+// (flock /tmp/manetlab-bigmem.lock on a shared machine):
+//
+//	go test ./sim -run X -bench 'StaticScale/nodes=10k' -benchtime 1x
+func BenchmarkStaticScale(b *testing.B) {
+	for _, n := range []string{"10k", "100k", "1m"} {
+		for _, mac := range []string{"ideal", "dcf"} {
+			b.Run("nodes="+n+"/mac="+mac, func(b *testing.B) {
+				benchRun(b, func() *scenario.Scenario {
+					s, err := scenario.Load("../configs/static-"+n+".yaml", []string{"radio.mac=" + mac})
+					if err != nil {
+						b.Fatal(err)
+					}
+					return s
+				})
+			})
+		}
+	}
+}
+
 // benchRun runs the scenario scen gives b.N times and reports events per
 // second and the process's CPU time (user and system) per run: on a
 // shared machine the CPU time of two runs taken one after the other
@@ -69,6 +93,7 @@ func benchRun(b *testing.B, scen func() *scenario.Scenario) {
 	}
 	b.ReportMetric(float64(events)/wall, "events/s")
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(events), "cpu-ns/event")
 }
 
 // BenchmarkFloodMaxMobile runs floodmax with random waypoint mobility.

@@ -88,3 +88,39 @@ func TestEstimateMatchesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickPilotStandsForMidSizedRun: a 2,000-node grid for 30 s is small
+// enough (well under the CLI's 1 GiB and 30 s) that EstimateRun keeps the
+// quick pilot's figures (500 nodes and 250, scaled up), and they are
+// within 15 % of the full pilot's (which runs this grid whole).
+func TestQuickPilotStandsForMidSizedRun(t *testing.T) {
+	defer func(f, q pilotLimits) { fullPilot, quickPilot = f, q }(fullPilot, quickPilot)
+	fullPilot.cpu, quickPilot.cpu = time.Hour, time.Hour // machine-independent
+	y := "name: g\nduration: 30s\nnodes: {count: 2000, values: random, placement: grid}\n" +
+		"radio: {propagation: unit-disk, range: 150, mac: ideal}\nmobility: {model: static, area: [4500, 4500]}\n"
+	s, err := scenario.Parse([]byte(y), "g.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := EstimateRun(s, report.Keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Pilot.Nodes != quickNodes || !q.Pilot.Scaled {
+		t.Fatalf("EstimateRun's pilot %+v, want the quick one of %d nodes, scaled", q.Pilot, quickNodes)
+	}
+	f, err := estimate(s, report.Keep, fullPilot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct {
+		what        string
+		quick, full float64
+	}{{"events", q.Events, f.Events}, {"trace bytes", q.TraceBytes, f.TraceBytes}, {"recorded", q.Recorded, f.Recorded}} {
+		if math.Abs(m.quick-m.full) > 0.15*m.full {
+			t.Errorf("%s: quick pilot %.0f, full %.0f", m.what, m.quick, m.full)
+		} else {
+			t.Logf("%s: quick pilot %.0f, full %.0f", m.what, m.quick, m.full)
+		}
+	}
+}

@@ -159,9 +159,9 @@ func (w *world) arrive(it item) {
 		}
 		return
 	}
-	w.rx = w.medium.Reach(int(f.From), w.now, w.rx[:0])
-	w.warmNodes(w.rx)
-	for _, rc := range w.rx {
+	rx := w.medium.Near(int(f.From), w.now, &w.rx)
+	w.warmNodes(rx, f.Type == netstack.Hello)
+	for _, rc := range rx {
 		r := w.nodes[rc.Node]
 		if r.alive && !w.isCut(f.From, int32(rc.Node)) {
 			r.stack.Heard(f, radio.Hear(w.prop, w.loss, int(f.From), rc.Node, rc.Dist, r.radioRng))
@@ -172,11 +172,19 @@ func (w *world) arrive(it item) {
 // warmNodes touches the state of every receiver in rx before they are
 // visited: these loads do not depend on each other, so the CPU overlaps
 // their cache misses, which the loop that visits them would take one by
-// one (on a large run, most of the time of a frame).
-func (w *world) warmNodes(rx []radio.Reception) {
+// one (on a large run, most of the time of a frame). For a hello, each
+// receiver's neighbour table too (Stack.WarmNeighbors).
+func (w *world) warmNodes(rx []radio.Reception, hello bool) {
 	var warm uint64
-	for _, rc := range rx {
-		warm += uint64(w.all[rc.Node].gen)
+	if hello {
+		for _, rc := range rx {
+			r := &w.all[rc.Node]
+			warm += uint64(r.gen) + r.stack.WarmNeighbors()
+		}
+	} else {
+		for _, rc := range rx {
+			warm += uint64(w.all[rc.Node].gen)
+		}
 	}
 	w.warm += warm
 }

@@ -199,12 +199,12 @@ func (w *world) boot(n *node) {
 	n.inc++
 	n.timers = n.timerBuf[:0]
 	seed := w.s.Seed
-	n.radioRng = netstack.Source(seed, netstack.RadioStream, n.id, n.inc)
+	n.radioRng = n.rngs[0].Seed(seed, netstack.RadioStream, n.id, n.inc)
 	n.link = link{w: w, n: n}
 	// A restarted node's frame numbers must not fall inside what its
 	// neighbours' duplicate windows remember of its earlier life.
-	n.stack.Init(w.net, int32(n.index), &n.link, netstack.Source(seed, netstack.StackStream, n.id, n.inc), uint64(n.inc-1)<<32)
-	n.envBuf = env{w: w, n: n, rng: netstack.Source(seed, netstack.ProtocolStream, n.id, n.inc)}
+	n.stack.Init(w.net, int32(n.index), &n.link, n.rngs[1].Seed(seed, netstack.StackStream, n.id, n.inc), uint64(n.inc-1)<<32)
+	n.envBuf = env{w: w, n: n, rng: n.rngs[2].Seed(seed, netstack.ProtocolStream, n.id, n.inc)}
 	n.env = &n.envBuf
 	var penv protocol.Env = n.env
 	var gen *workload.Generator

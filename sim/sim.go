@@ -127,10 +127,12 @@ type node struct {
 	// touch counts the events that may have changed the node
 	// (NodeView.Touch), out of the lines read at every frame.
 	touch uint64
+	// rngs hold radioRng, the stack's and the process's sources, in place.
+	rngs [3]netstack.Sourced
 	// pad makes a node a whole number of 64-byte cache lines, so that
 	// every node's head, link and stack head, read at every frame, take as
 	// few lines as they can (TestNodeCacheLines).
-	_ [8]byte
+	_ [16]byte
 }
 
 type pendingTimer struct {

@@ -123,6 +123,20 @@ func estimateReal(s *scenario.Scenario) (*budget, error) {
 	return &budget{what: "run", runs: 1, events: e.Events, bytes: e.TraceBytes, time: e.Duration, one: e, real: true}, nil
 }
 
+// checkReal estimates a real run of s slowed down dilation times, its
+// traces written under out on this machine, and checks it (check).
+func checkReal(c *cli.Context, s *scenario.Scenario, out string, dilation int) error {
+	b, err := estimateReal(s)
+	if err != nil {
+		return err
+	}
+	b.time *= time.Duration(dilation)
+	if err := b.check(c, out, readMachine()); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	return nil
+}
+
 // check prints the estimate when it is large and refuses what is over a
 // limit or would not fit, unless --allow-large.
 func (b *budget) check(c *cli.Context, out string, m scenario.Machine) error {

@@ -37,8 +37,8 @@ func TestSimRefusesMoreNodesThanMemory(t *testing.T) {
 // TestSimRefusesUnboundedWork is issue 40's reproducer: an 81-byte
 // scenario asking for a million hours of three nodes (about 450 GB of
 // traces) is refused before it starts, with the estimate's figures and
-// the limits they pass; the same goes for sweep and run (whose time is
-// the duration itself).
+// the limits they pass; the same goes for sweep, run (whose time is
+// the duration itself) and run --hosts (before any host is contacted).
 func TestSimRefusesUnboundedWork(t *testing.T) {
 	useHelper(t, "fake")
 	path := filepath.Join(t.TempDir(), "huge.yaml")
@@ -50,7 +50,7 @@ func TestSimRefusesUnboundedWork(t *testing.T) {
 	want := []string{"refused before it started, by the pre-start estimate", "time: about ", "the limit is 1h0m0s",
 		"traces: about ", "the limit is 64 GiB", "(pass --allow-large to start anyway)"}
 	for _, args := range [][]string{{"sim", path, "--out", out, "--quiet"}, {"sweep", path, "--seeds", "1", "--out", out, "--quiet"},
-		{"run", path, "--out", out, "--quiet"}} {
+		{"run", path, "--out", out, "--quiet"}, {"run", path, "--hosts", "h1.invalid,h2.invalid", "--out", out, "--quiet"}} {
 		_, err := runCLI(t, args...)
 		for _, w := range want {
 			if err == nil || !strings.Contains(err.Error(), w) {
@@ -58,7 +58,7 @@ func TestSimRefusesUnboundedWork(t *testing.T) {
 			}
 		}
 		if _, err := os.Stat(out); err == nil {
-			t.Errorf("%s: the refused run created its output directory", args[0])
+			t.Errorf("%s: the refused run created its output directory", strings.Join(args[:2], " "))
 		}
 	}
 }

@@ -290,13 +290,8 @@ func runAction(c *cli.Context) error {
 	}
 
 	printWarnings(c, s.Warnings)
-	b, err := estimateReal(s)
-	if err != nil {
+	if err := checkReal(c, s, out, opt.Dilation); err != nil {
 		return err
-	}
-	b.time *= time.Duration(opt.Dilation)
-	if err := b.check(c, out, readMachine()); err != nil {
-		return fmt.Errorf("%s: %w", s.Path, err)
 	}
 	ctx, cancel := context.WithCancelCause(c.Context)
 	defer cancel(nil)

@@ -69,6 +69,12 @@ func runHosts(c *cli.Context, s *scenario.Scenario, name, out string) error {
 		opt.Progress = os.Stderr
 	}
 	printWarnings(c, s.Warnings)
+	// The collector writes every host's traces under out, on this
+	// machine: the same estimate as a local run's, before any host is
+	// contacted.
+	if err := checkReal(c, s, out, opt.Dilation); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancelCause(c.Context)
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)
