@@ -3,6 +3,7 @@ package ext
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"manetlab/protocol"
 )
@@ -31,6 +32,10 @@ func TestMessagesSayWhatTheyCarry(t *testing.T) {
 	m, _ := p.message(action{Do: "send", Kind: "big", Body: []byte(`"` + strings.Repeat("x", 500) + `"`)})
 	if d := m.Describe(); len(d) > maxDescribedBody+10 || !strings.HasSuffix(d, "…") {
 		t.Errorf("a long body's line: %d bytes %q", len(d), d)
+	}
+	m, _ = p.message(action{Do: "send", Kind: "big", Body: []byte(`"` + strings.Repeat("é", 200) + `"`)})
+	if d := m.Describe(); !utf8.ValidString(d) {
+		t.Errorf("a long body of two-byte characters cut inside one: %q", d)
 	}
 	if _, err := p.message(action{Do: "send", Kind: "a", Says: strings.Repeat("y", maxSays+1)}); err == nil {
 		t.Errorf("a says longer than %d bytes was taken", maxSays)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+	"unicode/utf8"
 
 	"manetlab/protocol"
 )
@@ -38,7 +39,12 @@ func (m Msg) Describe() string {
 	case len(m.Body) == 0:
 		return m.K
 	case len(m.Body) > maxDescribedBody:
-		return m.K + " " + string(m.Body[:maxDescribedBody]) + "…"
+		// Cut at a character's start: the body is UTF-8 JSON.
+		n := maxDescribedBody
+		for n > 0 && !utf8.RuneStart(m.Body[n]) {
+			n--
+		}
+		return m.K + " " + string(m.Body[:n]) + "…"
 	}
 	return m.K + " " + string(m.Body)
 }
