@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"manetlab/internal/safefs"
 	"os"
@@ -23,29 +22,6 @@ const ManifestName = "sweep.json"
 // TracesDir is where a results directory keeps traces (--traces).
 const TracesDir = "traces"
 
-// writeAtomic writes path through write into a temporary file in the
-// same directory and a rename: readers see the old file or the whole new
-// one.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := safefs.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return safefs.Rename(f.Name(), path)
-}
-
 // Claim makes dir the results directory of p: it writes the manifest, or
 // checks that the one there is p's (the same base hash, sets, axes and
 // seeds), so that two sweeps never mix their runs.
@@ -60,7 +36,7 @@ func (p *Plan) Claim(dir string) error {
 	path := filepath.Join(dir, ManifestName)
 	old, err := ReadPlan(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return writeAtomic(path, bytesOf(append(want, '\n')))
+		return safefs.WriteFileAtomic(path, append(want, '\n'))
 	}
 	if err != nil {
 		return err
@@ -95,13 +71,6 @@ func ReadPlan(dir string) (*Plan, error) {
 	return &p, nil
 }
 
-func bytesOf(b []byte) func(io.Writer) error {
-	return func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	}
-}
-
 // RecordPath is where run id's record lives in dir.
 func RecordPath(dir, id string) string { return filepath.Join(dir, id+".json") }
 
@@ -129,7 +98,7 @@ func WriteRecord(dir string, r *Record) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(RecordPath(dir, r.ID), bytesOf(append(b, '\n')))
+	return safefs.WriteFileAtomic(RecordPath(dir, r.ID), append(b, '\n'))
 }
 
 // ShardReport says what a slice did.

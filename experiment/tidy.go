@@ -160,7 +160,7 @@ func WriteTidy(dir string, p *Plan, recs []*Record) ([]string, error) {
 		write func(io.Writer, *Plan, []*Record) error
 	}{{RunsCSV, WriteRunsCSV}, {RunsParquet, WriteRunsParquet}} {
 		path := filepath.Join(dir, t.name)
-		if err := writeAtomic(path, func(w io.Writer) error { return t.write(w, p, recs) }); err != nil {
+		if err := safefs.WriteAtomic(path, func(w io.Writer) error { return t.write(w, p, recs) }); err != nil {
 			return nil, err
 		}
 		out = append(out, path)

@@ -18,6 +18,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -364,4 +365,37 @@ func CreateTemp(dir, prefix string) (*os.File, error) {
 			return f, err
 		}
 	}
+}
+
+// WriteAtomic writes the file at path (0644) through write, whole or not
+// at all: into a temporary file beside it (CreateTemp), renamed into
+// place (Rename) once write and the close succeed. Readers see the old
+// file or the whole new one; after a failure the temporary file is gone
+// and the old file untouched.
+func WriteAtomic(path string, write func(io.Writer) error) error {
+	f, err := CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // a no-op after the rename
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return Rename(f.Name(), path)
+}
+
+// WriteFileAtomic writes data to the file at path as WriteAtomic does.
+func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }

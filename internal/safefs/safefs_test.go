@@ -2,6 +2,7 @@ package safefs
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -267,5 +268,39 @@ func TestRenameReplacesALink(t *testing.T) {
 	}
 	if fi, err := os.Lstat(final); err != nil || !fi.Mode().IsRegular() {
 		t.Fatalf("run.jsonl: %v %v", fi, err)
+	}
+}
+
+// TestWriteAtomicWholeOrNothing: a write that succeeds replaces the file
+// whole (0644); one that fails leaves the old file and no temporary file.
+func TestWriteAtomicWholeOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "result.json")
+	if err := WriteFileAtomic(path, []byte("old\n")); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("disk full")
+	err := WriteAtomic(path, func(w io.Writer) error {
+		w.Write([]byte("half of the new"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("WriteAtomic returned %v, want the writer's error", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old\n" {
+		t.Fatalf("after a failed write the file holds %q, want the old one", b)
+	}
+	if err := WriteFileAtomic(path, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new\n" || st.Mode().Perm() != 0o644 {
+		t.Fatalf("file holds %q with mode %v, want \"new\\n\" 0644", b, st.Mode().Perm())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("directory holds %d entries, want only the file (no temporary left)", len(ents))
 	}
 }
