@@ -47,7 +47,7 @@ type MergeReport struct {
 // damaged lines, duplicates and missing files are reported and the rest
 // is merged.
 func Merge(dirs []string, w io.Writer) (*MergeReport, error) {
-	return merge(dirs, writeTo(w))
+	return streamMerge(dirs, writeTo(w))
 }
 
 // writeTo is the sink writing merged lines to w.
@@ -57,15 +57,7 @@ func writeTo(w io.Writer) *sink { return &sink{w: bufio.NewWriterSize(w, 1<<20)}
 // it, in the same order, the run's header first: the event Merge's line
 // decodes to (Src naming its file:line), valid only during the call.
 func MergeEach(dirs []string, fn func(e *trace.Event)) (*MergeReport, error) {
-	return merge(dirs, &sink{fn: fn})
-}
-
-func merge(dirs []string, out *sink) (*MergeReport, error) {
-	rep, ok, err := streamMerge(dirs, out)
-	if ok || err != nil {
-		return rep, err
-	}
-	return mergeInMemory(dirs, out)
+	return streamMerge(dirs, &sink{fn: fn})
 }
 
 // sink takes the merged events: writes them as lines to w, or hands them
@@ -130,45 +122,6 @@ func (s *sink) close() error {
 		return fmt.Errorf("writing the merged trace: %w", s.err)
 	}
 	return nil
-}
-
-// mergeInMemory is Merge holding every event: the reference that
-// streamMerge follows, and what merges the layouts it does not stream.
-func mergeInMemory(dirs []string, out *sink) (*MergeReport, error) {
-	r, err := load(dirs, loadOptions{lines: true, multi: true})
-	if err != nil {
-		return nil, err
-	}
-	g := buildGraph(r)
-	rep := &MergeReport{Run: r.header.Run, Files: len(r.files), Duplicates: r.duplicates,
-		Matched: g.matched, Unmatched: g.unmatched}
-	out.header(r)
-	st := g.order(func(x ref) {
-		e := g.ev(x)
-		out.event(r.arena[e.off:e.off+int64(e.n)], e.file, e.line)
-		rep.Events++
-	})
-	if err := out.close(); err != nil {
-		return nil, err
-	}
-	rep.Repaired, rep.CyclesBroken = st.Repaired, st.Broken
-	rep.Offsets, rep.HostOffsets = offsets(r, g)
-	rep.Problems = problemStrings(r.problems)
-	return rep, nil
-}
-
-// offsets estimates clock offsets per node and per host from the wall
-// clocks of matched send/receive pairs.
-func offsets(r *run, g *graph) (nodes, hosts []Offset) {
-	pairs := newClockPairs()
-	for p, pr := range r.procs {
-		for i := range pr.evs {
-			if s := g.pred[p][i]; s != noRef {
-				pairs.add(r, g.ev(s), &pr.evs[i])
-			}
-		}
-	}
-	return pairs.estimate(r)
 }
 
 // clockPairs collects the apparent delays of matched send/receive pairs

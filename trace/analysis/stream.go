@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"os"
-	"slices"
 
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -21,34 +20,31 @@ import (
 // though it could on the first (its events up to the error are merged).
 // The combined layout is one stream demultiplexed by node, read as far as
 // the smallest head's clock: in time order, as the simulator writes it,
-// that holds only the events of one instant. ok is false for directories
-// it does not stream (a combined directory merged with others), which
-// Merge merges in memory.
-func streamMerge(dirs []string, out *sink) (*MergeReport, bool, error) {
+// that holds only the events of one instant. A combined file merged with
+// other directories is read whole first, its lines kept by node until
+// their process reaches them (preread.go).
+func streamMerge(dirs []string, out *sink) (*MergeReport, error) {
 	r, lay, err := openRun(dirs, loadOptions{lines: true, multi: true})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	if len(dirs) > 1 && slices.Contains(lay.combined, true) {
-		return nil, false, nil
-	}
-	m := &merger{r: r, opt: loadOptions{lines: true, multi: true}, waiting: map[sendAt][]sendAt{}, idx: map[protocol.NodeID]*idxState{}}
+	m := &merger{r: r, opt: loadOptions{lines: true, multi: true}, waiting: map[sendAt][]sendAt{}}
 	if err := m.index(lay); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	out.header(r)
 	m.out = out
 	m.pairs = newClockPairs()
 	m.run()
 	if err := out.close(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	rep := &MergeReport{Run: r.header.Run, Files: len(r.files), Duplicates: r.duplicates,
 		Matched: m.matched, Unmatched: m.unmatched, Events: m.events, Repaired: m.repaired, CyclesBroken: m.broken}
 	m.finishProblems()
 	rep.Offsets, rep.HostOffsets = m.pairs.estimate(r)
 	rep.Problems = problemStrings(r.problems)
-	return rep, true, nil
+	return rep, nil
 }
 
 // sendRec is a send (or relay) found by the first pass.
@@ -95,8 +91,8 @@ type sev struct {
 // its lines of the combined file.
 type sproc struct {
 	id       protocol.NodeID
-	files    []int32 // its usable node files (run.files), in order
-	seg      int     // the file being read
+	files    []segment // its usable files (node files, and combined files read whole), in order
+	seg      int       // the file being read
 	lr       *trace.LineReader
 	own      []trace.Problem // the file's problems found by the merge
 	q        []sev           // events read, not yet merged
@@ -119,7 +115,7 @@ type merger struct {
 	byKey    map[msgKey]int32 // first send of (node, seq)
 	byOrig   map[msgKey]int32 // first originator's send of (origin, oseq)
 	byClock  map[int32][]int32
-	idx      map[protocol.NodeID]*idxState
+	idx      trace.IDMap[*idxState]
 	groups   [][]trace.Problem // each file's problems (run.files order)
 	graph    []trace.Problem   // buildGraph's problems before the unmatched
 	unlisted []unmatchedAt     // the first unmatched receives, by process order
@@ -138,6 +134,8 @@ type merger struct {
 	combAny  bool
 	combF    *os.File
 	combWhy  *trace.IDMap[string]
+	// The combined files merged with other directories (preread.go).
+	pre []*preFile
 
 	h, parked *headHeap
 	waiting   map[sendAt][]sendAt
@@ -158,7 +156,7 @@ type unmatchedAt struct {
 }
 
 // filePos is an event's position in its process: its file (run.files)
-// above its line; the combined file's events have their line alone.
+// above its line.
 func filePos(fi int32, line int) uint64 { return uint64(fi)<<32 | uint64(uint32(line)) }
 
 // head is process p's next event, or nil.
@@ -211,6 +209,7 @@ func (m *merger) run() {
 	if m.hasComb {
 		m.openCombined()
 	}
+	m.preread()
 	for p := range m.procs {
 		m.offer(int32(p))
 	}
@@ -257,6 +256,7 @@ func (m *merger) run() {
 		}
 	}
 	m.closeCombined()
+	m.finishPre()
 }
 
 // emit outputs one merged event.

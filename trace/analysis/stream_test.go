@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand"
 	"os"
@@ -18,46 +20,62 @@ import (
 	"manetlab/trace/tracetest"
 )
 
-// sameMerge asserts that the streaming merge writes what the in-memory
-// merge writes, and reports the same, on dirs.
-func sameMerge(t *testing.T, dirs ...string) *MergeReport {
+// updateMerge rewrites the golden files of the merge tests.
+var updateMerge = flag.Bool("update", false, "rewrite the golden files of the merge tests (testdata/merge)")
+
+// mergeOutput is what the merge writes and reports on dirs, the
+// directories' paths replaced by DIR1, DIR2...
+func mergeOutput(t *testing.T, dirs ...string) (string, *MergeReport) {
 	t.Helper()
-	var mem, str bytes.Buffer
-	want, err := mergeInMemory(dirs, writeTo(&mem))
+	var out bytes.Buffer
+	rep, err := Merge(dirs, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := streamMerge(dirs, writeTo(&str))
-	if err != nil {
-		t.Fatal(err)
+	if rep.Events != strings.Count(out.String(), "\n")-1 {
+		t.Errorf("reported %d events, merged %d lines", rep.Events, strings.Count(out.String(), "\n"))
 	}
-	if !ok {
-		t.Fatal("not streamed")
+	j, _ := json.MarshalIndent(rep, "", " ")
+	text := string(j) + "\n" + out.String()
+	for i, d := range dirs {
+		text = strings.ReplaceAll(text, d, "DIR"+strconv.Itoa(i+1))
 	}
-	if !bytes.Equal(mem.Bytes(), str.Bytes()) {
-		a, b := strings.Split(mem.String(), "\n"), strings.Split(str.String(), "\n")
-		for i := range min(len(a), len(b)) {
-			if a[i] != b[i] {
-				t.Fatalf("merged line %d differs:\nin memory %s\nstreamed  %s", i+1, a[i], b[i])
-			}
-		}
-		t.Fatalf("merged %d lines in memory, %d streamed", len(a), len(b))
-	}
-	wj, _ := json.MarshalIndent(want, "", " ")
-	gj, _ := json.MarshalIndent(got, "", " ")
-	if !bytes.Equal(wj, gj) {
-		t.Fatalf("reports differ:\nin memory %s\nstreamed  %s", wj, gj)
-	}
-	return got
+	return text, rep
 }
 
-func TestStreamMergeMatchesInMemory(t *testing.T) {
+// goldenMerge asserts that the merge writes and reports on dirs what
+// testdata/merge/NAME.txt holds: what the merge holding every event in
+// memory wrote and reported, which the streaming merge replaced.
+func goldenMerge(t *testing.T, name string, dirs ...string) *MergeReport {
+	t.Helper()
+	got, rep := mergeOutput(t, dirs...)
+	path := filepath.Join("testdata", "merge", name+".txt")
+	if *updateMerge {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := string(mustRead(t, path))
+	if got != want {
+		a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				t.Fatalf("%s: line %d differs:\nwant %s\ngot  %s", path, i+1, a[i], b[i])
+			}
+		}
+		t.Fatalf("%s: %d lines, got %d", path, len(a), len(b))
+	}
+	return rep
+}
+
+func TestMergeGolden(t *testing.T) {
 	for _, skew := range []time.Duration{5 * time.Second, -5 * time.Second} {
 		for _, withHLC := range []bool{true, false} {
 			t.Run(fmt.Sprintf("skew%v/hlc=%v", skew, withHLC), func(t *testing.T) {
 				dir := t.TempDir()
 				skewedRun(t, dir, map[protocol.NodeID]time.Duration{2: skew}, withHLC)
-				rep := sameMerge(t, dir)
+				rep := goldenMerge(t, fmt.Sprintf("skew%v-hlc%v", skew, withHLC), dir)
 				if !withHLC && rep.Repaired == 0 {
 					t.Error("no repair: the test does not test the topological pass")
 				}
@@ -70,34 +88,34 @@ func TestStreamMergeMatchesInMemory(t *testing.T) {
 		data, _ := os.ReadFile(trace.NodeFile(a, 2))
 		os.WriteFile(trace.NodeFile(b, 2), data, 0o644)
 		appendRaw(t, trace.NodeFile(a, 1), `{"t":999,"node":1,"ev":"se`)
-		if rep := sameMerge(t, a, b); rep.Duplicates != 24 {
+		if rep := goldenMerge(t, "duplicates", a, b); rep.Duplicates != 24 {
 			t.Errorf("%d duplicates, want 24", rep.Duplicates)
 		}
 	})
 	t.Run("damage", func(t *testing.T) {
 		dir := t.TempDir()
 		damagedRun(t, dir)
-		rep := sameMerge(t, dir)
+		rep := goldenMerge(t, "damage", dir)
 		if rep.CyclesBroken == 0 || rep.Unmatched <= maxProblems || rep.Duplicates == 0 || len(rep.Problems) < 30 {
 			t.Errorf("the damage is not all there: %+v", rep)
 		}
 		comb := t.TempDir()
 		tracetest.Combine(t, dir, comb)
-		sameMerge(t, comb)
+		goldenMerge(t, "damage-combined", comb)
 	})
 	t.Run("combined", func(t *testing.T) {
 		dir := t.TempDir()
 		skewedRun(t, dir, nil, false)
 		comb := t.TempDir()
 		tracetest.Combine(t, dir, comb)
-		sameMerge(t, comb)
+		goldenMerge(t, "combined", comb)
 		// Damage: a line of no node, a node's second header, an event of
 		// a node without a header, garbage, a duplicate.
 		data, _ := os.ReadFile(trace.NodesFile(comb))
 		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 		lines = slices.Insert(lines, 10, `{"t":5,"node":0,"ev":"start"}`, lines[1], `{"t":5,"node":9,"ev":"start"}`, `not json`, lines[12])
 		os.WriteFile(trace.NodesFile(comb), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-		rep := sameMerge(t, comb)
+		rep := goldenMerge(t, "combined-damaged", comb)
 		if rep.Duplicates != 1 || len(rep.Problems) < 4 {
 			t.Errorf("%d duplicates, problems %q", rep.Duplicates, rep.Problems)
 		}
@@ -133,19 +151,47 @@ func damagedRun(t *testing.T, dir string) {
 	os.WriteFile(trace.NodeFile(dir, 6), []byte(`{"t":1,"node":6,"ev":"start"}`+"\n"), 0o644)
 }
 
-// Hostile combined files never panic, and stream as they merge in memory.
+// Hostile combined files never panic, and merge as the streaming merge
+// merged them when the merge holding every event in memory was removed
+// (digests in testdata/merge/hostile.txt). That merge put 7 of these 40
+// in another order: lines swapped out of time order, which the combined
+// file is read along (docs/analysis.md, "Merge").
 func TestStreamMergeHostileCombined(t *testing.T) {
 	src := t.TempDir()
 	skewedRun(t, src, nil, false)
 	base := t.TempDir()
 	tracetest.Combine(t, src, base)
-	data, _ := os.ReadFile(trace.NodesFile(base))
+	var digests []string
+	for k, dir := range hostileCombined(t, base, 40) {
+		t.Run(strconv.Itoa(k), func(t *testing.T) {
+			out, _ := mergeOutput(t, dir)
+			digests = append(digests, digest(k, out))
+			// The other readers of the combined file.
+			if _, err := Check(dir, CheckOptions{}); err != nil {
+				t.Error(err)
+			}
+			if _, err := ComputeMetrics(dir, MetricsOptions{}); err != nil {
+				t.Error(err)
+			}
+			if _, err := ReadDir(dir); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	goldenText(t, "hostile", strings.Join(digests, ""))
+}
+
+// hostileCombined writes n damaged copies of the combined run in base:
+// lines inserted from a list of hostile ones, deleted and swapped.
+func hostileCombined(t *testing.T, base string, n int) []string {
+	data := mustRead(t, trace.NodesFile(base))
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	junk := []string{`{"t":-5,"node":2,"ev":"recv","from":3,"seq":1}`, `{"t":1e99,"node":1,"ev":"send"}`, `{"t":9,"node":4294967295,"ev":"send","seq":1}`,
 		`{"t":9,"node":1,"ev":"header","run":"r1","schema":1}`, `{"t":9,"node":3,"node":1,"ev":"recv","from":2,"seq":3}`, `{`, ``, `{"t":3,"node":2}`,
 		`{"t":100000000000,"node":3,"ev":"recv","from":1,"seq":2}`, `{"t":1,"node":1,"ev":"send","seq":1,"bytes":-4}`}
 	rng := rand.New(rand.NewSource(1))
-	for k := range 40 {
+	var dirs []string
+	for range n {
 		out := slices.Clone(lines)
 		for range 1 + rng.Intn(6) {
 			i := rng.Intn(len(out))
@@ -162,29 +208,28 @@ func TestStreamMergeHostileCombined(t *testing.T) {
 		dir := t.TempDir()
 		os.WriteFile(trace.RunFile(dir), mustRead(t, trace.RunFile(base)), 0o644)
 		os.WriteFile(trace.NodesFile(dir), []byte(strings.Join(out, "\n")+"\n"), 0o644)
-		t.Run(strconv.Itoa(k), func(t *testing.T) {
-			var mem, str bytes.Buffer
-			if _, err := mergeInMemory([]string{dir}, writeTo(&mem)); err != nil {
-				t.Fatal(err)
-			}
-			rep, _, err := streamMerge([]string{dir}, writeTo(&str))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Events != strings.Count(mem.String(), "\n")-1 {
-				t.Errorf("streamed %d events, in memory %d", rep.Events, strings.Count(mem.String(), "\n")-1)
-			}
-			// The other readers of the combined file.
-			if _, err := Check(dir, CheckOptions{}); err != nil {
-				t.Error(err)
-			}
-			if _, err := ComputeMetrics(dir, MetricsOptions{}); err != nil {
-				t.Error(err)
-			}
-			if _, err := ReadDir(dir); err != nil {
-				t.Error(err)
-			}
-		})
+		dirs = append(dirs, dir)
+	}
+	return dirs
+}
+
+// digest is a line naming case k and the SHA-256 of its output.
+func digest(k int, out string) string {
+	return fmt.Sprintf("%d %x\n", k, sha256.Sum256([]byte(out)))
+}
+
+// goldenText asserts that testdata/merge/NAME.txt holds got.
+func goldenText(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "merge", name+".txt")
+	if *updateMerge {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := string(mustRead(t, path)); got != want {
+		t.Errorf("%s differs:\nwant %s\ngot  %s", path, want, got)
 	}
 }
 
@@ -251,23 +296,44 @@ func TestRecordingCombined(t *testing.T) {
 	}
 }
 
-// A combined directory merged with others is merged in memory.
+// A combined directory merged with others: its lines come between the
+// node's lines in the directories before and after it.
 func TestMergeCombinedWithOthers(t *testing.T) {
 	src := t.TempDir()
-	skewedRun(t, src, nil, true)
+	skewedRun(t, src, map[protocol.NodeID]time.Duration{2: -5 * time.Second}, true)
 	comb := t.TempDir()
 	tracetest.Combine(t, src, comb)
-	other := t.TempDir()
+	other := t.TempDir() // node 2's file again (duplicates), and node 4's
+	os.WriteFile(trace.NodeFile(other, 2), mustRead(t, trace.NodeFile(src, 2)), 0o644)
 	writeTrace(t, trace.NodeFile(other, 4), "r1", 4, "", trace.Event{T: 1, Node: 4, Ev: trace.EvStart})
-	if _, ok, err := streamMerge([]string{comb, other}, writeTo(&bytes.Buffer{})); ok || err != nil {
-		t.Fatalf("streamed (%v, %v)", ok, err)
+	withRun := t.TempDir() // a run file and node 1's
+	os.WriteFile(trace.RunFile(withRun), mustRead(t, trace.RunFile(src)), 0o644)
+	os.WriteFile(trace.NodeFile(withRun, 1), mustRead(t, trace.NodeFile(src, 1)), 0o644)
+	dam := t.TempDir()
+	damagedRun(t, dam)
+	damComb := t.TempDir()
+	tracetest.Combine(t, dam, damComb)
+	rep := goldenMerge(t, "combined-other", comb, other)
+	if rep.Duplicates != 24 || rep.Events != 73 {
+		t.Errorf("merged %d events, %d duplicates", rep.Events, rep.Duplicates)
 	}
-	var out bytes.Buffer
-	rep, err := Merge([]string{comb, other}, &out)
-	if err != nil {
-		t.Fatal(err)
+	goldenMerge(t, "other-combined", other, comb)
+	goldenMerge(t, "run-combined", withRun, comb)
+	goldenMerge(t, "combined-twice", comb, comb)
+	goldenMerge(t, "pernode-combined", src, comb)
+	goldenMerge(t, "combined-damaged-damaged", damComb, dam)
+	var digests []string
+	for k, dir := range hostileCombined(t, comb, 30) {
+		var out string
+		switch k % 3 {
+		case 0:
+			out, _ = mergeOutput(t, dir, other)
+		case 1:
+			out, _ = mergeOutput(t, withRun, dir)
+		default:
+			out, _ = mergeOutput(t, dir, src, comb)
+		}
+		digests = append(digests, digest(k, out))
 	}
-	if rep.Events != 73 || !strings.Contains(out.String(), trace.NodeFile(other, 4)+":2") {
-		t.Errorf("merged %d events: %+v", rep.Events, rep)
-	}
+	goldenText(t, "hostile-with-others", strings.Join(digests, ""))
 }

@@ -23,10 +23,10 @@ func (m *merger) index(lay *layout) error {
 	m.missing = slices.Clone(r.problems)
 	r.problems = r.problems[:0]
 	type nodeFile struct {
-		id   protocol.NodeID
-		file int32
+		id protocol.NodeID
+		segment
 	}
-	var files []nodeFile
+	var files []nodeFile // in run.files order for each node
 	usable := map[protocol.NodeID]bool{}
 	var recs []sendRec // p holds the node ID until processes are numbered
 	var runSends []sendRec
@@ -50,13 +50,28 @@ func (m *merger) index(lay *layout) error {
 			r.problems = r.problems[:before]
 		}
 		if lay.combined[i] {
-			combined, m.hasComb = true, true
-			m.combFile = int32(len(r.files))
+			// Alone, it is read along the merge (streamread.go); with
+			// other directories, whole first (preread.go).
+			combined = true
+			fi := int32(len(r.files))
 			r.files = append(r.files, trace.NodesFile(d))
-			if !m.indexCombined(trace.NodesFile(d), usable, &recs) {
+			if len(r.dirs) == 1 {
+				m.combFile, m.hasComb = fi, true
+			} else {
+				m.pre = append(m.pre, &preFile{file: fi})
+			}
+			mine := map[protocol.NodeID]bool{}
+			n := len(recs)
+			if !m.indexCombined(trace.NodesFile(d), fi, mine, &recs) {
 				// Skipped whole: the second pass reads it for its problems.
-				clear(usable)
-				recs = recs[:0]
+				recs = recs[:n]
+				continue
+			}
+			for id := range mine {
+				usable[id] = true
+				if !m.hasComb {
+					files = append(files, nodeFile{id, segment{fi, true}})
+				}
 			}
 			continue
 		}
@@ -66,7 +81,7 @@ func (m *merger) index(lay *layout) error {
 			n := len(recs)
 			r.files = append(r.files, path)
 			if m.indexFile(path, fi, id, &recs) {
-				files = append(files, nodeFile{id, fi})
+				files = append(files, nodeFile{id, segment{fi, false}})
 				usable[id] = true
 			} else {
 				// Skipped: its problems are readFile's, read now.
@@ -112,7 +127,7 @@ func (m *merger) index(lay *layout) error {
 	for _, f := range files {
 		p, _ := m.byID.Get(f.id)
 		sp := m.procs[p]
-		sp.files = append(sp.files, f.file)
+		sp.files = append(sp.files, f.segment)
 	}
 	for i := range recs {
 		recs[i].p, _ = m.byID.Get(protocol.NodeID(recs[i].p))
@@ -162,11 +177,7 @@ func indexWanted(ev string) bool {
 // header and its lines as readFile does, and says whether it is usable.
 func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]sendRec) bool {
 	r := m.r
-	st := m.idx[id]
-	if st == nil {
-		st = &idxState{}
-		m.idx[id] = st
-	}
+	st := m.idxOf(id)
 	f, err := trace.Open(path)
 	if err != nil {
 		return false
@@ -213,10 +224,20 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 	}
 }
 
-// indexCombined is indexFile for the combined node file: every node's
-// sends and starts, and which nodes are usable. ok is false when the
-// file is skipped whole.
-func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, recs *[]sendRec) bool {
+// idxOf is node id's state in the first pass.
+func (m *merger) idxOf(id protocol.NodeID) *idxState {
+	st, _ := m.idx.Get(id)
+	if st == nil {
+		st = &idxState{}
+		m.idx.Set(id, st)
+	}
+	return st
+}
+
+// indexCombined is indexFile for the combined node file, file fi: every
+// node's sends and starts, and which nodes are usable. ok is false when
+// the file is skipped whole.
+func (m *merger) indexCombined(path string, fi int32, usable map[protocol.NodeID]bool, recs *[]sendRec) bool {
 	r := m.r
 	f, err := trace.Open(path)
 	if err != nil {
@@ -225,12 +246,6 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 	defer f.Close()
 	lr := trace.NewLineReader(f, path, 64<<10)
 	why := &trace.IDMap[string]{}
-	type nodeIndex struct {
-		dup  dedup
-		life int32 // its starts so far
-	}
-	var nodes trace.IDMap[*nodeIndex]
-	fi := m.combFile
 	any := false
 	prog := newCount("indexing "+trace.NodesFileName, linesUnit)
 	for {
@@ -251,6 +266,10 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 		}
 		if e == nil {
 			m.lines += int64(lr.Lines())
+			for id := range usable {
+				st := m.idxOf(id)
+				st.segs = append(st.segs, segment{fi, true})
+			}
 			break
 		}
 		any = true
@@ -260,7 +279,7 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 		if !r.combinedLine(path, why, line, e, nil) {
 			if w, _ := why.Get(id); !seen && w == "" && id != protocol.None {
 				usable[id] = true
-				nodes.Set(id, &nodeIndex{})
+				m.idxOf(id)
 			}
 			continue
 		}
@@ -268,18 +287,18 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 			continue
 		}
 		m.buf = trace.AppendJSON(m.buf[:0], e)
-		past := func(add func(h, at uint64)) { r.rescan(id, nil, segment{fi, true}, line, nil, add) }
-		n, _ := nodes.Get(id)
-		if _, d := n.dup.seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line)), past); d {
+		st, _ := m.idx.Get(id)
+		past := func(add func(h, at uint64)) { r.rescan(id, st.segs, segment{fi, true}, line, nil, add) }
+		if _, d := st.dup.seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line)), past); d {
 			continue
 		}
 		ce := r.compact(e)
 		ce.file, ce.line = fi, int32(line)
 		if ce.typ == tStart {
-			n.life++
+			st.life++
 		}
 		if isSend(&ce) {
-			*recs = append(*recs, m.sendOf(&ce, int32(id), uint64(uint32(line)), n.life))
+			*recs = append(*recs, m.sendOf(&ce, int32(id), filePos(fi, line), st.life))
 		}
 	}
 	return any

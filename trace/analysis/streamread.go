@@ -11,18 +11,27 @@ import (
 	"manetlab/trace"
 )
 
-// pull reads process p's next accepted event from its node files, as
-// readFile judges them, ending each file's problems as readFile does.
+// pull reads process p's next accepted event from its files: node files
+// as readFile judges them, ending each file's problems as readFile does,
+// and its lines of a combined file read whole (preread.go).
 func (m *merger) pull(p int32) {
 	sp := m.procs[p]
 	r := m.r
 	for !sp.ended {
-		if sp.lr == nil {
-			if sp.seg >= len(sp.files) {
-				sp.ended = true
+		if sp.seg >= len(sp.files) {
+			sp.ended = true
+			return
+		}
+		sg := sp.files[sp.seg]
+		if sg.combined {
+			if m.pullPre(p, sp, sg.file) {
 				return
 			}
-			path := r.files[sp.files[sp.seg]]
+			sp.seg++
+			continue
+		}
+		path := r.files[sg.file]
+		if sp.lr == nil {
 			sp.lr = trace.NewLineReader(trace.NewReopenReader(path), path, 4<<10)
 			sp.own = nil
 			// The header, judged by index.
@@ -31,8 +40,6 @@ func (m *merger) pull(p int32) {
 				continue
 			}
 		}
-		fi := sp.files[sp.seg]
-		path := r.files[fi]
 		e, line, err := sp.lr.Next(nil)
 		if err != nil || e == nil {
 			m.endFile(sp, err)
@@ -41,16 +48,17 @@ func (m *merger) pull(p int32) {
 		if !r.nodeLine(path, sp.id, false, line, e, &sp.own) {
 			continue
 		}
-		if m.accept(p, sp, e, fi, line, filePos(fi, line), &sp.own) {
+		if m.accept(p, sp, e, sg, line, &sp.own) {
 			return
 		}
 	}
 }
 
-// accept queues an accepted event of process p, unless it is a
-// duplicate (take's judgement).
-func (m *merger) accept(p int32, sp *sproc, e *trace.Event, fi int32, line int, pos uint64, own *[]trace.Problem) bool {
+// accept queues an accepted event of process p, at line of file cur,
+// unless it is a duplicate (take's judgement).
+func (m *merger) accept(p int32, sp *sproc, e *trace.Event, cur segment, line int, own *[]trace.Problem) bool {
 	r := m.r
+	fi, pos := cur.file, filePos(cur.file, line)
 	var buf []byte
 	if !sp.combined {
 		// At most one event waits per node file: its buffer is reused.
@@ -68,13 +76,7 @@ func (m *merger) accept(p int32, sp *sproc, e *trace.Event, fi int32, line int, 
 		buf = m.slab[start:len(m.slab):len(m.slab)]
 	}
 	past := func(add func(h, at uint64)) {
-		var segs []segment
-		if !sp.combined {
-			for _, f := range sp.files[:sp.seg] {
-				segs = append(segs, segment{f, false})
-			}
-		}
-		r.rescan(sp.id, segs, segment{fi, sp.combined}, line, nil, add)
+		r.rescan(sp.id, sp.files[:sp.seg], cur, line, nil, add)
 	}
 	if prev, dup := sp.dup.seen(e.T, lineHash(buf), uint64(fi)<<32|uint64(uint32(line)), past); dup {
 		r.duplicates++
@@ -91,7 +93,7 @@ func (m *merger) accept(p int32, sp *sproc, e *trace.Event, fi int32, line int, 
 // endFile closes the file a process was reading, with its problems.
 func (m *merger) endFile(sp *sproc, err error) {
 	r := m.r
-	fi := sp.files[sp.seg]
+	fi := sp.files[sp.seg].file
 	path := r.files[fi]
 	g := append(sp.own, sp.lr.Problems...)
 	if err != nil {
@@ -163,7 +165,7 @@ func (m *merger) readCombined() {
 	}
 	sp := m.procs[p]
 	wasEmpty := sp.qh >= len(sp.q)
-	if !m.accept(p, sp, e, m.combFile, line, uint64(uint32(line)), &m.combOwn) {
+	if !m.accept(p, sp, e, segment{m.combFile, true}, line, &m.combOwn) {
 		return
 	}
 	cw, cl := clock(&sp.q[len(sp.q)-1].e)

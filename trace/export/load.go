@@ -1,6 +1,7 @@
 // Package export writes a run's traces in the formats of existing
-// viewers: ShiViz logs (vector clocks computed offline) and ns-3 NetAnim
-// XML. Both read the run through analysis.Merge, so events come in one
+// viewers: ShiViz logs (vector clocks computed offline), ns-3 NetAnim
+// XML and Parquet. All read the run through analysis.MergeEach, one
+// event at a time without holding them, so events come in one
 // causal order with every receive after its send, and damaged input is
 // reported (file:line) and skipped. docs/collect.md documents the output.
 //
@@ -51,40 +52,31 @@ type Report struct {
 	Problems      int `json:"problems"`
 }
 
-// ev is a merged event and where it came from.
-type ev struct {
-	trace.Event
-	runFile bool // from run.jsonl rather than a node file
-}
-
-// loaded is a run as Merge ordered it.
-type loaded struct {
-	header trace.Event
-	evs    []ev
-	end    int64 // the largest t
-}
-
-// load merges dirs and reports the merge's problems.
-func load(dirs []string, opt Options, rep *Report) (*loaded, error) {
-	l := &loaded{}
+// each merges dirs and hands fn every merged event but the run's header
+// (header, when not nil, gets that first), in the merge's order, with
+// whether it comes from run.jsonl rather than a node file; the event is
+// valid only during the call. Nothing of the run is held. It then
+// reports the merge's problems.
+func each(dirs []string, opt Options, rep *Report, header func(h *trace.Event), fn func(e *trace.Event, runFile bool)) error {
 	first := true
 	mr, err := analysis.MergeEach(dirs, func(e *trace.Event) {
 		if first {
-			l.header, first = *e, false
+			if first = false; header != nil {
+				header(e)
+			}
 			return
 		}
 		file := e.Src
 		if i := strings.LastIndexByte(file, ':'); i >= 0 {
 			file = file[:i]
 		}
-		l.end = max(l.end, e.T)
-		l.evs = append(l.evs, ev{Event: *e, runFile: filepath.Base(file) == trace.RunFileName})
+		fn(e, filepath.Base(file) == trace.RunFileName)
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	reportProblems(mr, opt, rep)
-	return l, nil
+	return nil
 }
 
 // reportProblems counts the merge's problems and writes them to

@@ -54,12 +54,13 @@ const MaxFrames = 100_000
 // wireless ones: a <pr> per transmission (uId, sender, first bit, the
 // message kind as meta-info) followed by a <wpr> per reception inside the
 // selection (uId, receiver, first and last bit).
+//
+// The events come one at a time from the merge. NetAnim reads updates in
+// time order, which the causal order need not be, so what is held until
+// the end is one compact update per colour change, transmission and
+// reception written (and per node its run file's position events).
 func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	rep := &Report{}
-	l, err := load(dirs, opt, rep)
-	if err != nil {
-		return nil, err
-	}
 	if opt.Step <= 0 {
 		opt.Step = time.Second
 	}
@@ -71,6 +72,100 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		}
 	}
 
+	// One pass over the merged events: the nodes, the end, the position
+	// events, and the colour and packet updates by manetlab ID.
+	var (
+		header    trace.Event
+		end       int64
+		seen      = map[protocol.NodeID]bool{}
+		posEvents = map[protocol.NodeID][]posEvent{}
+		state     = map[protocol.NodeID][3]uint8{} // the colours at the window's start
+		evUps     []update
+		kinds     = map[string]string{}
+		written   []bool // by uId: the transmission is written
+	)
+	type sendInfo struct {
+		t     int64
+		node  protocol.NodeID
+		bytes int
+		kind  string
+		uid   int // the packet's uId, one per transmission
+	}
+	m := newMatcher[sendInfo]()
+	sends := 0
+	sel := func(id protocol.NodeID) bool { return id != protocol.None && f.node(id) }
+	err := each(dirs, opt, rep, func(h *trace.Event) { header = *h }, func(e *trace.Event, runFile bool) {
+		end = max(end, e.T)
+		if e.Node != protocol.None {
+			seen[e.Node] = true
+		}
+		if runFile {
+			if e.Ev == trace.EvPosition && e.Pos != nil {
+				posEvents[e.Node] = append(posEvents[e.Node], posEvent{e.T, *e.Pos})
+			}
+			return // crash and recover are in the node files too
+		}
+		var c [3]uint8
+		changed := true
+		switch {
+		case e.Ev == string(protocol.NoteLeader) && e.Leader == e.Node:
+			c = colourLeader
+		case e.Ev == string(protocol.NoteLeader) && e.Leader != protocol.None:
+			c = followerColour(e.Leader)
+		case e.Ev == string(protocol.NoteLeader) || e.Ev == trace.EvStart || e.Ev == trace.EvRecover:
+			c = colourNone
+		case e.Ev == trace.EvCrash:
+			c = colourCrashed
+		default:
+			changed = false
+		}
+		if changed && sel(e.Node) {
+			if e.T < f.from {
+				state[e.Node] = c
+			} else if f.time(e.T) {
+				evUps = append(evUps, update{t: e.T, what: upColour, node: e.Node, rgb: c})
+			}
+		}
+		if isSend(e) {
+			sends++
+			k, ok := kinds[e.Kind]
+			if !ok {
+				k = strings.Clone(e.Kind)
+				kinds[k] = k
+			}
+			m.send(e, sendInfo{e.T, e.Node, e.Bytes, k, sends})
+			return
+		}
+		if e.Ev != trace.EvRecv {
+			return
+		}
+		s, ok := m.recv(e)
+		if !ok || !sel(s.node) || !sel(e.Node) || !f.time(s.t) || !f.time(e.T) {
+			return
+		}
+		rep.Edges++
+		air := int64(max(s.bytes, 1)) * int64(Airtime)
+		rx := e.T
+		if rx <= s.t {
+			rep.ClockRepaired++
+			rx = s.t + 1000
+		}
+		if len(written) <= s.uid {
+			written = append(written, make([]bool, s.uid+1-len(written))...)
+		}
+		if !written[s.uid] {
+			// The transmission, once, before its first reception.
+			written[s.uid] = true
+			evUps = append(evUps, update{t: s.t, what: upTx, uid: s.uid, node: s.node, kind: s.kind})
+			rep.Packets++
+		}
+		evUps = append(evUps, update{t: rx, what: upRx, uid: s.uid, node: e.Node, t2: rx + air})
+		rep.Receptions++
+	})
+	if err != nil {
+		return nil, err
+	}
+
 	// The nodes: the scenario's members, else the nodes in the traces.
 	var (
 		model mobility.Model
@@ -78,31 +173,23 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		index = map[protocol.NodeID]int{} // member ID -> mobility index
 		ids   []protocol.NodeID
 	)
-	if l.header.Scenario != "" {
-		sc, err := scenario.Parse([]byte(l.header.Scenario), "run header", nil)
+	if header.Scenario != "" {
+		sc, err := scenario.Parse([]byte(header.Scenario), "run header", nil)
 		if err == nil {
 			area = sc.Mobility.Area
 			model, err = sc.MobilityModel()
 		}
 		if err != nil {
-			problem("%s: the scenario in the header: %v (positions only from position events)", l.header.Src, err)
+			problem("%s: the scenario in the header: %v (positions only from position events)", header.Src, err)
 		} else {
 			for _, m := range sc.Members() {
 				index[m.ID] = m.Index
 				ids = append(ids, m.ID)
+				delete(seen, m.ID)
 			}
 		}
 	}
-	seen := map[protocol.NodeID]bool{}
-	for _, id := range ids {
-		seen[id] = true
-	}
-	for i := range l.evs {
-		if id := l.evs[i].Node; id != protocol.None && !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
-	}
+	ids = append(ids, sortedIDs(seen)...)
 	slices.Sort(ids)
 	ids = slices.DeleteFunc(ids, func(id protocol.NodeID) bool { return !f.node(id) })
 	anim := map[protocol.NodeID]int{}
@@ -111,8 +198,8 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	}
 	rep.Hosts = len(ids)
 
-	from := int64(opt.From)
-	to := l.end
+	from := f.from
+	to := end
 	if opt.To > 0 {
 		to = min(to, int64(opt.To))
 	}
@@ -125,31 +212,24 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	}
 
 	// Positions: the latest position event at or before t, else the model.
-	posEvents := map[protocol.NodeID][]ev{}
-	for _, e := range l.evs {
-		if e.runFile && e.Ev == trace.EvPosition && e.Pos != nil {
-			posEvents[e.Node] = append(posEvents[e.Node], e)
-		}
-	}
 	position := func(id protocol.NodeID, t int64) (geo.Vec, bool) {
 		if i, ok := index[id]; ok && model != nil {
 			return model.Position(i, time.Duration(t)), true
 		}
 		pe := posEvents[id]
-		k, _ := slices.BinarySearchFunc(pe, t+1, func(e ev, t int64) int { return cmp.Compare(e.T, t) })
+		k, _ := slices.BinarySearchFunc(pe, t+1, func(e posEvent, t int64) int { return cmp.Compare(e.t, t) })
 		if k == 0 && len(pe) > 0 {
 			k = 1 // before the first position event: that one
 		}
 		if k > 0 {
-			p := pe[k-1].Pos
-			return geo.Vec{X: p[0], Y: p[1], Z: p[2]}, true
+			return pe[k-1].vec(), true
 		}
 		return geo.Vec{}, false
 	}
 
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fmt.Fprintf(bw, "<anim ver=%q filetype=\"animation\" >\n", NetAnimVersion)
-	fmt.Fprintf(bw, "<info info=%s />\n", attr("manetlab run "+l.header.Run+" ("+l.header.Protocol+")"))
+	fmt.Fprintf(bw, "<info info=%s />\n", attr("manetlab run "+header.Run+" ("+header.Protocol+")"))
 	start := make([]geo.Vec, len(ids))
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for i, id := range ids {
@@ -174,12 +254,9 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		fmt.Fprintf(bw, "<nu p=\"s\" t=\"%s\" id=\"%d\" w=\"%s\" h=\"%s\" />\n", secs(from), i, num(size), num(size))
 	}
 
-	// Updates in time order: positions sampled every Step, colours at
-	// role changes, packets at their transmission.
-	type update struct {
-		t    int64
-		line string
-	}
+	// Updates in time order: positions sampled every Step (before the
+	// events' updates of the same time), colours at role changes,
+	// packets at their transmission.
 	var ups []update
 	last := slices.Clone(start)
 	moveTo := func(t int64, i int, p geo.Vec) {
@@ -187,20 +264,19 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 			return
 		}
 		last[i] = p
-		ups = append(ups, update{t, fmt.Sprintf("<nu p=\"p\" t=\"%s\" id=\"%d\" x=\"%s\" y=\"%s\" />", secs(t), i, num(p.X), num(p.Y))})
+		ups = append(ups, update{t: t, what: upPos, node: ids[i], x: p.X, y: p.Y})
 	}
 	// Position events where they were recorded, and samples every Step
 	// (from the model, else the latest position event), in time order.
 	next := make([]int, len(ids))
 	for i, id := range ids {
-		next[i], _ = slices.BinarySearchFunc(posEvents[id], from+1, func(e ev, t int64) int { return cmp.Compare(e.T, t) })
+		next[i], _ = slices.BinarySearchFunc(posEvents[id], from+1, func(e posEvent, t int64) int { return cmp.Compare(e.t, t) })
 	}
 	for t := from + int64(opt.Step); ; t += int64(opt.Step) {
 		t = min(t, to)
 		for i, id := range ids {
-			for pe := posEvents[id]; next[i] < len(pe) && pe[next[i]].T < t; next[i]++ {
-				p := pe[next[i]].Pos
-				moveTo(pe[next[i]].T, i, geo.Vec{X: p[0], Y: p[1], Z: p[2]})
+			for pe := posEvents[id]; next[i] < len(pe) && pe[next[i]].t < t; next[i]++ {
+				moveTo(pe[next[i]].t, i, pe[next[i]].vec())
 			}
 			if p, ok := position(id, t); ok {
 				moveTo(t, i, p)
@@ -210,88 +286,19 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 			break
 		}
 	}
-	colour := func(t int64, i int, c [3]uint8) string {
-		return fmt.Sprintf("<nu p=\"c\" t=\"%s\" id=\"%d\" r=\"%d\" g=\"%d\" b=\"%d\" />", secs(t), i, c[0], c[1], c[2])
-	}
-	state := map[protocol.NodeID][3]uint8{}
-	for _, id := range ids {
-		state[id] = colourNone
-	}
-	type sendInfo struct {
-		t     int64
-		node  protocol.NodeID
-		bytes int
-		kind  string
-		uid   int // the packet's uId, one per transmission
-	}
-	m := newMatcher[sendInfo]()
-	sends, written := 0, map[int]bool{}
-	for i := range l.evs {
-		e := &l.evs[i].Event
-		if l.evs[i].runFile {
-			continue // crash and recover are in the node files too
-		}
-		a, sel := anim[e.Node]
-		var c [3]uint8
-		changed := true
-		switch {
-		case e.Ev == string(protocol.NoteLeader) && e.Leader == e.Node:
-			c = colourLeader
-		case e.Ev == string(protocol.NoteLeader) && e.Leader != protocol.None:
-			c = followerColour(e.Leader)
-		case e.Ev == string(protocol.NoteLeader) || e.Ev == trace.EvStart || e.Ev == trace.EvRecover:
-			c = colourNone
-		case e.Ev == trace.EvCrash:
-			c = colourCrashed
-		default:
-			changed = false
-		}
-		if changed && sel {
-			if e.T < from {
-				state[e.Node] = c // the colour at the window's start
-			} else if f.time(e.T) {
-				ups = append(ups, update{e.T, colour(e.T, a, c)})
-			}
-		}
-		if isSend(e) {
-			sends++
-			m.send(e, sendInfo{e.T, e.Node, e.Bytes, e.Kind, sends})
-			continue
-		}
-		if e.Ev != trace.EvRecv {
-			continue
-		}
-		s, ok := m.recv(e)
-		ta, okA := anim[s.node]
-		if !ok || !okA || !sel || !f.time(s.t) || !f.time(e.T) {
-			continue
-		}
-		rep.Edges++
-		air := int64(max(s.bytes, 1)) * int64(Airtime)
-		rx := e.T
-		if rx <= s.t {
-			rep.ClockRepaired++
-			rx = s.t + 1000
-		}
-		if !written[s.uid] {
-			// The transmission, once, before its first reception.
-			written[s.uid] = true
-			meta := ""
-			if s.kind != "" {
-				meta = " meta-info=" + attr(s.kind)
-			}
-			ups = append(ups, update{s.t, fmt.Sprintf("<pr uId=\"%d\" fId=\"%d\" fbTx=\"%s\"%s />", s.uid, ta, secs(s.t), meta)})
-			rep.Packets++
-		}
-		ups = append(ups, update{rx, fmt.Sprintf("<wpr uId=\"%d\" tId=\"%d\" fbRx=\"%s\" lbRx=\"%s\" />", s.uid, a, secs(rx), secs(rx+air))})
-		rep.Receptions++
-	}
 	for i, id := range ids {
-		fmt.Fprintln(bw, colour(from, i, state[id]))
+		c, ok := state[id]
+		if !ok {
+			c = colourNone
+		}
+		bw.WriteString(colour(from, i, c))
+		bw.WriteByte('\n')
 	}
+	ups = append(ups, evUps...)
+	evUps = nil
 	slices.SortStableFunc(ups, func(a, b update) int { return cmp.Compare(a.t, b.t) })
 	for _, u := range ups {
-		bw.WriteString(u.line)
+		bw.WriteString(u.line(anim[u.node]))
 		bw.WriteByte('\n')
 	}
 	fmt.Fprintf(bw, "</anim>\n")
@@ -299,6 +306,56 @@ func NetAnim(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("writing the NetAnim XML: %w", err)
 	}
 	return rep, nil
+}
+
+// posEvent is a position event of the run file.
+type posEvent struct {
+	t   int64
+	pos [3]float64
+}
+
+func (p posEvent) vec() geo.Vec { return geo.Vec{X: p.pos[0], Y: p.pos[1], Z: p.pos[2]} }
+
+// update is one NetAnim element after the topology, held until all are
+// known and sorted by time.
+type update struct {
+	t, t2 int64 // t2: a reception's last bit
+	x, y  float64
+	kind  string // a transmission's message kind
+	uid   int
+	node  protocol.NodeID // the node it is about (the sender of a transmission)
+	what  uint8
+	rgb   [3]uint8
+}
+
+// The kinds of update.
+const (
+	upPos = iota
+	upColour
+	upTx
+	upRx
+)
+
+// line writes u for the node of NetAnim id a.
+func (u *update) line(a int) string {
+	switch u.what {
+	case upPos:
+		return fmt.Sprintf("<nu p=\"p\" t=\"%s\" id=\"%d\" x=\"%s\" y=\"%s\" />", secs(u.t), a, num(u.x), num(u.y))
+	case upColour:
+		return colour(u.t, a, u.rgb)
+	case upTx:
+		meta := ""
+		if u.kind != "" {
+			meta = " meta-info=" + attr(u.kind)
+		}
+		return fmt.Sprintf("<pr uId=\"%d\" fId=\"%d\" fbTx=\"%s\"%s />", u.uid, a, secs(u.t), meta)
+	}
+	return fmt.Sprintf("<wpr uId=\"%d\" tId=\"%d\" fbRx=\"%s\" lbRx=\"%s\" />", u.uid, a, secs(u.t), secs(u.t2))
+}
+
+// colour is a node's colour update.
+func colour(t int64, i int, c [3]uint8) string {
+	return fmt.Sprintf("<nu p=\"c\" t=\"%s\" id=\"%d\" r=\"%d\" g=\"%d\" b=\"%d\" />", secs(t), i, c[0], c[1], c[2])
 }
 
 // nodeSize is the width and height of a node in NetAnim, in metres: a

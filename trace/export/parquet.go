@@ -6,7 +6,6 @@ import (
 	"manetlab/internal/tidy"
 	"manetlab/protocol"
 	"manetlab/trace"
-	"manetlab/trace/analysis"
 )
 
 // ParquetColumns are the columns of Parquet's event table, one row per
@@ -57,11 +56,9 @@ func Parquet(dirs []string, w io.Writer, opt Options) (*Report, error) {
 			pw.Str(i, s)
 		}
 	}
-	first := true
 	var werr error
-	mr, err := analysis.MergeEach(dirs, func(e *trace.Event) {
-		if first || werr != nil || !f.keep(e) {
-			first = false // the run's header
+	err = each(dirs, opt, rep, nil, func(e *trace.Event, _ bool) {
+		if werr != nil || !f.keep(e) {
 			return
 		}
 		hosts[e.Node] = true
@@ -106,7 +103,6 @@ func Parquet(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	if werr != nil {
 		return nil, werr
 	}
-	reportProblems(mr, opt, rep)
 	rep.Hosts = len(hosts)
 	return rep, pw.Close()
 }

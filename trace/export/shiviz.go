@@ -33,49 +33,55 @@ const MaxShiVizHosts = 64
 // at 1 and rises by exactly 1 per written event of that host, and
 // happened-before between written events is kept even through events
 // left out. Run-file events are not written (they belong to no process).
+//
+// The events come one at a time from the merge: what is held is each
+// node's clock and, per send, a snapshot of its sender's clock, shared by
+// the sends between two changes of that clock.
 func ShiViz(dirs []string, w io.Writer, opt Options) (*Report, error) {
 	rep := &Report{}
-	l, err := load(dirs, opt, rep)
-	if err != nil {
-		return nil, err
-	}
-	if len(opt.Nodes) == 0 {
-		nodes := map[protocol.NodeID]bool{}
-		for i := range l.evs {
-			if !l.evs[i].runFile {
-				nodes[l.evs[i].Node] = true
-			}
-		}
-		if len(nodes) > MaxShiVizHosts {
-			return nil, fmt.Errorf("shiviz: the run has %d nodes; ShiViz draws a few dozen hosts at most and every event would carry a %d-entry clock: choose up to %d with --nodes (e.g. --nodes 1-20), and a window with --from/--to", len(nodes), len(nodes), MaxShiVizHosts)
-		}
-	}
 	f := newFilter(opt)
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fmt.Fprintf(bw, "%s\n\n", ShiVizRegex)
-	cur := map[protocol.NodeID]vclock{}
-	m := newMatcher[struct {
-		vc   vclock
+	type sent struct {
+		vc   vclock // never changed once taken
 		kept bool
-	}]()
+	}
+	type host struct {
+		vc   vclock
+		snap vclock // vc as a send took it, while vc has not changed
+	}
+	cur := map[protocol.NodeID]*host{}
+	m := newMatcher[sent]()
 	hosts := map[protocol.NodeID]bool{}
+	// Every node with an event, counted on when there are too many to
+	// write (nothing more is written).
+	nodes := map[protocol.NodeID]bool{}
+	tooMany := false
 	var line []byte
-	for i := range l.evs {
-		e := &l.evs[i].Event
-		if l.evs[i].runFile || e.Ev == trace.EvHeader {
-			continue
+	err := each(dirs, opt, rep, nil, func(e *trace.Event, runFile bool) {
+		if runFile {
+			return
 		}
-		vc := cur[e.Node]
-		if vc == nil {
-			vc = vclock{}
-			cur[e.Node] = vc
+		if len(opt.Nodes) == 0 && !nodes[e.Node] {
+			nodes[e.Node] = true
+			tooMany = tooMany || len(nodes) > MaxShiVizHosts
 		}
+		if tooMany || e.Ev == trace.EvHeader {
+			return
+		}
+		h := cur[e.Node]
+		if h == nil {
+			h = &host{vc: vclock{}}
+			cur[e.Node] = h
+		}
+		vc := h.vc
 		keep := f.keep(e)
 		if e.Ev == trace.EvRecv {
 			if s, ok := m.recv(e); ok {
 				for k, v := range s.vc {
 					if v > vc[k] {
 						vc[k] = v
+						h.snap = nil
 					}
 				}
 				if keep && s.kept {
@@ -85,6 +91,7 @@ func ShiViz(dirs []string, w io.Writer, opt Options) (*Report, error) {
 		}
 		if keep {
 			vc[e.Node]++
+			h.snap = nil
 			hosts[e.Node] = true
 			rep.Events++
 			line = appendDescription(line[:0], e)
@@ -94,11 +101,17 @@ func ShiViz(dirs []string, w io.Writer, opt Options) (*Report, error) {
 			bw.Write(line)
 		}
 		if isSend(e) {
-			m.send(e, struct {
-				vc   vclock
-				kept bool
-			}{maps.Clone(vc), keep})
+			if h.snap == nil {
+				h.snap = maps.Clone(vc)
+			}
+			m.send(e, sent{h.snap, keep})
 		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if tooMany {
+		return nil, fmt.Errorf("shiviz: the run has %d nodes; ShiViz draws a few dozen hosts at most and every event would carry a %d-entry clock: choose up to %d with --nodes (e.g. --nodes 1-20), and a window with --from/--to", len(nodes), len(nodes), MaxShiVizHosts)
 	}
 	rep.Hosts = len(hosts)
 	if err := bw.Flush(); err != nil {
