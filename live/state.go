@@ -375,6 +375,9 @@ func (st *State) setAlive(n *nodeState, alive bool, e *trace.Event, got time.Tim
 	if host != "" {
 		n.host = host
 	}
+	// A node crashed inside the process it shares writes its crash
+	// itself, maybe read before its launcher's record: on its host.
+	host = n.host
 	if n.alive == alive && n.seen {
 		return
 	}
