@@ -25,11 +25,13 @@ var pageHTML string
 
 var page = []byte(studio.Inline(pageHTML))
 
-// Faulter applies a crash or a recovery by hand (run --live): it returns
-// once the launcher of the node's host applied it and recorded it in the
-// faults record, or with why it did not.
+// Faulter applies a crash or a recovery by hand (run --live), or a cut
+// of the link between two nodes (heal: its end): it returns once the
+// launchers of the nodes' hosts applied it and recorded it in the faults
+// record, or with why it did not.
 type Faulter interface {
 	Fault(id protocol.NodeID, recover bool) error
+	Cut(a, b protocol.NodeID, heal bool) error
 }
 
 // Config is what a live page follows.
@@ -162,38 +164,82 @@ func (l *Live) Handler() http.Handler {
 	})
 	mux.HandleFunc("POST /api/crash", l.fault(false))
 	mux.HandleFunc("POST /api/recover", l.fault(true))
+	mux.HandleFunc("POST /api/cut", l.cut(false))
+	mux.HandleFunc("POST /api/heal", l.cut(true))
 	return studio.Guard(l.token, mux)
+}
+
+// faultRequest reads the body of a fault by hand into req, or answers
+// why not: JSON only, a page that may fault, a run not over.
+func (l *Live) faultRequest(w http.ResponseWriter, r *http.Request, req any) bool {
+	// As the studio's: JSON only, which another site's page cannot
+	// send without a preflight this server never answers.
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		http.Error(w, "live: POST application/json only", http.StatusUnsupportedMediaType)
+		return false
+	}
+	if l.cfg.Faults == nil {
+		http.Error(w, "live: read-only (trace watch follows a run directory; faults by hand need run --live)", http.StatusForbidden)
+		return false
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(req); err != nil {
+		http.Error(w, "live: body: "+err.Error(), http.StatusBadRequest)
+		return false
+	}
+	l.mu.Lock()
+	done := l.done
+	l.mu.Unlock()
+	if done {
+		http.Error(w, "live: the run is over", http.StatusConflict)
+		return false
+	}
+	return true
+}
+
+// cut is the handler of a cut (or a heal) of a link by hand: the body
+// names its two nodes, {"a": 1, "b": 2}.
+func (l *Live) cut(heal bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			A protocol.NodeID `json:"a"`
+			B protocol.NodeID `json:"b"`
+		}
+		if !l.faultRequest(w, r, &req) {
+			return
+		}
+		for _, id := range []protocol.NodeID{req.A, req.B} {
+			if !l.st.Member(id) {
+				http.Error(w, fmt.Sprintf("live: node %d is not a member of the run", id), http.StatusBadRequest)
+				return
+			}
+		}
+		if req.A == req.B {
+			http.Error(w, fmt.Sprintf("live: no link between node %d and itself", req.A), http.StatusBadRequest)
+			return
+		}
+		if err := l.cfg.Faults.Cut(req.A, req.B, heal); err != nil {
+			http.Error(w, "live: "+err.Error(), http.StatusConflict)
+			return
+		}
+		what := "cut"
+		if heal {
+			what = "healed"
+		}
+		fmt.Fprintf(w, "link %d–%d %s", req.A, req.B, what)
+	}
 }
 
 // fault is the handler of a crash (or a recovery) by hand.
 func (l *Live) fault(recover bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		// As the studio's: JSON only, which another site's page cannot
-		// send without a preflight this server never answers.
-		if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
-			http.Error(w, "live: POST application/json only", http.StatusUnsupportedMediaType)
-			return
-		}
-		if l.cfg.Faults == nil {
-			http.Error(w, "live: read-only (trace watch follows a run directory; faults by hand need run --live)", http.StatusForbidden)
-			return
-		}
 		var req struct {
 			Node protocol.NodeID `json:"node"`
 		}
-		if err := json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&req); err != nil {
-			http.Error(w, "live: body: "+err.Error(), http.StatusBadRequest)
+		if !l.faultRequest(w, r, &req) {
 			return
 		}
 		if !l.st.Member(req.Node) {
 			http.Error(w, fmt.Sprintf("live: node %d is not a member of the run", req.Node), http.StatusBadRequest)
-			return
-		}
-		l.mu.Lock()
-		done := l.done
-		l.mu.Unlock()
-		if done {
-			http.Error(w, "live: the run is over", http.StatusConflict)
 			return
 		}
 		if err := l.cfg.Faults.Fault(req.Node, recover); err != nil {

@@ -3,13 +3,16 @@ package live
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"manetlab/protocol"
 	"manetlab/studio"
+	"manetlab/trace"
 )
 
 type fakeFaults struct{ got []string }
@@ -19,6 +22,14 @@ func (f *fakeFaults) Fault(id protocol.NodeID, recover bool) error {
 		return errors.New("node 5 is down already")
 	}
 	f.got = append(f.got, map[bool]string{false: "crash", true: "recover"}[recover]+" "+string(rune('0'+id)))
+	return nil
+}
+
+func (f *fakeFaults) Cut(a, b protocol.NodeID, heal bool) error {
+	if a == 6 {
+		return errors.New("the link 6–7 is cut already")
+	}
+	f.got = append(f.got, fmt.Sprintf("%s %d %d", map[bool]string{false: "cut", true: "heal"}[heal], a, b))
 	return nil
 }
 
@@ -104,8 +115,66 @@ func TestServerGuardAndFaults(t *testing.T) {
 		if code, _ := do("POST", "/api/crash", `{"node":4}`, tok); code != http.StatusUnsupportedMediaType {
 			t.Errorf("a crash not in JSON: %d", code)
 		}
+		for _, x := range []struct {
+			path, body string
+			code       int
+			want       string
+		}{
+			{"/api/cut", `{"a":1,"b":2}`, 200, "link 1–2 cut"},
+			{"/api/heal", `{"a":2,"b":1}`, 200, "link 2–1 healed"},
+			{"/api/cut", `{"a":6,"b":7}`, http.StatusConflict, "cut already"},
+			{"/api/cut", `{"a":3,"b":3}`, http.StatusBadRequest, "no link between node 3 and itself"},
+			{"/api/cut", `{"a":3,"b":99}`, http.StatusBadRequest, "node 99 is not a member"},
+		} {
+			if code, body := do("POST", x.path, x.body, js); code != x.code || !strings.Contains(body, x.want) {
+				t.Errorf("%s %s: %d %q, want %d %q", x.path, x.body, code, body, x.code, x.want)
+			}
+		}
 	}
-	if strings.Join(ff.got, ",") != "crash 3" {
+	if strings.Join(ff.got, ",") != "crash 3,cut 1 2,heal 2 1" {
 		t.Errorf("the faulter got %q", ff.got)
+	}
+}
+
+// TestStateCuts: the halves of a cut link in the faults record show on
+// the map as one cut link with how many halves are cut, in the event
+// log, and among the faults the verdict so far is judged with; a heal
+// takes its half away, and a record seen twice counts once.
+func TestStateCuts(t *testing.T) {
+	l := New(Config{Dir: simulated(t, "duration=5s")})
+	if _, err := l.fol.Poll(); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for _, r := range []trace.FaultRecord{
+		{Node: 4, Peer: 2, Ev: trace.EvCut, T: 1e9, Host: "h1"},
+		{Node: 2, Peer: 4, Ev: trace.EvCut, T: 1e9 + 1, Host: "h2"},
+		{Node: 2, Peer: 4, Ev: trace.EvCut, T: 1e9 + 1, Host: "h2"},
+		{Node: 9, Peer: 3, Ev: trace.EvCut, T: 2e9},
+		{Node: 9, Peer: 3, Ev: trace.EvHeal, T: 3e9},
+		{Node: 1, Peer: 1, Ev: trace.EvCut, T: 3e9},
+	} {
+		l.st.Fault(r, now)
+	}
+	s := l.st.Snapshot(0)
+	if len(s.Cuts) != 1 || s.Cuts[0] != (Cut{A: 2, B: 4, Halves: 2}) {
+		t.Errorf("cuts %+v, want the link 2–4 cut both ways", s.Cuts)
+	}
+	for _, n := range s.Nodes {
+		if want := map[protocol.NodeID]string{2: "[4]"}[n.ID]; fmt.Sprint(n.Cut) != want && (want != "" || n.Cut != nil) {
+			t.Errorf("node %d on the map: cut %v, want %s", n.ID, n.Cut, want)
+		}
+	}
+	var logged []string
+	for _, e := range s.Log {
+		if e.Ev == trace.EvCut || e.Ev == trace.EvHeal {
+			logged = append(logged, e.Text+" "+e.Host)
+		}
+	}
+	if want := "node 4 no longer hears 2 (link cut) h1,node 2 no longer hears 4 (link cut) h2,node 9 no longer hears 3 (link cut) ,node 9 hears 3 again (link healed) "; strings.Join(logged, ",") != want {
+		t.Errorf("log %q, want %q", strings.Join(logged, ","), want)
+	}
+	if n := len(l.st.faults); n != 4 {
+		t.Errorf("%d faults kept for the verdict, want 4", n)
 	}
 }

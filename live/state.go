@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -67,9 +68,12 @@ type State struct {
 	lag lagStats
 
 	verdict Verdict
-	// faults are the crashes and recoveries applied so far (at most
-	// maxFaults), for the summary of the run so far.
+	// faults are the crashes, recoveries, cuts and heals applied so far
+	// (at most maxFaults), for the summary of the run so far.
 	faults []trace.Event
+	// cut holds the halves of links cut by hand now: {a, b} when a no
+	// longer hears b (at most maxFaults).
+	cut map[[2]protocol.NodeID]bool
 }
 
 type nodeState struct {
@@ -215,7 +219,7 @@ func (st *State) Apply(id protocol.NodeID, e *trace.Event, got time.Time) {
 	case trace.EvCrash, trace.EvRecover:
 		if st.driver == "sim" {
 			// The simulator's node files are its faults record.
-			st.record(e.T, id, e.Ev)
+			st.record(trace.Event{T: e.T, Node: id, Ev: e.Ev})
 		}
 		st.setAlive(n, e.Ev == trace.EvRecover, e, got, "")
 	case trace.EvEnd:
@@ -290,42 +294,90 @@ func (st *State) Over() bool {
 }
 
 // Fault takes a crash or recovery of the faults record (or applied by
-// hand): the node's process is gone, or back.
+// hand): the node's process is gone, or back; or half of a link cut by
+// hand, or healed: the node no longer hears its peer, or again.
 func (st *State) Fault(r trace.FaultRecord, got time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	n := st.nodes[r.Node]
-	if n == nil {
+	if n == nil || r.Check() != nil {
 		return
 	}
-	e := &trace.Event{T: r.T, Node: r.Node, Ev: r.Ev}
+	e := &trace.Event{T: r.T, Node: r.Node, Ev: r.Ev, Peer: r.Peer}
 	if st.startWall != 0 {
 		e.Wall = st.startWall + r.T
 		st.lag.note(got.Sub(time.Unix(0, e.Wall)))
 	}
 	st.advance(r.T)
-	st.record(r.T, r.Node, r.Ev)
+	if !st.record(*e) {
+		return
+	}
+	switch r.Ev {
+	case trace.EvCut, trace.EvHeal:
+		if st.nodes[r.Peer] == nil {
+			return
+		}
+		h := [2]protocol.NodeID{r.Node, r.Peer}
+		if st.cut == nil {
+			st.cut = map[[2]protocol.NodeID]bool{}
+		}
+		if r.Ev == trace.EvHeal {
+			delete(st.cut, h)
+			st.logEvent(e, got, fmt.Sprintf("node %d hears %d again (link healed)", r.Node, r.Peer), r.Host)
+		} else if len(st.cut) < maxFaults {
+			st.cut[h] = true
+			st.logEvent(e, got, fmt.Sprintf("node %d no longer hears %d (link cut)", r.Node, r.Peer), r.Host)
+		}
+		return
+	}
 	st.setAlive(n, r.Ev == trace.EvRecover, e, got, r.Host)
 }
 
-// record keeps a fault for the summary of the run so far.
-func (st *State) record(t int64, id protocol.NodeID, ev string) {
+// record keeps a fault for the summary of the run so far; false when it
+// has it already.
+func (st *State) record(e trace.Event) bool {
 	// A fault heard from its launcher comes again in the faults record
 	// gathered at the end (run --hosts).
 	for _, f := range st.faults {
-		if f.T == t && f.Node == id && f.Ev == ev {
-			return
+		if f.T == e.T && f.Node == e.Node && f.Ev == e.Ev && f.Peer == e.Peer {
+			return false
 		}
 	}
 	if len(st.faults) < maxFaults {
-		st.faults = append(st.faults, trace.Event{T: t, Node: id, Ev: ev})
+		st.faults = append(st.faults, e)
 	}
+	return true
+}
+
+// Cuts are the links cut by hand now, each once (the smaller ID first),
+// with how many of its halves are cut (2: neither hears the other).
+func (st *State) cuts() []Cut {
+	m := map[[2]protocol.NodeID]int{}
+	for h := range st.cut {
+		m[[2]protocol.NodeID{min(h[0], h[1]), max(h[0], h[1])}]++
+	}
+	out := make([]Cut, 0, len(m))
+	for k, n := range m {
+		out = append(out, Cut{A: k[0], B: k[1], Halves: n})
+	}
+	slices.SortFunc(out, func(x, y Cut) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
+	return out
+}
+
+// Cut is a link cut by hand on the map.
+type Cut struct {
+	A      protocol.NodeID `json:"a"`
+	B      protocol.NodeID `json:"b"`
+	Halves int             `json:"halves"`
 }
 
 func (st *State) setAlive(n *nodeState, alive bool, e *trace.Event, got time.Time, host string) {
 	if host != "" {
 		n.host = host
 	}
+	// A node crashed inside the process it shares writes its crash
+	// itself, maybe read before its launcher's record: on its host.
+	host = n.host
 	if n.alive == alive && n.seen {
 		return
 	}
@@ -471,6 +523,7 @@ type Snapshot struct {
 	Ended     []election        `json:"ended"`
 	Log       []Event           `json:"log"`
 	Verdict   Verdict           `json:"verdict"`
+	Cuts      []Cut             `json:"cuts"`
 	// Faults is true when the page may crash and recover nodes (run
 	// --live); false for trace watch.
 	Faults  bool    `json:"faults"`
@@ -487,13 +540,17 @@ type NodeView struct {
 	X         float64           `json:"x"`
 	Y         float64           `json:"y"`
 	Alive     bool              `json:"alive"`
+	Crashed   bool              `json:"crashed"` // down after it started: hatched (not started: white)
 	Leader    protocol.NodeID   `json:"leader"`
 	InCS      bool              `json:"in_cs"`
 	Neighbors []protocol.NodeID `json:"neighbors"`
-	Electing  bool              `json:"electing"`
-	Epoch     string            `json:"epoch,omitempty"`
-	Host      string            `json:"host,omitempty"`
-	Describe  string            `json:"describe"`
+	// Cut are the nodes whose link with this one is cut by hand (either
+	// way), drawn dashed red; each link is listed at its smaller ID.
+	Cut      []protocol.NodeID `json:"cut,omitempty"`
+	Electing bool              `json:"electing"`
+	Epoch    string            `json:"epoch,omitempty"`
+	Host     string            `json:"host,omitempty"`
+	Describe string            `json:"describe"`
 }
 
 // Totals are the counts since the start.
@@ -551,7 +608,7 @@ func (st *State) Snapshot(since uint64) *Snapshot {
 	at := time.Duration(st.now)
 	for _, id := range ids {
 		n := st.nodes[id]
-		v := NodeView{ID: id, Alive: n.alive || !n.seen, Leader: n.leader, InCS: n.inCS, Electing: n.electing, Host: n.host}
+		v := NodeView{ID: id, Alive: n.alive || !n.seen, Crashed: n.seen && !n.alive, Leader: n.leader, InCS: n.inCS, Electing: n.electing, Host: n.host}
 		if n.electing {
 			v.Epoch = n.epoch
 		}
@@ -567,6 +624,12 @@ func (st *State) Snapshot(since uint64) *Snapshot {
 		s.Nodes = append(s.Nodes, v)
 	}
 	s.Rates = st.rates()
+	s.Cuts = st.cuts()
+	for _, c := range s.Cuts {
+		if i, ok := slices.BinarySearchFunc(s.Nodes, c.A, func(v NodeView, id protocol.NodeID) int { return cmp.Compare(v.ID, id) }); ok {
+			s.Nodes[i].Cut = append(s.Nodes[i].Cut, c.B)
+		}
+	}
 	for _, el := range st.elections {
 		c := *el
 		c.In = sortedKeys(el.in)

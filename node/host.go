@@ -451,6 +451,8 @@ func (h *Host) loop(ctx context.Context) {
 				}
 				h.receive(&rfs[i])
 			}
+		case c := <-h.opt.Faults:
+			h.control(c)
 		case <-h.timer.C:
 		}
 	}
@@ -623,7 +625,7 @@ func (h *Host) reject(reason, format string, args ...any) {
 	}
 	c.Add(1)
 	switch reason {
-	case "own", "range", "loss", "collision", "half-duplex":
+	case "own", "range", "loss", "collision", "half-duplex", "cut":
 		// The normal working of the radio: counted, not logged.
 	default:
 		h.log.logf(reason, format, args...)

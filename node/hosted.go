@@ -39,6 +39,9 @@ type hosted struct {
 	timers map[uint64]pendingTimer // pending protocol timers
 
 	leader protocol.NodeID
+	// cut holds the member indices whose frames this node's radio drops
+	// (a cut by hand, OpCut); it outlives a crash of the node.
+	cut map[int]bool
 }
 
 type pendingTimer struct {

@@ -47,6 +47,11 @@ type Options struct {
 	// of the run was ready (the launcher's readiness handshake). A
 	// channel closed first stops the process, its nodes never booted.
 	StartLater <-chan int64
+	// Faults, when not nil, takes faults by hand on the hosted nodes
+	// once the run has started (a launcher's, on the process's standard
+	// input: --control-stdin); each is applied by the loop between two
+	// frames and answered on its Done.
+	Faults <-chan Control
 	// Dilation, when above 1, runs the nodes in dilated time: the run
 	// clock (Env.Now, the stack's clock, the air stamps, trace times)
 	// advances at 1/Dilation of the host's clock since Start, so every

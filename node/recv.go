@@ -90,6 +90,10 @@ func (h *Host) receive(rf *rxFrame) {
 		if (acknowledged(f.Type) || f.Type == wire.TypeAck) && f.To != r.id {
 			continue // not modelled as overheard, as in the simulator
 		}
+		if r.cutFrom(si) {
+			h.reject("cut", "")
+			continue
+		}
 		d := geo.Dist(h.position(si), h.position(r.idx))
 		if d > h.maxRange {
 			h.reject(radio.OutOfRange.DropReason(), "")
@@ -237,6 +241,10 @@ func (h *Host) airStart(rf *rxFrame, si int, own *hosted) {
 	for _, r := range h.nodes {
 		if r == own || !r.alive {
 			continue
+		}
+		if r.cutFrom(si) {
+			h.reject("cut", "")
+			continue // never on the air here
 		}
 		d := geo.Dist(h.position(si), h.position(r.idx))
 		if d > h.maxRange {

@@ -40,6 +40,8 @@ var Reasons = []string{
 	"air",         // an air section where the medium has none, none where it has, or an airtime not the scenario's
 	"collision",   // the radio model: other frames on the air spoiled it
 	"half-duplex", // the radio model: the receiver was transmitting
+	// A fault by hand (Control, OpCut):
+	"cut", // the receiver's link to the sender was cut
 }
 
 // Stats are a node process's counters, shared by the nodes it hosts.

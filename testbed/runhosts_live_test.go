@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,14 +23,16 @@ import (
 )
 
 // liveFaults runs the quickstart over the three hosts with --live (node 8
-// on h2 crashing at 4 s): the page shows node 8's crash, applied on h2,
-// and a crash of node 17 asked of the page goes to h3's launcher, which
-// applies it and records it; home's faults record, the run file and the
-// summary carry both.
+// on h2 crashing at 4 s; the other nodes two to a process): the page
+// shows node 8's crash, applied on h2; a crash of node 17 asked of the
+// page goes to h3's launcher, which applies it inside the process node 17
+// shares; a cut of the link 2–17 goes to both h1's and h3's launchers,
+// each applying its half. Home's faults record, the run file and the
+// summary carry them all.
 func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 	out := filepath.Join(h.dir, "home-live")
 	cmd := exec.Command(h.bin, "run", "../configs/quickstart.yaml", "--hosts", hostsFile, "--ssh-config", h.config,
-		"--run", "live", "--out", out, "--live", "--json", "--set", "duration=14s", "--set", "faults=[{at: 4s, crash: [8]}]")
+		"--run", "live", "--out", out, "--live", "--json", "--ids-per-process", "2", "--set", "duration=14s", "--set", "faults=[{at: 4s, crash: [8]}]")
 	stderr := &syncBuf{}
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
@@ -89,6 +92,20 @@ func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 	if e := logged(state(), trace.EvCrash, 17); e == nil || e.Host != "h3" {
 		t.Errorf("node 17's crash on the page: %+v, want applied on h3", e)
 	}
+	// A cut by hand between node 2 (h1) and node 17 (h3).
+	if code := liveAPI(t, url, token, "POST", "/api/cut", `{"a":2,"b":17}`, nil); code != 200 {
+		t.Fatalf("cut of the link 2–17: status %d", code)
+	}
+	s := state()
+	if e := logged(s, trace.EvCut, 2); e == nil || e.Host != "h1" {
+		t.Errorf("node 2's half of the cut on the page: %+v, want applied on h1", e)
+	}
+	if e := logged(s, trace.EvCut, 17); e == nil || e.Host != "h3" {
+		t.Errorf("node 17's half of the cut on the page: %+v, want applied on h3", e)
+	}
+	if len(s.Cuts) != 1 || s.Cuts[0] != (live.Cut{A: 2, B: 17, Halves: 2}) {
+		t.Errorf("cuts on the page: %+v", s.Cuts)
+	}
 	if err := <-done; err != nil && !undecided(err, stderr.String()) {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
@@ -99,9 +116,14 @@ func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 	}
 	var got []string
 	for _, r := range recs {
+		if r.Peer != 0 {
+			got = append(got, fmt.Sprintf("%s %d %d on %s", r.Ev, r.Node, r.Peer, r.Host))
+			continue
+		}
 		got = append(got, fmt.Sprintf("%s %d on %s", r.Ev, r.Node, r.Host))
 	}
-	if strings.Join(got, ", ") != "crash 8 on h2, crash 17 on h3" {
+	slices.Sort(got) // gathered host by host
+	if strings.Join(got, ", ") != "crash 17 on h3, crash 8 on h2, cut 17 2 on h3, cut 2 17 on h1" {
 		t.Errorf("home's faults.jsonl: %q", got)
 	}
 	run, err := analysis.ReadDir(out)
@@ -110,16 +132,35 @@ func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 	}
 	var runFaults []string
 	for _, e := range run.RunEvents {
-		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+		switch e.Ev {
+		case trace.EvCrash, trace.EvRecover:
 			runFaults = append(runFaults, fmt.Sprintf("%s %d", e.Ev, e.Node))
+		case trace.EvCut, trace.EvHeal:
+			runFaults = append(runFaults, fmt.Sprintf("%s %d %d", e.Ev, e.Node, e.Peer))
 		}
 	}
 	var sum report.Summary
 	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
 		t.Fatalf("summary not JSON: %v\n%s", err, stdout.String())
 	}
-	if strings.Join(runFaults, ", ") != "crash 8, crash 17" || sum.Alive != 18 {
-		t.Errorf("run file faults %q, %d alive in the summary; want crash 8, crash 17 and 18", runFaults, sum.Alive)
+	if strings.Join(runFaults, ", ") != "crash 8, crash 17, cut 2 17, cut 17 2" || sum.Alive != 18 {
+		t.Errorf("run file faults %q, %d alive in the summary; want crash 8, crash 17, the cut's halves, and 18", runFaults, sum.Alive)
+	}
+	cuts := 0
+	for _, m := range sum.Timeline {
+		if strings.Contains(m.Event, "(link cut by hand)") {
+			cuts++
+		}
+	}
+	if cuts != 2 {
+		t.Errorf("the summary's timeline has %d halves of the cut, want 2: %+v", cuts, sum.Timeline)
+	}
+	rep, err := analysis.Check(out, analysis.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Invalid() != (sum.Verdict == "invalid") {
+		t.Errorf("trace check: invalid %v; the summary says %s", rep.Invalid(), sum.Verdict)
 	}
 }
 

@@ -93,6 +93,8 @@ const (
 	EvStart    = "start"    // the process started (boot or recovery)
 	EvCrash    = "crash"    // the node crashed (fault schedule)
 	EvRecover  = "recover"  // the node came back
+	EvCut      = "cut"      // a fault by hand (run file): Node's radio no longer hears Peer
+	EvHeal     = "heal"     // the end of a cut: Node hears Peer again
 	EvNbrUp    = "nbr-up"   // neighbour discovery heard Peer
 	EvNbrDown  = "nbr-down" // neighbour discovery lost Peer
 	EvCommand  = "command"  // a workload command (Text) was given

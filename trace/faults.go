@@ -25,22 +25,30 @@ func FaultsFile(dir string) string { return filepath.Join(dir, FaultsFileName) }
 
 // FaultRecord is one line of the faults record: node Node crashed
 // ("crash") or recovered ("recover") T nanoseconds after the run's start,
-// as applied on host Host.
+// as applied on host Host; or, by hand, its radio stopped hearing node
+// Peer ("cut") or heard it again ("heal"): one half of a cut link.
 type FaultRecord struct {
 	Node protocol.NodeID `json:"node"`
 	Ev   string          `json:"ev"`
 	T    int64           `json:"t"`
+	Peer protocol.NodeID `json:"peer,omitempty"`
 	Host string          `json:"host,omitempty"`
 }
 
 // Check reports what makes r no fault record, naming the field: a node
-// (not 0), "crash" or "recover", a time not before the run's start.
+// (not 0), "crash", "recover", "cut" or "heal", a peer for a cut or a
+// heal only (another node), a time not before the run's start.
 func (r FaultRecord) Check() error {
+	link := r.Ev == EvCut || r.Ev == EvHeal
 	switch {
 	case r.Node == protocol.None:
 		return errors.New("node: missing or 0; want a member of the scenario")
-	case r.Ev != EvCrash && r.Ev != EvRecover:
-		return fmt.Errorf("ev: %q; want \"crash\" or \"recover\"", r.Ev)
+	case r.Ev != EvCrash && r.Ev != EvRecover && !link:
+		return fmt.Errorf("ev: %q; want \"crash\", \"recover\", \"cut\" or \"heal\"", r.Ev)
+	case link && (r.Peer == protocol.None || r.Peer == r.Node):
+		return fmt.Errorf("peer: %d; a %s names the other node of the link", r.Peer, r.Ev)
+	case !link && r.Peer != protocol.None:
+		return fmt.Errorf("peer: %d; a %s names no peer", r.Peer, r.Ev)
 	case r.T < 0:
 		return fmt.Errorf("t: %d is before the run's start", r.T)
 	}
@@ -87,13 +95,15 @@ func ReadFaults(path string, member func(protocol.NodeID) bool, dur time.Duratio
 			if errors.As(err, &te) && te.Field != "" {
 				return nil, fmt.Errorf("%s:%d: %s: %v", path, ln, te.Field, err)
 			}
-			return nil, fmt.Errorf("%s:%d: not a fault record (want {\"node\":ID,\"ev\":\"crash\"|\"recover\",\"t\":NS,\"host\":NAME}): %v", path, ln, err)
+			return nil, fmt.Errorf("%s:%d: not a fault record (want {\"node\":ID,\"ev\":\"crash\"|\"recover\"|\"cut\"|\"heal\",\"t\":NS,\"peer\":ID,\"host\":NAME}): %v", path, ln, err)
 		}
 		switch err := r.Check(); {
 		case err != nil:
 			return nil, fmt.Errorf("%s:%d: %w", path, ln, err)
 		case !member(r.Node):
 			return nil, fmt.Errorf("%s:%d: node: %d is no member of the scenario", path, ln, r.Node)
+		case r.Peer != protocol.None && !member(r.Peer):
+			return nil, fmt.Errorf("%s:%d: peer: %d is no member of the scenario", path, ln, r.Peer)
 		case r.T >= int64(dur):
 			return nil, fmt.Errorf("%s:%d: t: %v is at or after the run's end %v: no fault is applied there", path, ln, time.Duration(r.T), dur)
 		}

@@ -89,17 +89,26 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// manualLine reads "crash N" or "recover N".
+// manualLine reads "crash N", "recover N", "cut N P" or "heal N P".
 func manualLine(line string) (launch.ManualFault, bool) {
 	f := strings.Fields(line)
-	if len(f) != 2 || (f[0] != "crash" && f[0] != "recover") {
+	link := len(f) == 3 && (f[0] == "cut" || f[0] == "heal")
+	if !link && (len(f) != 2 || (f[0] != "crash" && f[0] != "recover")) {
 		return launch.ManualFault{}, false
 	}
-	id, err := strconv.ParseUint(f[1], 10, 32)
-	if err != nil || id == 0 {
-		return launch.ManualFault{}, false
+	var ids []protocol.NodeID
+	for _, x := range f[1:] {
+		id, err := strconv.ParseUint(x, 10, 32)
+		if err != nil || id == 0 {
+			return launch.ManualFault{}, false
+		}
+		ids = append(ids, protocol.NodeID(id))
 	}
-	return launch.ManualFault{Node: protocol.NodeID(id), Recover: f[0] == "recover", Done: make(chan error, 1)}, true
+	m := launch.ManualFault{Node: ids[0], Recover: f[0] == "recover" || f[0] == "heal", Done: make(chan error, 1)}
+	if link {
+		m.Peer = ids[1]
+	}
+	return m, true
 }
 
 // applyManual hands m to the launcher and answers home on w.

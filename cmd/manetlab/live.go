@@ -79,7 +79,14 @@ type manualFaults struct {
 }
 
 func (l manualFaults) Fault(id protocol.NodeID, recover bool) error {
-	m := launch.ManualFault{Node: id, Recover: recover, Done: make(chan error, 1)}
+	return l.send(launch.ManualFault{Node: id, Recover: recover, Done: make(chan error, 1)})
+}
+
+func (l manualFaults) Cut(a, b protocol.NodeID, heal bool) error {
+	return l.send(launch.ManualFault{Node: a, Peer: b, Recover: heal, Done: make(chan error, 1)})
+}
+
+func (l manualFaults) send(m launch.ManualFault) error {
 	select {
 	case l.ch <- m:
 	case <-l.done:

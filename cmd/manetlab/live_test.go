@@ -51,12 +51,16 @@ func evalString(p *chromiumtest.Page, js string) string {
 
 // TestRunLiveInChromium runs the quickstart with real processes and
 // --live, node 8 (the leader of most of the network) crashing at 6 s, and
-// watches it in headless Chromium: the crash shows on the page within 1 s
-// of being applied (the faults record's time against the page's clock
-// when it showed it), the nodes that followed 8 follow another leader
-// afterwards, a click on node 3 crashes it through the launcher, which
-// records it with its host in faults.jsonl, and so do the keys 1, 2, c for
-// node 12; the run file, the summary and trace check carry every crash.
+// watches it in headless Chromium: the crash shows on the page, not before
+// it was applied, with the lag the page computes (the faults record's
+// time against the page's clock when it showed it: logged, and measured
+// in docs/performance.md, not bounded here, as load is not), then the
+// nodes that followed 8 follow another leader; a click on node 3 crashes
+// it through the launcher, which records it with its host in
+// faults.jsonl, and so do the keys 1, 2, c for node 12; the keys 5,
+// space, 7, x cut the link 5–7 (each node's radio drops the other's
+// frames) and 7, space, 5, h heal it. The run file, the summary and
+// trace check carry every crash and both halves of the cut and heal.
 func TestRunLiveInChromium(t *testing.T) {
 	chromiumtest.ForTest(t)
 	if !realProcesses(t) {
@@ -107,6 +111,10 @@ func TestRunLiveInChromium(t *testing.T) {
 	p.Eval(`[...document.querySelectorAll('#map .node[data-leader="8"]')].map(g => +g.dataset.id)`, &followers)
 	var shown struct{ Seen, Wall, Opened float64 }
 	p.Eval(`(() => { const li = document.querySelector('#log li[data-ev="crash"][data-node="8"]'); return {seen: +li.dataset.seen, wall: +li.dataset.wall, opened: +document.body.dataset.opened}; })()`, &shown)
+	// The lag is measured, not bounded: a wall-clock bound fails on a
+	// loaded machine however right the page is (docs/live.md). What must
+	// hold: the crash carries its time, is shown after it happened (the
+	// machine's one clock), and the page reports the lag it computed.
 	lag := time.Duration((shown.Seen - shown.Wall) * float64(time.Millisecond))
 	switch {
 	case shown.Wall == 0:
@@ -114,10 +122,12 @@ func TestRunLiveInChromium(t *testing.T) {
 	case shown.Opened > shown.Wall:
 		// Only on a machine too loaded to open the page in 6 s.
 		t.Logf("the page opened %.0f ms after node 8's crash: its lag not measured", shown.Opened-shown.Wall)
-	case lag > time.Second || lag < -50*time.Millisecond:
-		t.Errorf("node 8's crash applied at %.0f ms, shown at %.0f ms: %s, want within 1 s", shown.Wall, shown.Seen, lag)
+	case lag < -50*time.Millisecond:
+		t.Errorf("node 8's crash applied at %.0f ms, shown at %.0f ms: before it happened", shown.Wall, shown.Seen)
 	default:
 		t.Logf("node 8's crash shown %s after it was applied", lag)
+		p.WaitFor(`/^shown -?\d+ ms after they happen \(max -?\d+ ms, last \d+ events\)$/.test(document.getElementById("lag").textContent)`, 20*time.Second)
+		t.Logf("the page says: %s", evalString(p, `document.getElementById("lag").textContent`))
 	}
 	if a := evalString(p, `document.querySelector('#map .node[data-id="8"]').dataset.alive`); a != "false" {
 		t.Errorf("node 8 alive %q on the map after its crash", a)
@@ -140,6 +150,18 @@ func TestRunLiveInChromium(t *testing.T) {
 		p.Key(k)
 	}
 	p.WaitFor(`document.querySelector('#log li[data-ev="crash"][data-node="12"]') !== null`, 20*time.Second)
+	// The keys: a link's two nodes, then x (cut) or h (heal).
+	for _, k := range []string{"5", " ", "7", "x"} {
+		p.Key(k)
+	}
+	p.WaitFor(`document.querySelectorAll('#log li[data-ev="cut"]').length === 2 && document.querySelector('#map .linkg.cut[data-a="5"][data-b="7"]') !== null`, 20*time.Second)
+	if shots != "" {
+		p.Screenshot(filepath.Join(shots, "cut.png"))
+	}
+	for _, k := range []string{"7", " ", "5", "h"} {
+		p.Key(k)
+	}
+	p.WaitFor(`document.querySelectorAll('#log li[data-ev="heal"]').length === 2 && document.querySelector('#map .linkg.cut') === null`, 20*time.Second)
 	if err := <-done; err != nil {
 		if st := (exitStatus{}); !(errors.As(err, &st) && st.verdict) {
 			t.Fatalf("run: %v\n%s", err, errw.String())
@@ -153,9 +175,13 @@ func TestRunLiveInChromium(t *testing.T) {
 	}
 	var got []string
 	for _, r := range recs {
+		if r.Peer != 0 {
+			got = append(got, fmt.Sprintf("%s %d %d on %s", r.Ev, r.Node, r.Peer, r.Host))
+			continue
+		}
 		got = append(got, fmt.Sprintf("%s %d on %s", r.Ev, r.Node, r.Host))
 	}
-	if want := fmt.Sprintf("crash 8 on %s, crash 3 on %s, crash 12 on %s", hostname, hostname, hostname); strings.Join(got, ", ") != want {
+	if want := strings.ReplaceAll("crash 8 on H, crash 3 on H, crash 12 on H, cut 5 7 on H, cut 7 5 on H, heal 7 5 on H, heal 5 7 on H", "H", hostname); strings.Join(got, ", ") != want {
 		t.Errorf("faults.jsonl: %q, want %q", got, want)
 	}
 	if !strings.Contains(host, "(on "+hostname+")") {
@@ -171,8 +197,9 @@ func TestRunLiveInChromium(t *testing.T) {
 			events = append(events, m.Event)
 		}
 	}
-	if sum.Alive != 17 || len(events) != 3 || !strings.HasPrefix(events[0], "node 8 crashed") || !strings.HasPrefix(events[1], "node 3 crashed") || !strings.HasPrefix(events[2], "node 12 crashed") {
-		t.Errorf("summary: %d alive, timeline events %q; want 17 alive, node 8, 3 then 12 crashed", sum.Alive, events)
+	if sum.Alive != 17 || len(events) != 7 || !strings.HasPrefix(events[0], "node 8 crashed") || !strings.HasPrefix(events[1], "node 3 crashed") || !strings.HasPrefix(events[2], "node 12 crashed") ||
+		events[3] != "node 5 no longer hears node 7 (link cut by hand)" || events[6] != "node 5 hears node 7 again (link healed by hand)" {
+		t.Errorf("summary: %d alive, timeline events %q; want 17 alive, node 8, 3 then 12 crashed, the link 5–7 cut and healed", sum.Alive, events)
 	}
 	// trace check reads the faults from the run file, as the summary.
 	run, err := analysis.ReadDir(dir)
@@ -181,12 +208,15 @@ func TestRunLiveInChromium(t *testing.T) {
 	}
 	var runFaults []string
 	for _, e := range run.RunEvents {
-		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+		switch e.Ev {
+		case trace.EvCrash, trace.EvRecover:
 			runFaults = append(runFaults, fmt.Sprintf("%s %d", e.Ev, e.Node))
+		case trace.EvCut, trace.EvHeal:
+			runFaults = append(runFaults, fmt.Sprintf("%s %d %d", e.Ev, e.Node, e.Peer))
 		}
 	}
-	if strings.Join(runFaults, ", ") != "crash 8, crash 3, crash 12" {
-		t.Errorf("run file faults %q, want crash 8, crash 3, crash 12", runFaults)
+	if want := "crash 8, crash 3, crash 12, cut 5 7, cut 7 5, heal 7 5, heal 5 7"; strings.Join(runFaults, ", ") != want {
+		t.Errorf("run file faults %q, want %q", runFaults, want)
 	}
 	rep, err := analysis.Check(dir, analysis.CheckOptions{})
 	if err != nil {

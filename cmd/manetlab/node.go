@@ -61,6 +61,7 @@ static scenario):
 			&cli.DurationFlag{Name: "max-offset", Usage: "largest clock offset between the machines: frames stamped further ahead, or before this process started less this, are refused; a negative value turns the checks off", DefaultText: "500ms"},
 			&cli.StringFlag{Name: "trace-sink", Usage: "also stream the traces to a collector at `HOST:PORT` (manetlab trace collect)"},
 			&cli.StringFlag{Name: "host", Usage: "name this machine `NAME` in the stats (run --hosts does)"},
+			&cli.BoolFlag{Name: "control-stdin", Usage: "once started, read faults by hand from standard input, a line each: \"crash ID\", \"recover ID\", \"cut ID PEER\" (ID's radio drops PEER's frames), \"heal ID PEER\"; each is answered on standard output \"" + node.ControlDonePrefix + " T_NS\" or \"" + node.ControlDonePrefix + " error: WHY\" (what the launcher gives)"},
 		}, realFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -83,10 +84,11 @@ static scenario):
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			later, faults := stdinInputs(c)
 			h, err := node.Start(ctx, node.Options{
 				Scenario: s, IDs: ids, Out: c.String("out"), Run: c.String("run"), Start: c.Int64("start"),
 				Group: c.String("group"), Control: c.String("control"), Iface: c.String("iface"), TTL: c.Int("ttl"),
-				Key: key, MaxOffset: c.Duration("max-offset"), Log: c.App.ErrWriter, StartLater: startLater(c),
+				Key: key, MaxOffset: c.Duration("max-offset"), Log: c.App.ErrWriter, StartLater: later, Faults: faults,
 				TraceError: func(id protocol.NodeID, err error) {
 					fmt.Fprintf(c.App.Writer, "%s %d %s\n", node.TraceErrorPrefix, id, strings.ReplaceAll(err.Error(), "\n", " "))
 				}, Debug: c.Bool("debug"), TraceSink: c.String("trace-sink"), Dilation: c.Int("dilation"), Host: c.String("host"),
@@ -148,28 +150,96 @@ func realFlags() []cli.Flag {
 // said it is ready); it is closed, stopping the process, when the input
 // ends or says something else first. Nil without the flag.
 func startLater(c *cli.Context) <-chan int64 {
-	if !c.Bool("start-stdin") {
-		return nil
+	ch, _ := stdinInputs(c)
+	return ch
+}
+
+// stdinInputs reads standard input: with --start-stdin its first line is
+// the start (startLater's channel; nil without the flag); with
+// --control-stdin every later line is a fault by hand, handed to the
+// nodes on the second channel (nil without the flag) and answered on
+// standard output once applied or refused.
+func stdinInputs(c *cli.Context) (<-chan int64, <-chan node.Control) {
+	waitStart, control := c.Bool("start-stdin"), c.Bool("control-stdin")
+	if !waitStart && !control {
+		return nil, nil
 	}
-	ch := make(chan int64, 1)
+	var later chan int64
+	var faults chan node.Control
+	if waitStart {
+		later = make(chan int64, 1)
+	}
+	if control {
+		faults = make(chan node.Control)
+	}
 	in := c.App.Reader
 	if in == nil {
 		in = os.Stdin
 	}
 	go func() {
-		defer close(ch)
 		sc := bufio.NewScanner(in)
-		if !sc.Scan() {
+		if waitStart && !readStart(c, sc, later) {
 			return
 		}
-		f := strings.Fields(sc.Text())
-		if len(f) == 2 && f[0] == "start" {
-			if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil && ns > 0 {
-				ch <- ns
-				return
+		for control && sc.Scan() {
+			fc, err := parseControl(sc.Text())
+			if err == nil {
+				fc.Done = make(chan node.ControlDone, 1)
+				faults <- fc
+				d := <-fc.Done
+				if err = d.Err; err == nil {
+					fmt.Fprintf(c.App.Writer, "%s %d\n", node.ControlDonePrefix, int64(d.T))
+					continue
+				}
 			}
+			fmt.Fprintf(c.App.Writer, "%s error: %s\n", node.ControlDonePrefix, strings.ReplaceAll(err.Error(), "\n", " "))
 		}
-		fmt.Fprintf(c.App.ErrWriter, "%s: --start-stdin: read %.40q, want \"start UNIX_NS\": stopping\n", c.Command.Name, sc.Text())
 	}()
-	return ch
+	return later, faults
+}
+
+// readStart reads the start line into ch (closing it); false, with ch
+// closed empty, when the input ends or says something else.
+func readStart(c *cli.Context, sc *bufio.Scanner, ch chan<- int64) bool {
+	defer close(ch)
+	if !sc.Scan() {
+		return false
+	}
+	f := strings.Fields(sc.Text())
+	if len(f) == 2 && f[0] == "start" {
+		if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil && ns > 0 {
+			ch <- ns
+			return true
+		}
+	}
+	fmt.Fprintf(c.App.ErrWriter, "%s: --start-stdin: read %.40q, want \"start UNIX_NS\": stopping\n", c.Command.Name, sc.Text())
+	return false
+}
+
+// parseControl reads a fault by hand: "crash ID", "recover ID", "cut ID
+// PEER" or "heal ID PEER".
+func parseControl(line string) (node.Control, error) {
+	f := strings.Fields(line)
+	id := func(s string) (protocol.NodeID, error) {
+		v, err := strconv.ParseUint(s, 10, 32)
+		if err != nil || v == 0 {
+			return 0, fmt.Errorf("%.20q is no node ID", s)
+		}
+		return protocol.NodeID(v), nil
+	}
+	var fc node.Control
+	var err error
+	switch {
+	case len(f) == 2 && (f[0] == node.OpCrash || f[0] == node.OpRecover):
+		fc.Op = f[0]
+		fc.Node, err = id(f[1])
+	case len(f) == 3 && (f[0] == node.OpCut || f[0] == node.OpHeal):
+		fc.Op = f[0]
+		if fc.Node, err = id(f[1]); err == nil {
+			fc.Peer, err = id(f[2])
+		}
+	default:
+		err = fmt.Errorf("read %.40q, want \"crash ID\", \"recover ID\", \"cut ID PEER\" or \"heal ID PEER\"", line)
+	}
+	return fc, err
 }

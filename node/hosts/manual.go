@@ -12,7 +12,8 @@ import (
 )
 
 // Line prefixes of the faults by hand (run --hosts --live): home writes
-// "crash N" or "recover N" to a host's launcher's standard input, which
+// "crash N", "recover N", "cut N P" or "heal N P" (to the hosts of both
+// nodes) to a host's launcher's standard input, which
 // applies it (launch.Options.Manual) and answers "fault-done JSON"
 // (FaultDone); the launcher reports every fault it applies, scheduled or
 // by hand, as "fault JSON" (a trace.FaultRecord), as it applies it.
@@ -44,7 +45,21 @@ func routeManual(ss []*session, in <-chan launch.ManualFault, stop <-chan struct
 				m.Done <- fmt.Errorf("node %d runs on no host", m.Node)
 				continue
 			}
-			go func(x *session) { m.Done <- x.manual(m) }(ss[i])
+			j := i
+			if m.Peer != 0 {
+				// A cut is applied at both nodes: by each one's host.
+				if j = slices.IndexFunc(ss, func(x *session) bool { return slices.Contains(x.ids, m.Peer) }); j < 0 {
+					m.Done <- fmt.Errorf("node %d runs on no host", m.Peer)
+					continue
+				}
+			}
+			go func(x, y *session) {
+				err := x.manual(m)
+				if err == nil && y != x {
+					err = y.manual(m)
+				}
+				m.Done <- err
+			}(ss[i], ss[j])
 		}
 	}
 }
@@ -58,11 +73,11 @@ func (x *session) manual(m launch.ManualFault) error {
 	case <-x.answers:
 	default:
 	}
-	verb := "crash"
-	if m.Recover {
-		verb = "recover"
+	line := fmt.Sprintf("%s %d", map[bool]string{false: "crash", true: "recover"}[m.Recover], m.Node)
+	if m.Peer != 0 {
+		line = fmt.Sprintf("%s %d %d", map[bool]string{false: "cut", true: "heal"}[m.Recover], m.Node, m.Peer)
 	}
-	if err := x.send(fmt.Sprintf("%s %d", verb, m.Node)); err != nil {
+	if err := x.send(line); err != nil {
 		return fmt.Errorf("host %s: %w", x.c.host.Target, err)
 	}
 	select {

@@ -444,7 +444,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	var events []trace.Event
 	for _, f := range res.Faults {
-		events = append(events, trace.Event{T: f.T, Node: f.Node, Ev: f.Ev})
+		events = append(events, trace.Event{T: f.T, Node: f.Node, Ev: f.Ev, Peer: f.Peer})
 	}
 	if err := node.WriteRunFile(opt.Out, s, opt.Run, events, res.Elapsed); err != nil {
 		causes = append(causes, err.Error())

@@ -34,10 +34,10 @@ func openFaultLog(dir, host string) (*faultLog, error) {
 	return &faultLog{f: f, host: host}, nil
 }
 
-// record appends e (a crash or a recovery of the run file) to the
-// record, and returns it as recorded.
+// record appends e (a crash, a recovery, a cut or a heal of the run
+// file) to the record, and returns it as recorded.
 func (l *faultLog) record(e trace.Event) trace.FaultRecord {
-	r := trace.FaultRecord{Node: e.Node, Ev: e.Ev, T: e.T}
+	r := trace.FaultRecord{Node: e.Node, Ev: e.Ev, T: e.T, Peer: e.Peer}
 	if l == nil {
 		return r
 	}

@@ -141,9 +141,11 @@ type Options struct {
 }
 
 // ManualFault is a crash (or, with Recover, a recovery) of one node by
-// hand; Done (buffered) gets the outcome.
+// hand; with Peer, a cut of the link between Node and Peer (with
+// Recover, its healing). Done (buffered) gets the outcome.
 type ManualFault struct {
 	Node    protocol.NodeID
+	Peer    protocol.NodeID
 	Recover bool
 	Done    chan error
 }
@@ -268,6 +270,10 @@ type instance struct {
 	// stdin takes the start line of the readiness handshake (nil once
 	// the start is known: the process was given --start).
 	stdin io.WriteCloser
+	// ctl is a node process's standard input after the start: faults by
+	// hand (--control-stdin); its answers come on answers.
+	ctl     io.WriteCloser
+	answers chan string
 }
 
 type launcher struct {
@@ -275,6 +281,11 @@ type launcher struct {
 	s     *scenario.Scenario
 	procs []*proc // nodes, then the player
 	byID  map[protocol.NodeID]*proc
+	// down holds the nodes crashed by hand inside a process they share
+	// with others (the process runs on); cuts the halves of links cut by
+	// hand: {a, b} when a's radio drops b's frames (manual.go).
+	down  map[protocol.NodeID]bool
+	cuts  map[[2]protocol.NodeID]bool
 	start time.Time
 	// scenario is the copy of the scenario every process reads.
 	scenario string
@@ -445,6 +456,9 @@ func (l *launcher) args(p *proc) []string {
 		}
 		a = append(a, "--out", o.Out, "--run", o.Run)
 	}
+	if p.ids != nil {
+		a = append(a, "--control-stdin")
+	}
 	if l.start.IsZero() {
 		a = append(a, "--start-stdin")
 	} else {
@@ -519,7 +533,7 @@ func (l *launcher) spawn(p *proc) error {
 		return fmt.Errorf("%s: %w", p.name(), err)
 	}
 	var stdin io.WriteCloser
-	if l.start.IsZero() {
+	if l.start.IsZero() || p.ids != nil {
 		if stdin, err = cmd.StdinPipe(); err != nil {
 			logf.Close()
 			return fmt.Errorf("%s: %w", p.name(), err)
@@ -530,7 +544,13 @@ func (l *launcher) spawn(p *proc) error {
 		logf.Close()
 		return fmt.Errorf("%s: start %s: %w", p.name(), argv[0], err)
 	}
-	in := &instance{cmd: cmd, started: time.Now(), first: make(chan struct{}), done: make(chan struct{}), stdin: stdin}
+	in := &instance{cmd: cmd, started: time.Now(), first: make(chan struct{}), done: make(chan struct{}), answers: make(chan string, 1)}
+	if l.start.IsZero() {
+		in.stdin = stdin
+	}
+	if p.ids != nil {
+		in.ctl = stdin
+	}
 	p.inst = in
 	p.stats.PIDs = append(p.stats.PIDs, cmd.Process.Pid)
 	go func() {
@@ -542,6 +562,13 @@ func (l *launcher) spawn(p *proc) error {
 		for sc.Scan() {
 			if strings.HasPrefix(sc.Text(), node.TraceErrorPrefix+" ") {
 				l.noteTraceError(sc.Text())
+			}
+			if a, ok := strings.CutPrefix(sc.Text(), node.ControlDonePrefix+" "); ok {
+				select {
+				case in.answers <- a:
+				default: // nobody asked: a stray line
+				}
+				continue
 			}
 			tee.Write(append(sc.Bytes(), '\n'))
 		}
@@ -654,7 +681,9 @@ func (l *launcher) startAll(ctx context.Context) error {
 		if in := p.inst; in.stdin != nil {
 			// A process gone meanwhile is the supervisor's to notice.
 			io.WriteString(in.stdin, line)
-			in.stdin.Close()
+			if in.ctl == nil {
+				in.stdin.Close()
+			}
 			in.stdin = nil
 		}
 	}
@@ -794,6 +823,7 @@ func (l *launcher) supervise(ctx context.Context) (sv supervised) {
 			return true
 		}
 		applied(trace.Event{T: int64(t), Node: id, Ev: trace.EvRecover})
+		l.restoreCuts(p)
 		return true
 	}
 loop:
@@ -853,7 +883,7 @@ loop:
 			}
 			arm()
 		case m := <-l.opt.Manual:
-			m.Done <- l.manual(m, over, crashNode, recoverNode)
+			m.Done <- l.manual(m, manualOps{over: over, since: since, applied: applied, crash: crashNode, recover: recoverNode})
 		case due := <-check.C:
 			sv.deadlines.note(time.Since(due))
 			if over() {
@@ -871,7 +901,9 @@ loop:
 					l.warn("%s", msg)
 					sv.failures = append(sv.failures, msg)
 					for _, id := range p.ids {
-						applied(trace.Event{T: int64(min(since(), dur-1)), Node: id, Ev: trace.EvCrash})
+						if !l.down[id] {
+							applied(trace.Event{T: int64(min(since(), dur-1)), Node: id, Ev: trace.EvCrash})
+						}
 					}
 				}
 			}
@@ -906,34 +938,6 @@ loop:
 			countOf(skipped, "fault", "faults"), len(faults), why, first)
 	}
 	return sv
-}
-
-// manual applies a fault by hand (Options.Manual) with the scheduled
-// faults' crash and recover, or says why not.
-func (l *launcher) manual(m ManualFault, over func() bool, crashNode func(protocol.NodeID, *proc), recoverNode func(protocol.NodeID, *proc) bool) error {
-	p := l.byID[m.Node]
-	switch {
-	case p == nil:
-		return fmt.Errorf("node %d does not run here", m.Node)
-	case len(p.ids) > 1:
-		return fmt.Errorf("node %d shares its process with nodes %s: a fault by hand needs a process of its own (--ids-per-process 1)", m.Node, FormatIDs(p.ids))
-	case over():
-		return errors.New("the run is over")
-	case !m.Recover && !alive(p):
-		return fmt.Errorf("node %d is down already", m.Node)
-	case m.Recover && alive(p):
-		return fmt.Errorf("node %d is up", m.Node)
-	case !m.Recover:
-		crashNode(m.Node, p)
-		return nil
-	}
-	if !recoverNode(m.Node, p) {
-		return errors.New("the run ended while the node started")
-	}
-	if !alive(p) {
-		return fmt.Errorf("node %d did not start again (see the run's warnings)", m.Node)
-	}
-	return nil
 }
 
 // countOf is n with the singular or plural noun: "1 fault", "3 faults".

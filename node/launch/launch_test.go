@@ -881,10 +881,10 @@ func checkFaultsRecord(t *testing.T, dir string, events []trace.Event) {
 	}
 	var ri int
 	for _, e := range events {
-		if e.Ev != trace.EvCrash && e.Ev != trace.EvRecover {
+		if e.Ev != trace.EvCrash && e.Ev != trace.EvRecover && e.Ev != trace.EvCut && e.Ev != trace.EvHeal {
 			continue
 		}
-		if ri >= len(recs) || recs[ri].Node != e.Node || recs[ri].Ev != e.Ev || recs[ri].T != e.T || recs[ri].Host == "" {
+		if ri >= len(recs) || recs[ri].Node != e.Node || recs[ri].Ev != e.Ev || recs[ri].T != e.T || recs[ri].Peer != e.Peer || recs[ri].Host == "" {
 			t.Errorf("faults record %+v does not match the run file's %s of node %d at %d", recs, e.Ev, e.Node, e.T)
 			return
 		}

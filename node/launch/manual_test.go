@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +89,102 @@ func TestManualFaultsAreAppliedAndRecordedLikeScheduledOnes(t *testing.T) {
 	}
 	if n := len(o.res.Procs[2].PIDs); n != 2 {
 		t.Errorf("node 3 ran %d processes, want 2 (the recovery by hand started it again)", n)
+	}
+}
+
+// TestManualFaultsInASharedProcessAndCuts: with the four nodes in one
+// process, node 3 is crashed and recovered by hand inside it (the
+// process runs on), and the link 1–2 is cut and healed: each half of
+// the cut at its node. All of it is in the run file and the faults
+// record alike, with its node's time; what cannot be done is refused.
+func TestManualFaultsInASharedProcessAndCuts(t *testing.T) {
+	path := writeScenario(t, 4, "3s", "")
+	manual := make(chan ManualFault)
+	appliedCh := make(chan trace.FaultRecord, 20)
+	ask := func(m ManualFault) error {
+		m.Done = make(chan error, 1)
+		select {
+		case manual <- m:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the launcher took no fault by hand")
+		}
+		return <-m.Done
+	}
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := launch(t, path, Options{IDsPerProcess: 4, Manual: manual, Applied: func(r trace.FaultRecord) { appliedCh <- r }})
+		done <- outcome{res, err}
+	}()
+	steps := []struct {
+		m    ManualFault
+		want string // the error, or "" when applied
+		recs int    // records it adds
+	}{
+		{ManualFault{Node: 3}, "", 1},
+		{ManualFault{Node: 3}, "node 3 is down already", 0},
+		{ManualFault{Node: 1, Peer: 2}, "", 2},
+		{ManualFault{Node: 2, Peer: 1}, "the link 2–1 is cut already", 0},
+		{ManualFault{Node: 1, Peer: 1}, "no link between node 1 and itself", 0},
+		{ManualFault{Node: 8, Peer: 9}, "nodes 8 and 9 do not run here", 0},
+		{ManualFault{Node: 2, Peer: 1, Recover: true}, "", 2},
+		{ManualFault{Node: 1, Peer: 2, Recover: true}, "the link 1–2 is not cut", 0},
+		{ManualFault{Node: 3, Recover: true}, "", 1},
+	}
+	var applied []trace.FaultRecord
+	for _, s := range steps {
+		err := ask(s.m)
+		if s.want == "" && err != nil || s.want != "" && (err == nil || !strings.Contains(err.Error(), s.want)) {
+			t.Fatalf("%+v: %v, want %q", s.m, err, s.want)
+		}
+		for range s.recs {
+			applied = append(applied, <-appliedCh)
+		}
+	}
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	run, err := analysis.ReadDir(o.res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range run.RunEvents {
+		switch e.Ev {
+		case trace.EvCrash, trace.EvRecover:
+			got = append(got, fmt.Sprintf("%s %d", e.Ev, e.Node))
+		case trace.EvCut, trace.EvHeal:
+			got = append(got, fmt.Sprintf("%s %d %d", e.Ev, e.Node, e.Peer))
+		}
+	}
+	if want := "crash 3, cut 1 2, cut 2 1, heal 2 1, heal 1 2, recover 3"; strings.Join(got, ", ") != want {
+		t.Errorf("run file faults %q, want %q", got, want)
+	}
+	checkFaultsRecord(t, o.res.Dir, run.RunEvents)
+	if len(applied) != 6 {
+		t.Errorf("applied %+v, want 6 faults", applied)
+	}
+	if n := len(o.res.Procs[0].PIDs); n != 1 {
+		t.Errorf("the shared process ran %d times, want once (node 3 crashed and recovered inside it)", n)
+	}
+	evs, _, err := trace.ReadFile(trace.NodeFile(o.res.Dir, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crashAt, recoverAt int64 = -1, -1
+	for _, e := range evs {
+		switch e.Ev {
+		case trace.EvCrash:
+			crashAt = e.T
+		case trace.EvRecover:
+			recoverAt = e.T
+		}
+	}
+	if crashAt != applied[0].T || recoverAt != applied[5].T {
+		t.Errorf("node 3's trace: crash at %d, recovery at %d; recorded %d and %d", crashAt, recoverAt, applied[0].T, applied[5].T)
 	}
 }

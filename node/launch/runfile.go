@@ -142,7 +142,7 @@ func WriteCollectedRunFile(dir, run string, s *scenario.Scenario) (*Collected, e
 	})
 	if c.FromRecord {
 		for _, r := range recs {
-			c.Faults = append(c.Faults, trace.Event{T: r.T, Node: r.Node, Ev: r.Ev})
+			c.Faults = append(c.Faults, trace.Event{T: r.T, Node: r.Node, Ev: r.Ev, Peer: r.Peer})
 		}
 		for _, id := range ids {
 			c.Warnings = append(c.Warnings, disagreements(id, lives[id], down[id], after[id], int64(dur))...)

@@ -145,7 +145,11 @@ func TestCollectedFaultsFromTheRecord(t *testing.T) {
 // and the field; nothing is written from it.
 func TestCollectedBadFaultsRecord(t *testing.T) {
 	cases := []struct{ line, want string }{
-		{`{"node":2,"ev":"crashed","t":5}`, `faults.jsonl:2: ev: "crashed"; want "crash" or "recover"`},
+		{`{"node":2,"ev":"crashed","t":5}`, `faults.jsonl:2: ev: "crashed"; want "crash", "recover", "cut" or "heal"`},
+		{`{"node":2,"ev":"cut","t":5}`, `faults.jsonl:2: peer: 0; a cut names the other node of the link`},
+		{`{"node":2,"ev":"cut","t":5,"peer":2}`, `faults.jsonl:2: peer: 2; a cut names the other node of the link`},
+		{`{"node":2,"ev":"heal","t":5,"peer":9}`, `faults.jsonl:2: peer: 9 is no member of the scenario`},
+		{`{"node":2,"ev":"crash","t":5,"peer":1}`, `faults.jsonl:2: peer: 1; a crash names no peer`},
 		{`{"node":9,"ev":"crash","t":5}`, `faults.jsonl:2: node: 9 is no member of the scenario`},
 		{`{"node":2,"ev":"crash","t":2000000000}`, `faults.jsonl:2: t: 2s is at or after the run's end 2s`},
 		{`{"node":2,"ev":"crash","t":-1}`, `faults.jsonl:2: t: -1 is before the run's start`},

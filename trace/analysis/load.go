@@ -53,6 +53,10 @@ const (
 	tStats
 	// The simulator's quiescence record in the run file (judged.go).
 	tQuiet
+	// Half of a link cut by hand, or healed (the run file; the peer
+	// kept in from): the ground truth's cut links (truth.go, noteCuts).
+	tCut
+	tHeal
 )
 
 var evTypes = map[string]evType{
@@ -66,7 +70,7 @@ var evTypes = map[string]evType{
 	string(protocol.NoteSafe): tSafe, string(protocol.NoteLate): tLate,
 	trace.EvAck: tAck, trace.EvRetx: tRetx, trace.EvRREQ: tRREQ, trace.EvRREP: tRREP, trace.EvRERR: tRERR,
 	trace.EvNbrUp: tNbrUp, trace.EvNbrDown: tNbrDown, trace.EvStats: tStats,
-	trace.EvQuiet: tQuiet,
+	trace.EvQuiet: tQuiet, trace.EvCut: tCut, trace.EvHeal: tHeal,
 }
 
 // event is one trace event in compact form: the fields the analysis uses,
@@ -493,7 +497,7 @@ func (r *run) compact(e *trace.Event) event {
 	if e.Hops > 0 {
 		c.hops = uint8(min(e.Hops, 255))
 	}
-	if c.typ == tNbrUp || c.typ == tNbrDown {
+	if c.typ == tNbrUp || c.typ == tNbrDown || c.typ == tCut || c.typ == tHeal {
 		c.from = e.Peer
 	}
 	if c.typ == tDrop && e.Reason != "" && e.Origin != 0 {

@@ -46,6 +46,65 @@ type truth struct {
 	// ascending, when a static model's components must be recomputed.
 	down      map[[2]int32][]span
 	downTimes []int64
+	// cuts holds per pair of members (the smaller index first) the
+	// changes of the link cut by hand (the run file's cut and heal
+	// events, one per half), ascending: from cutChange.t on, halves of
+	// it are cut. Both: the link is down; one: uncertain (one of the two
+	// still hears the other). Their times are in downTimes too.
+	cuts map[[2]int32][]cutChange
+}
+
+// cutChange is how many halves of a link are cut from t on.
+type cutChange struct {
+	t      int64
+	halves int8
+}
+
+// cutHalves is how many halves of the link between members i and j are
+// cut at t (0, 1 or 2).
+func (tr *truth) cutHalves(i, j int, t int64) int8 {
+	if i > j {
+		i, j = j, i
+	}
+	var n int8
+	for _, c := range tr.cuts[[2]int32{int32(i), int32(j)}] {
+		if c.t > t {
+			break
+		}
+		n = c.halves
+	}
+	return n
+}
+
+// noteCuts fills tr.cuts from the run file's cut and heal events,
+// ascending by time.
+func (tr *truth) noteCuts(evs []event) {
+	half := map[[2]int32]bool{} // {a, b}: a no longer hears b
+	for k := range evs {
+		e := &evs[k]
+		if e.typ != tCut && e.typ != tHeal {
+			continue
+		}
+		a, ok1 := tr.index[e.node]
+		b, ok2 := tr.index[e.from]
+		if !ok1 || !ok2 || a == b {
+			continue
+		}
+		half[[2]int32{int32(a), int32(b)}] = e.typ == tCut
+		var n int8
+		for _, h := range [][2]int32{{int32(a), int32(b)}, {int32(b), int32(a)}} {
+			if half[h] {
+				n++
+			}
+		}
+		key := [2]int32{int32(min(a, b)), int32(max(a, b))}
+		if tr.cuts == nil {
+			tr.cuts = map[[2]int32][]cutChange{}
+		}
+		tr.cuts[key] = append(tr.cuts[key], cutChange{t: e.t, halves: n})
+		tr.downTimes = append(tr.downTimes, e.t)
+	}
+	slices.Sort(tr.downTimes)
 }
 
 // span is [from, to) in ns from the start of the run.
@@ -218,6 +277,16 @@ func newTruth(r *run, step time.Duration) (*truth, error) {
 			}
 		}
 	}
+	var cuts []event
+	for _, e := range r.procs[0].evs {
+		if e.typ == tCut || e.typ == tHeal {
+			cuts = append(cuts, e)
+		}
+	}
+	if len(cuts) > 0 {
+		slices.SortStableFunc(cuts, func(a, b event) int { return cmp.Compare(a.t, b.t) })
+		tr.noteCuts(cuts)
+	}
 	slices.SortStableFunc(tr.faults, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
 	slices.SortStableFunc(tr.values, func(a, b fault) int { return cmp.Compare(a.t, b.t) })
 	if r.header.Driver == "node" {
@@ -373,8 +442,14 @@ func (tr *truth) components(t int64, s *snapshot, ls *linkState) ([][]int, []boo
 		if p <= LinkDown {
 			return
 		}
+		var cut int8
+		if tr.cuts != nil {
+			if cut = tr.cutHalves(i, j, t); cut == 2 {
+				return // cut by hand: down whatever the radio model says
+			}
+		}
 		class := uint64(1) // uncertain
-		if p >= LinkUp && (tr.down == nil || !tr.observedDown(i, j, t)) {
+		if p >= LinkUp && cut == 0 && (tr.down == nil || !tr.observedDown(i, j, t)) {
 			class = 2
 			ls.up.union(int32(i), int32(j))
 		}

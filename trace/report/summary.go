@@ -334,7 +334,7 @@ func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
 	sum.Duration = time.Duration(end).Seconds()
 	var faults []trace.Event
 	for _, e := range s.runEvents {
-		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover {
+		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover || e.Ev == trace.EvCut || e.Ev == trace.EvHeal {
 			faults = append(faults, e)
 		}
 	}

@@ -37,7 +37,7 @@ type change struct {
 
 // timeline turns the leader changes and the run's faults into moments:
 // snapshots on a regular grid, printed only when the set of leaders
-// changes, and every crash and recovery.
+// changes, and every crash and recovery (and cut or heal of a link).
 func timeline(changes []change, faults []trace.Event, end int64) []Moment {
 	sort.SliceStable(changes, func(i, j int) bool { return changes[i].t < changes[j].t })
 	step := max(end/40, int64(time.Second))
@@ -54,6 +54,16 @@ func timeline(changes []change, faults []trace.Event, end int64) []Moment {
 				cur[changes[ci].node] = changes[ci].leader
 			}
 			ev := fmt.Sprintf("node %d %sed", f.Node, strings.TrimSuffix(f.Ev, "e"))
+			if f.Ev == trace.EvCut || f.Ev == trace.EvHeal {
+				// Half of a link cut by hand (or healed): a fault of its
+				// receiving node.
+				text := "no longer hears node %d (link cut by hand)"
+				if f.Ev == trace.EvHeal {
+					text = "hears node %d again (link healed by hand)"
+				}
+				out = append(out, Moment{T: float64(f.T) / 1e9, Event: fmt.Sprintf("node %d "+text, f.Node, f.Peer)})
+				continue
+			}
 			if f.Ev == trace.EvCrash {
 				alive[f.Node] = false
 				if led := followers(cur, alive, f.Node); led > 0 {

@@ -9,6 +9,7 @@
 package launchtest
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"os"
@@ -79,6 +80,7 @@ func run(args []string) error {
 	runName := fs.String("run", "", "")
 	startNS := fs.Int64("start", 0, "")
 	startStdin := fs.Bool("start-stdin", false, "")
+	controlStdin := fs.Bool("control-stdin", false, "")
 	seed := fs.Uint64("seed", 0, "")
 	dilation := fs.Int64("dilation", 1, "")
 	for _, s := range []string{"group", "control", "iface", "key-file", "ttl", "period", "trace-sink", "host"} {
@@ -193,11 +195,54 @@ func run(args []string) error {
 			fmt.Printf("trace-error %d trace %s: write: no space left on device\n", id, trace.NodeFile(*out, id))
 		}
 	}
+	if *controlStdin {
+		go control(files, now)
+	}
 	err = wait(sig, time.Until(end), mode)
 	for _, id := range ids {
 		write(files[id], &trace.Event{T: now(), Node: id, Ev: trace.EvEnd})
 	}
 	return err
+}
+
+// control answers the faults by hand on standard input as a node does
+// (--control-stdin): a crash or a recovery of a hosted node is written to
+// its trace, a cut or a heal only remembered; each answered on standard
+// output with the time, or refused as a node refuses it.
+func control(files map[protocol.NodeID]*os.File, now func() int64) {
+	down := map[protocol.NodeID]bool{}
+	cut := map[[2]protocol.NodeID]bool{}
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		var ids []protocol.NodeID
+		for _, x := range f[1:] {
+			v, _ := strconv.ParseUint(x, 10, 32)
+			ids = append(ids, protocol.NodeID(v))
+		}
+		why, t := "", now()
+		switch {
+		case len(ids) == 0 || files[ids[0]] == nil:
+			why = "not hosted by this process"
+		case f[0] == "crash" && down[ids[0]], f[0] == "recover" && !down[ids[0]]:
+			why = fmt.Sprintf("node %d is %s already", ids[0], map[bool]string{true: "down", false: "up"}[down[ids[0]]])
+		case f[0] == "crash" || f[0] == "recover":
+			down[ids[0]] = f[0] == "crash"
+			write(files[ids[0]], &trace.Event{T: t, Node: ids[0], Ev: f[0]})
+			if f[0] == "recover" {
+				write(files[ids[0]], &trace.Event{T: t, Node: ids[0], Ev: trace.EvStart})
+			}
+		case (f[0] == "cut" || f[0] == "heal") && len(ids) == 2 && cut[[2]protocol.NodeID(ids)] != (f[0] == "cut"):
+			cut[[2]protocol.NodeID(ids)] = f[0] == "cut"
+		default:
+			why = "cannot " + sc.Text()
+		}
+		if why != "" {
+			fmt.Printf("control-done error: %s\n", why)
+			continue
+		}
+		fmt.Printf("control-done %d\n", t)
+	}
 }
 
 // wait returns after d, or on a signal; die=ID@S makes it exit 3 early.
