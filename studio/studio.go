@@ -294,34 +294,52 @@ func (st *Studio) step(req *request) error {
 
 // note steps to the next step a student should look at: one that made
 // a note (a leader chosen, a section entered or left, an election
-// started or ended, a round), delivered one of the algorithm's messages
-// (where it is forwarded, answered or dropped), or fired a timer that
-// sent one (a node waking up). It says why it stopped (State.Stop).
+// started or ended, a round), or one that the protocol's rule
+// (protocol.NoteStopper; protocol.DefaultStop without one: every
+// algorithm message delivered, forwarded, answered or dropped, and every
+// timer that sends one) asks to stop at, weighed at the live node that
+// took it. It says why it stopped (State.Stop).
 func (st *Studio) note(req *request) error {
 	o := st.obs
+	o.weigh = true
+	defer func() { o.weigh = false }()
 	for i := 0; i < maxSteps; i++ {
 		notes, sent := len(o.notes), o.algorithm()
+		o.sentKinds = o.sentKinds[:0]
 		p, ok := st.c.Next()
 		if !ok || !st.c.Step() {
 			return fmt.Errorf("no note before the end of the run")
 		}
-		switch {
-		case len(o.notes) > notes:
+		if len(o.notes) > notes {
 			st.stop = o.notes[len(o.notes)-1].Text
+			return nil
+		}
+		var s protocol.Step
+		var at protocol.NodeID
+		switch {
 		case p.Type == "deliver" && p.Class == sim.ClassProtocol:
-			st.stop = fmt.Sprintf("node %d received %s", cmp.Or(p.Final, p.To), cmp.Or(p.Says, p.Msg))
-			if p.Final == 0 && p.To == 0 {
-				st.stop = fmt.Sprintf("the nodes in range of %d received %s", p.From, cmp.Or(p.Says, p.Msg))
-			}
-			if o.algorithm() > sent {
-				st.stop += fmt.Sprintf(" and sent %d message(s): %s", o.algorithm()-sent, o.lastSent)
-			} else {
-				st.stop += " and sent nothing (it keeps or drops it)"
-			}
-		case p.Type == "timer" && p.Class == sim.ClassProtocol && o.algorithm() > sent:
-			st.stop = fmt.Sprintf("node %d woke up (%s) and sent %s", p.Node, p.Name, o.lastSent)
+			s.Kind, at = p.Msg, cmp.Or(p.Final, p.To, p.From) // a broadcast: its sender's protocol
+		case p.Type == "timer" && p.Class == sim.ClassProtocol:
+			s.Timer, at = p.Name, p.Node
 		default:
 			continue
+		}
+		s.Sent = o.sentKinds
+		if stop, _ := st.c.StopsAt(at, s); !stop {
+			continue
+		}
+		if s.Timer != "" {
+			st.stop = fmt.Sprintf("node %d woke up (%s) and sent %s", p.Node, p.Name, o.lastSent)
+			return nil
+		}
+		st.stop = fmt.Sprintf("node %d received %s", cmp.Or(p.Final, p.To), cmp.Or(p.Says, p.Msg))
+		if p.Final == 0 && p.To == 0 {
+			st.stop = fmt.Sprintf("the nodes in range of %d received %s", p.From, cmp.Or(p.Says, p.Msg))
+		}
+		if o.algorithm() > sent {
+			st.stop += fmt.Sprintf(" and sent %d message(s): %s", o.algorithm()-sent, o.lastSent)
+		} else {
+			st.stop += " and sent nothing (it keeps or drops it)"
 		}
 		return nil
 	}
@@ -595,8 +613,12 @@ type observer struct {
 	notes    []Note
 	counts   Counts
 	lastSent string // what the last algorithm message sent carries
-	maxRound int
-	mutex    Mutex
+	// sentKinds are the kinds of the algorithm messages sent in the
+	// step under way, while note weighs steps (weigh).
+	sentKinds []string
+	weigh     bool
+	maxRound  int
+	mutex     Mutex
 	// unnumbered tells apart the elections whose starts carry no epoch
 	// (bully's), to name them by initiator and start.
 	unnumbered analysis.Unnumbered
@@ -635,6 +657,9 @@ func (o *observer) observe(e *trace.Event) {
 		}
 		if !protocol.IsTransport(e.Kind) {
 			o.lastSent = cmp.Or(e.Text, e.Kind)
+			if o.weigh {
+				o.sentKinds = append(o.sentKinds, e.Kind)
+			}
 		}
 		return
 	case trace.EvStart:
