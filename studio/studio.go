@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,6 +126,10 @@ func New(cfg Config) (*Studio, error) {
 	if err := st.replay(sched.Choices, sched.Steps); err != nil {
 		return nil, err
 	}
+	if st.violation != nil {
+		st.violation.causes(st.obs, st.c.Log())
+		st.obs.tracking, st.obs.lastRecv, st.obs.sends, st.obs.elections = false, nil, nil, nil
+	}
 	return st, nil
 }
 
@@ -136,6 +139,9 @@ func (st *Studio) replay(choices []sim.Choice, upTo int) error {
 		st.c.Close()
 	}
 	obs := newObserver(st.spec)
+	if st.violation != nil && st.obs == nil { // the first replay: to the violation
+		obs.tracking, obs.lastRecv = true, map[protocol.NodeID]int{}
+	}
 	st.c = nil
 	c, err := sim.NewController(st.cfg.Scenario, sim.Options{Out: st.cfg.Out}, obs.observe)
 	if err != nil {
@@ -446,33 +452,6 @@ type State struct {
 	Save     string       `json:"save"`
 }
 
-// Violation is a schedule's violation (sim.Violation) as the page shows
-// it: the witness's nodes (those it names as "node N") and the steps of
-// the schedule's choices, the deliveries, drops, crashes that lead to it.
-type Violation struct {
-	sim.Violation
-	Nodes   []protocol.NodeID `json:"nodes"`
-	Choices []int             `json:"choices"`
-}
-
-var witnessNode = regexp.MustCompile(`\bnodes? (\d+)`)
-
-func newViolation(sched *sim.Schedule) *Violation {
-	if sched == nil || sched.Violation == nil {
-		return nil
-	}
-	v := &Violation{Violation: *sched.Violation, Nodes: []protocol.NodeID{}, Choices: []int{}}
-	for _, m := range witnessNode.FindAllStringSubmatch(v.Witness, -1) {
-		if id, err := strconv.ParseUint(m[1], 10, 32); err == nil && !slices.Contains(v.Nodes, protocol.NodeID(id)) {
-			v.Nodes = append(v.Nodes, protocol.NodeID(id))
-		}
-	}
-	for _, ch := range sched.Choices {
-		v.Choices = append(v.Choices, ch.Step)
-	}
-	return v
-}
-
 // NodeView is a node on the map.
 type NodeView struct {
 	sim.NodeState
@@ -619,6 +598,14 @@ type observer struct {
 	weigh     bool
 	maxRound  int
 	mutex     Mutex
+	// tracking: a violation's causes are looked for (violation.go):
+	// the step of the last algorithm message delivered to each node,
+	// the algorithm messages sent, and which of them are the election's
+	// (counted in Counts.Messages).
+	tracking  bool
+	lastRecv  map[protocol.NodeID]int
+	sends     []sent
+	elections []int
 	// unnumbered tells apart the elections whose starts carry no epoch
 	// (bully's), to name them by initiator and start.
 	unnumbered analysis.Unnumbered
@@ -640,6 +627,10 @@ func newObserver(spec protocol.Spec) *observer {
 
 func (o *observer) observe(e *trace.Event) {
 	switch e.Ev {
+	case trace.EvRecv:
+		if o.tracking {
+			o.track(e, false)
+		}
 	case trace.EvSend:
 		if e.Kind == "hello" {
 			return
@@ -654,6 +645,9 @@ func (o *observer) observe(e *trace.Event) {
 			o.counts.Control++
 		default:
 			o.counts.Messages++
+		}
+		if o.tracking && e.Kind != "" && !protocol.IsTransport(e.Kind) {
+			o.track(e, o.kinds[e.Kind] == 0)
 		}
 		if !protocol.IsTransport(e.Kind) {
 			o.lastSent = cmp.Or(e.Text, e.Kind)
