@@ -937,6 +937,17 @@ func (c *Controller) Nodes() []NodeState {
 	return out
 }
 
+// StopsAt weighs step s, just taken at node id, by the rule of the
+// node's process (protocol.StopsAt: the studio's "next note"); live is
+// false, and stop with it, when the node is down or not a member.
+func (c *Controller) StopsAt(id protocol.NodeID, s protocol.Step) (stop, live bool) {
+	i, ok := c.w.byID[id]
+	if !ok || !c.w.nodes[i].alive || c.w.nodes[i].proc == nil {
+		return false, false
+	}
+	return protocol.StopsAt(c.w.nodes[i].proc, s), true
+}
+
 // Frames is the number of frames put on the air so far (hellos,
 // acknowledgements, relays and retransmissions included).
 func (c *Controller) Frames() uint64 { return c.w.res.Frames }

@@ -3,6 +3,7 @@ package studio_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"manetlab/sim"
 	"manetlab/studio"
 	_ "manetlab/synchronous"
+	"manetlab/trace/judge"
+	"manetlab/trace/report"
 )
 
 func post(t *testing.T, url, path string, body any) *studio.State {
@@ -342,6 +345,7 @@ func TestLessonChangRoberts(t *testing.T) {
 			t.Fatalf("node %d: %q", n.ID, n.Describe)
 		}
 	}
+	inFlight := s.Step - 1 // the step before the first token is taken
 	// 2. deliver 8's token first.
 	seq, ok := tokens["token from 8, election 1"]
 	if !ok {
@@ -372,15 +376,89 @@ func TestLessonChangRoberts(t *testing.T) {
 	if s.Counts.Messages != 26 || s.Theory == nil || s.Theory.Bound.Exact == nil || *s.Theory.Bound.Exact != 26 {
 		t.Fatalf("after the election: %d election messages, theory %+v", s.Counts.Messages, s.Theory)
 	}
+	elected := s.Step
+
+	// 4. rewind to the tokens in flight (the line with 8's token first is
+	// kept as a branch), crash 8, next note on: the ring is broken, no
+	// token comes back, nobody is elected, and the channel's give-up
+	// says so in the notes. Deliveries to the dead 8 are no stops.
+	s = post(t, url, "/api/rewind", map[string]any{"step": inFlight})
+	if s.Step != inFlight || len(s.Branches) != 1 || len(s.Choices) != 0 {
+		t.Fatalf("rewound to step %d (want %d), branches %v, choices %v", s.Step, inFlight, s.Branches, s.Choices)
+	}
+	s = post(t, url, "/api/crash", map[string]any{"node": 8})
+	gaveUp := ""
+	for i := 0; i < 200 && s.Error == "" && gaveUp == ""; i++ {
+		s = post(t, url, "/api/note", nil)
+		if strings.HasPrefix(s.Stop, "node 8 received") {
+			t.Fatalf("next note stopped at a delivery to the dead node 8: %s", s.Stop)
+		}
+		for _, n := range s.Notes {
+			if strings.Contains(n.Text, "node 8 did not acknowledge") {
+				gaveUp = n.Text
+			}
+		}
+	}
+	if gaveUp != "node 2: info 1: node 8 did not acknowledge 6 message(s): unreachable, outside the algorithm's assumptions (no failures); no longer forwarding to it in election 1" {
+		t.Fatalf("the note of 8's silence is %q; stopped at %q, %q", gaveUp, s.Stop, s.Error)
+	}
+	for _, n := range s.Nodes {
+		if n.Leader != 0 {
+			t.Fatalf("node %d follows %d with the ring broken", n.ID, n.Leader)
+		}
+	}
+	for _, h := range s.History {
+		if strings.HasPrefix(h.Line, "elected") {
+			t.Fatalf("an announcement with the ring broken: %s", h.Line)
+		}
+	}
+
+	// 5. save, and replay the session with sim --schedule: the same
+	// traces, the crash in them, for trace report.
+	s = post(t, url, "/api/save", nil)
+	sched, err := sim.ReadSchedule(s.Save)
+	if err != nil || len(sched.Choices) != 1 || sched.Choices[0].Crash != 8 || sched.Steps != s.Step {
+		t.Fatalf("saved %+v (%v), want the crash of 8 at step %d", sched, err, s.Step)
+	}
+	out := t.TempDir()
+	if _, err := sim.RunSchedule(loadScenario(t, "../configs/ring-chang-roberts.yaml", "radio.mac=ideal"), sim.Options{Out: out}, sched); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := report.Summarize(out)
+	if err != nil || judge.Line(sum.Verdict, sum.Reason) != "verdict: unknown (outside the algorithm's assumptions: ring/chang-roberts assumes no failures, and node 8 crashed at 1.0s)" {
+		t.Fatalf("the replay's verdict %+v (%v), want unknown for a crash Chang-Roberts does not assume", sum, err)
+	}
+
+	// 6. back on the line where 8 won, drag node 1 next to node 2: its
+	// links are the new place's at once, the history says where it went,
+	// and its successor in the logical ring is still 6.
+	s = post(t, url, "/api/branch", map[string]any{"branch": 0})
+	if s.Step != elected || s.Nodes[0].Leader != 8 {
+		t.Fatalf("the branch opened at step %d (want %d), node 1 follows %d", s.Step, elected, s.Nodes[0].Leader)
+	}
+	two := s.Nodes[1]
+	s = post(t, url, "/api/move", map[string]any{"node": 1, "x": two.X, "y": two.Y + 29})
+	last := s.History[len(s.History)-1]
+	if s.Error != "" || !last.Chosen || !strings.HasPrefix(last.Line, fmt.Sprintf("move node 1 to (%.0f, %.0f)", two.X, two.Y+29)) {
+		t.Fatalf("the move: %q, last step %+v", s.Error, last)
+	}
+	if !slices.Contains(s.Nodes[0].Neighbors, 2) && !slices.Contains(s.Nodes[1].Neighbors, 1) || !strings.Contains(s.Nodes[0].Describe, "successor 6") || slices.Contains(s.Nodes[0].Neighbors, 6) {
+		t.Fatalf("node 1 moved: %+v, node 2 %+v", s.Nodes[0], s.Nodes[1])
+	}
 }
 
 // TestLessonBully drives docs/studio.md's bully lesson through the API,
 // checking what the text promises: at 1 s 7 is coordinator at once and
-// 4 waits for an OK from 5, 6 and 7; "next note" on until every node
-// follows 7; 7 crashed by hand, the members' checks go unanswered (1's
-// first), an election follows and 6 wins.
+// 4 waits for an OK from 5, 6 and 7; 4's election to 7, the last to
+// leave, dropped, is sent again by 4's link and answered too late to
+// matter; "next note" on until every node follows 7, without stopping at
+// the members' routine checks; 7 crashed by hand, the members' checks go
+// unanswered (1's first), an election follows and 6 wins; rewound to
+// before the crash, the scenario's own crash at 10 s does the same, and
+// the two lines are branches to switch between.
 func TestLessonBully(t *testing.T) {
 	_, url := serve(t, "../configs/bully.yaml", "radio.mac=ideal")
+	// 1. space until the election messages are in flight.
 	var s *studio.State
 	for i := 0; i < 60; i++ {
 		s = post(t, url, "/api/step", nil)
@@ -398,6 +476,27 @@ func TestLessonBully(t *testing.T) {
 	if !named {
 		t.Fatalf("no election named by node 1 at 1 s: %+v", s.Notes)
 	}
+	// 2. space until 4's election to 7 is in flight: 4 follows 7 already;
+	// drop it: 4's link sends it again, 7 answers OK, 4 stays with 7.
+	var drop *sim.Pending
+	for i := 0; i < 100 && drop == nil; i++ {
+		s = post(t, url, "/api/step", nil)
+		for _, p := range s.Pending {
+			if p.Msg == "election" && p.Origin == 4 && p.Final == 7 {
+				drop = &p
+			}
+		}
+	}
+	if drop == nil || !drop.Droppable || !strings.HasPrefix(drop.Line, "election (no leader yet, number 0): 4→7") || s.Nodes[3].Leader != 7 {
+		t.Fatalf("4's election to 7 in flight: %+v; node 4 %+v", drop, s.Nodes[3])
+	}
+	s = post(t, url, "/api/drop", map[string]any{"seq": drop.Seq})
+	if last := s.History[len(s.History)-1]; s.Error != "" || !last.Chosen || last.Line != "drop "+drop.Line {
+		t.Fatalf("the drop: %q, last step %+v", s.Error, last)
+	}
+	dropped := s.Step
+	// 3. next note until every node follows 7, and on until 4's election
+	// came again: never at a routine check.
 	follows := func(s *studio.State, l protocol.NodeID) bool {
 		for _, n := range s.Nodes {
 			if n.Alive && n.Leader != l {
@@ -406,21 +505,154 @@ func TestLessonBully(t *testing.T) {
 		}
 		return true
 	}
-	for i := 0; i < 300 && !follows(s, 7); i++ {
+	again := func(s *studio.State) *sim.Taken {
+		for _, h := range s.History {
+			if h.Step > dropped && strings.HasPrefix(h.Line, "election (no leader yet, number 0): 4→7") {
+				return &h
+			}
+		}
+		return nil
+	}
+	for i := 0; i < 300 && (!follows(s, 7) || again(s) == nil); i++ {
 		s = post(t, url, "/api/note", nil)
+		if strings.Contains(s.Stop, "received check") {
+			t.Fatalf("next note stopped at a routine check: %s", s.Stop)
+		}
 	}
-	if !follows(s, 7) || s.Nodes[6].Epoch != "7.1" {
-		t.Fatalf("after the election: %+v", s.Nodes)
+	if !follows(s, 7) || s.Nodes[6].Epoch != "7.1" || again(s) == nil || again(s).At <= drop.At {
+		t.Fatalf("after the election: sent again %+v (dropped at %v); nodes %+v", again(s), drop.At, s.Nodes)
 	}
+	// 4. crash 7 by hand, next note on until every node follows 6.
+	beforeCrash := s.Step
 	s = post(t, url, "/api/crash", map[string]any{"node": 7})
 	for i := 0; i < 500 && !follows(s, 6); i++ {
 		s = post(t, url, "/api/note", nil)
 	}
-	by4 := false
+	suspected := ""
 	for _, n := range s.Notes {
-		by4 = by4 || strings.Contains(n.Text, "did not acknowledge a check") && strings.HasPrefix(n.Text, "node 1:")
+		if n.Step > beforeCrash && suspected == "" && strings.Contains(n.Text, "leader 7 suspected: it did not acknowledge a check; an election follows") {
+			suspected = n.Text
+		}
 	}
-	if !follows(s, 6) || !by4 || s.Nodes[5].Epoch != "6.2" {
-		t.Fatalf("after 7's crash: 1 suspects 7 %v, nodes %+v", by4, s.Nodes)
+	if !follows(s, 6) || suspected == "" || s.Nodes[5].Epoch != "6.2" {
+		t.Fatalf("after 7's crash: suspected %q, nodes %+v", suspected, s.Nodes)
+	}
+	// Recover 7: a fresh process starts an election and wins it.
+	s = post(t, url, "/api/recover", map[string]any{"node": 7})
+	for i := 0; i < 500 && !follows(s, 7); i++ {
+		s = post(t, url, "/api/note", nil)
+	}
+	if !follows(s, 7) || s.Nodes[6].Epoch != "7.2" {
+		t.Fatalf("after 7's recovery: nodes %+v", s.Nodes)
+	}
+	handLine := s.Step
+	// 5. rewind to before the crash; the scenario's crash at 10 s: 6
+	// wins as well; the hand-made line is a branch.
+	s = post(t, url, "/api/rewind", map[string]any{"step": beforeCrash})
+	if len(s.Branches) != 1 || !s.Nodes[6].Alive {
+		t.Fatalf("rewound: branches %+v, node 7 %+v", s.Branches, s.Nodes[6])
+	}
+	for i := 0; i < 500 && !follows(s, 6); i++ {
+		s = post(t, url, "/api/note", nil)
+	}
+	if !follows(s, 6) || !s.Nodes[6].Crashed || s.Nodes[5].Epoch != "6.2" || s.Now < 10 {
+		t.Fatalf("after the scenario's crash: at %.3f s, nodes %+v", s.Now, s.Nodes)
+	}
+	s = post(t, url, "/api/branch", map[string]any{"branch": 0})
+	if s.Step != handLine || len(s.Branches) != 1 || len(s.Choices) != 3 || s.Choices[2].Recover != 7 {
+		t.Fatalf("the branch opened at step %d (want %d), choices %+v", s.Step, handLine, s.Choices)
+	}
+}
+
+// TestNextNoteFollowsTheProtocolsRule: each protocol says which steps
+// "next note" stops at (protocol.NoteStopper). Bully steps over the
+// members' routine checks of their coordinator, which happen; the token
+// ring over the idle token's passes, stopping at the requests, entries
+// and exits; Ricart-Agrawala has no rule of its own and stops at every
+// request and reply delivered (protocol.DefaultStop), as Chang-Roberts
+// does at every token (TestAPINextNoteStopsAtForwardsAndDrops).
+func TestNextNoteFollowsTheProtocolsRule(t *testing.T) {
+	// walk presses n until the run ends; it returns the stops and the
+	// history of the whole walk.
+	var at []int // the step of each stop
+	walk := func(config string) ([]string, []sim.Taken) {
+		_, url := serve(t, config, "radio.mac=ideal")
+		var stops []string
+		var s *studio.State
+		at = at[:0]
+		for i := 0; i < 400; i++ {
+			if s = post(t, url, "/api/note", nil); s.Error != "" {
+				break
+			}
+			stops = append(stops, s.Stop)
+			at = append(at, s.Step)
+		}
+		if s.Error == "" {
+			t.Fatalf("%s: the run did not end in 400 stops", config)
+		}
+		return stops, s.History
+	}
+	count := func(h []sim.Taken, prefix string) int {
+		n := 0
+		for _, x := range h {
+			if x.Class == sim.ClassProtocol && strings.HasPrefix(x.Line, prefix) {
+				n++
+			}
+		}
+		return n
+	}
+
+	stops, hist := walk("../configs/bully.yaml")
+	checks, stopped := count(hist, "check"), 0
+	for _, x := range stops {
+		if strings.Contains(x, "received check") {
+			t.Fatalf("bully: stopped at a routine check: %s", x)
+		}
+		if strings.Contains(x, "received election") || strings.Contains(x, "received coordinator") || strings.Contains(x, "received ok") {
+			stopped++
+		}
+	}
+	if checks == 0 || stopped == 0 {
+		t.Fatalf("bully: %d checks delivered (want some, stepped over), %d stops at the election's messages", checks, stopped)
+	}
+
+	stops, hist = walk("../configs/mutex-token-ring.yaml")
+	if passes := count(hist, "token"); passes < 50 {
+		t.Fatalf("token ring: %d token passes delivered", passes)
+	}
+	want := []string{"node 1: info: token created (generation 1)", "node 3: cs request", "node 3: cs enter: token generation 1", "node 3: cs exit"}
+	if len(stops) < 24 || !slices.Equal(stops[:4], want) {
+		t.Fatalf("token ring: the stops begin %q, want %q", stops[:min(4, len(stops))], want)
+	}
+	for _, x := range stops[1:] {
+		if !strings.Contains(x, ": cs ") {
+			t.Fatalf("token ring: stopped at %q, not a request, an entry or an exit", x)
+		}
+	}
+
+	stops, hist = walk("../configs/mutex-ricart-agrawala.yaml")
+	delivered := 0 // stops at a request or reply
+	for _, x := range stops {
+		if strings.Contains(x, " received request") || strings.Contains(x, " received reply") {
+			delivered++
+		}
+	}
+	// No stop steps over a request or reply delivered: each is the
+	// step a stop stands on (one that also made a note stops at it).
+	prev := 0
+	for i, step := range at {
+		n := 0
+		for _, h := range hist {
+			if h.Step >= prev && h.Step < step && h.Class == sim.ClassProtocol && (strings.HasPrefix(h.Line, "request") || strings.HasPrefix(h.Line, "reply")) {
+				n++
+			}
+		}
+		if n > 1 {
+			t.Fatalf("ricart-agrawala: the stop at step %d (%s) stepped over %d requests or replies", step, stops[i], n)
+		}
+		prev = step
+	}
+	if delivered < 50 {
+		t.Fatalf("ricart-agrawala: %d stops at a request or reply", delivered)
 	}
 }

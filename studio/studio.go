@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,6 +126,10 @@ func New(cfg Config) (*Studio, error) {
 	if err := st.replay(sched.Choices, sched.Steps); err != nil {
 		return nil, err
 	}
+	if st.violation != nil {
+		st.violation.causes(st.obs, st.c.Log())
+		st.obs.tracking, st.obs.lastRecv, st.obs.sends, st.obs.elections = false, nil, nil, nil
+	}
 	return st, nil
 }
 
@@ -136,6 +139,9 @@ func (st *Studio) replay(choices []sim.Choice, upTo int) error {
 		st.c.Close()
 	}
 	obs := newObserver(st.spec)
+	if st.violation != nil && st.obs == nil { // the first replay: to the violation
+		obs.tracking, obs.lastRecv = true, map[protocol.NodeID]int{}
+	}
 	st.c = nil
 	c, err := sim.NewController(st.cfg.Scenario, sim.Options{Out: st.cfg.Out}, obs.observe)
 	if err != nil {
@@ -294,34 +300,52 @@ func (st *Studio) step(req *request) error {
 
 // note steps to the next step a student should look at: one that made
 // a note (a leader chosen, a section entered or left, an election
-// started or ended, a round), delivered one of the algorithm's messages
-// (where it is forwarded, answered or dropped), or fired a timer that
-// sent one (a node waking up). It says why it stopped (State.Stop).
+// started or ended, a round), or one that the protocol's rule
+// (protocol.NoteStopper; protocol.DefaultStop without one: every
+// algorithm message delivered, forwarded, answered or dropped, and every
+// timer that sends one) asks to stop at, weighed at the live node that
+// took it. It says why it stopped (State.Stop).
 func (st *Studio) note(req *request) error {
 	o := st.obs
+	o.weigh = true
+	defer func() { o.weigh = false }()
 	for i := 0; i < maxSteps; i++ {
 		notes, sent := len(o.notes), o.algorithm()
+		o.sentKinds = o.sentKinds[:0]
 		p, ok := st.c.Next()
 		if !ok || !st.c.Step() {
 			return fmt.Errorf("no note before the end of the run")
 		}
-		switch {
-		case len(o.notes) > notes:
+		if len(o.notes) > notes {
 			st.stop = o.notes[len(o.notes)-1].Text
+			return nil
+		}
+		var s protocol.Step
+		var at protocol.NodeID
+		switch {
 		case p.Type == "deliver" && p.Class == sim.ClassProtocol:
-			st.stop = fmt.Sprintf("node %d received %s", cmp.Or(p.Final, p.To), cmp.Or(p.Says, p.Msg))
-			if p.Final == 0 && p.To == 0 {
-				st.stop = fmt.Sprintf("the nodes in range of %d received %s", p.From, cmp.Or(p.Says, p.Msg))
-			}
-			if o.algorithm() > sent {
-				st.stop += fmt.Sprintf(" and sent %d message(s): %s", o.algorithm()-sent, o.lastSent)
-			} else {
-				st.stop += " and sent nothing (it keeps or drops it)"
-			}
-		case p.Type == "timer" && p.Class == sim.ClassProtocol && o.algorithm() > sent:
-			st.stop = fmt.Sprintf("node %d woke up (%s) and sent %s", p.Node, p.Name, o.lastSent)
+			s.Kind, at = p.Msg, cmp.Or(p.Final, p.To, p.From) // a broadcast: its sender's protocol
+		case p.Type == "timer" && p.Class == sim.ClassProtocol:
+			s.Timer, at = p.Name, p.Node
 		default:
 			continue
+		}
+		s.Sent = o.sentKinds
+		if stop, _ := st.c.StopsAt(at, s); !stop {
+			continue
+		}
+		if s.Timer != "" {
+			st.stop = fmt.Sprintf("node %d woke up (%s) and sent %s", p.Node, p.Name, o.lastSent)
+			return nil
+		}
+		st.stop = fmt.Sprintf("node %d received %s", cmp.Or(p.Final, p.To), cmp.Or(p.Says, p.Msg))
+		if p.Final == 0 && p.To == 0 {
+			st.stop = fmt.Sprintf("the nodes in range of %d received %s", p.From, cmp.Or(p.Says, p.Msg))
+		}
+		if o.algorithm() > sent {
+			st.stop += fmt.Sprintf(" and sent %d message(s): %s", o.algorithm()-sent, o.lastSent)
+		} else {
+			st.stop += " and sent nothing (it keeps or drops it)"
 		}
 		return nil
 	}
@@ -426,33 +450,6 @@ type State struct {
 	Choices  []sim.Choice `json:"choices"`
 	Branches []Branch     `json:"branches"`
 	Save     string       `json:"save"`
-}
-
-// Violation is a schedule's violation (sim.Violation) as the page shows
-// it: the witness's nodes (those it names as "node N") and the steps of
-// the schedule's choices, the deliveries, drops, crashes that lead to it.
-type Violation struct {
-	sim.Violation
-	Nodes   []protocol.NodeID `json:"nodes"`
-	Choices []int             `json:"choices"`
-}
-
-var witnessNode = regexp.MustCompile(`\bnodes? (\d+)`)
-
-func newViolation(sched *sim.Schedule) *Violation {
-	if sched == nil || sched.Violation == nil {
-		return nil
-	}
-	v := &Violation{Violation: *sched.Violation, Nodes: []protocol.NodeID{}, Choices: []int{}}
-	for _, m := range witnessNode.FindAllStringSubmatch(v.Witness, -1) {
-		if id, err := strconv.ParseUint(m[1], 10, 32); err == nil && !slices.Contains(v.Nodes, protocol.NodeID(id)) {
-			v.Nodes = append(v.Nodes, protocol.NodeID(id))
-		}
-	}
-	for _, ch := range sched.Choices {
-		v.Choices = append(v.Choices, ch.Step)
-	}
-	return v
 }
 
 // NodeView is a node on the map.
@@ -595,8 +592,20 @@ type observer struct {
 	notes    []Note
 	counts   Counts
 	lastSent string // what the last algorithm message sent carries
-	maxRound int
-	mutex    Mutex
+	// sentKinds are the kinds of the algorithm messages sent in the
+	// step under way, while note weighs steps (weigh).
+	sentKinds []string
+	weigh     bool
+	maxRound  int
+	mutex     Mutex
+	// tracking: a violation's causes are looked for (violation.go):
+	// the step of the last algorithm message delivered to each node,
+	// the algorithm messages sent, and which of them are the election's
+	// (counted in Counts.Messages).
+	tracking  bool
+	lastRecv  map[protocol.NodeID]int
+	sends     []sent
+	elections []int
 	// unnumbered tells apart the elections whose starts carry no epoch
 	// (bully's), to name them by initiator and start.
 	unnumbered analysis.Unnumbered
@@ -618,6 +627,10 @@ func newObserver(spec protocol.Spec) *observer {
 
 func (o *observer) observe(e *trace.Event) {
 	switch e.Ev {
+	case trace.EvRecv:
+		if o.tracking {
+			o.track(e, false)
+		}
 	case trace.EvSend:
 		if e.Kind == "hello" {
 			return
@@ -633,8 +646,14 @@ func (o *observer) observe(e *trace.Event) {
 		default:
 			o.counts.Messages++
 		}
+		if o.tracking && e.Kind != "" && !protocol.IsTransport(e.Kind) {
+			o.track(e, o.kinds[e.Kind] == 0)
+		}
 		if !protocol.IsTransport(e.Kind) {
 			o.lastSent = cmp.Or(e.Text, e.Kind)
+			if o.weigh {
+				o.sentKinds = append(o.sentKinds, e.Kind)
+			}
 		}
 		return
 	case trace.EvStart:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"manetlab/explore/exploretest"
+	"manetlab/protocol"
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/studio"
@@ -76,6 +78,27 @@ func TestExploreScheduleOpensAtItsViolation(t *testing.T) {
 	if len(followed) < 2 {
 		t.Fatalf("witness nodes %v follow %v (%s)", sv.Nodes, followed, sv.Witness)
 	}
+	// The offending messages: the last delivered to each witness node,
+	// before the violating step (a broadcast reaches every node here:
+	// the nodes are in range of each other).
+	var reached []protocol.NodeID
+	for _, c := range sv.Causes {
+		for _, id := range c.Nodes {
+			var last *sim.Taken
+			for _, h := range state.History {
+				if h.Class == sim.ClassProtocol && h.Step < v.Step && (strings.Contains(h.Line, "→all") || strings.Contains(h.Line, fmt.Sprintf("→%d (hop", id))) {
+					last = &h
+				}
+			}
+			if !slices.Contains(sv.Nodes, id) || last == nil || last.Step != c.Step || last.Line != c.Line || !strings.Contains(c.Why, "the last message delivered to node") {
+				t.Fatalf("offending message %+v; the last delivery to node %d in the history: %+v", c, id, last)
+			}
+			reached = append(reached, id)
+		}
+	}
+	if len(reached) != len(sv.Nodes) {
+		t.Fatalf("offending messages %+v for witness nodes %v", sv.Causes, sv.Nodes)
+	}
 	// On the page: the violation above the map, its nodes ringed, the
 	// chosen events and the violating step marked in the history.
 	chromiumtest.ForTest(t)
@@ -84,12 +107,13 @@ func TestExploreScheduleOpensAtItsViolation(t *testing.T) {
 	var got struct {
 		Banner            string
 		Ringed, Offending int
-		Violating         int
+		Violating, Causes int
 	}
 	p.Eval(`({banner: document.getElementById("violation").hidden ? "" : document.getElementById("violation").textContent,
 		ringed: document.querySelectorAll("#map .node.witness").length, offending: document.querySelectorAll("#history li.offending").length,
-		violating: document.querySelectorAll("#history li.violating").length})`, &got)
-	if !strings.Contains(got.Banner, "violation of one-leader-per-epoch at step") || got.Ringed != len(sv.Nodes) || got.Offending == 0 || got.Violating != 1 {
+		violating: document.querySelectorAll("#history li.violating").length, causes: document.querySelectorAll("#history li.cause").length})`, &got)
+	if !strings.Contains(got.Banner, "violation of one-leader-per-epoch at step") || got.Ringed != len(sv.Nodes) || got.Offending == 0 || got.Violating != 1 ||
+		got.Causes != len(sv.Causes) || !strings.Contains(got.Banner, "offending messages (outlined in the history): step "+fmt.Sprint(sv.Causes[0].Step+1)+": "+sv.Causes[0].Line) {
 		t.Fatalf("the page shows %+v", got)
 	}
 }

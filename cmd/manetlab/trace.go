@@ -214,7 +214,10 @@ docs/analysis.md gives the rules.`,
 				return err
 			}
 			if c.Bool("json") {
-				if err := writeJSON(c.App.Writer, rep); err != nil {
+				if err := writeJSON(c.App.Writer, struct {
+					Verdict verdictJSON `json:"verdict"`
+					*analysis.CheckReport
+				}{newVerdictJSON(rep.Verdict()), rep}); err != nil {
 					return err
 				}
 			} else {
@@ -276,7 +279,7 @@ status 3 (docs/analysis.md, "Cross-host problems").`,
 			}
 			defer showProgress(c, "trace report")()
 			var rep *analysis.MetricsReport
-			var line string // the verdict line, first
+			var verdict verdictJSON // the verdict line, first
 			var err error
 			if p := c.String("html"); p != "" {
 				// The page and the report from one read of the run.
@@ -304,18 +307,15 @@ status 3 (docs/analysis.md, "Cross-host problems").`,
 				if err != nil {
 					return fmt.Errorf("trace report: the run's verdict: %w", err)
 				}
-				d.Verdict = &htmlreport.Verdict{Word: sum.Verdict, Reason: sum.Reason, Line: judge.Line(sum.Verdict, sum.Reason)}
+				verdict = newVerdictJSON(sum.Verdict, sum.Reason)
+				d.Verdict = &htmlreport.Verdict{Word: verdict.Word, Reason: verdict.Reason, Line: verdict.Line}
 				if err := htmlreport.Save(p, d); err != nil {
 					return fmt.Errorf("trace report: --html: %w", err)
 				}
-				line = judge.Line(sum.Verdict, sum.Reason)
-			} else if c.Bool("json") {
-				if rep, err = analysis.ComputeMetrics(c.Args().First(), analysis.MetricsOptions{Routing: true}); err != nil {
-					return err
-				}
 			} else {
 				// The text starts with the run's verdict line, as sim's
-				// and run's do, from the metrics' one read.
+				// and run's do, from the metrics' one read (the JSON
+				// with the same words in its "verdict").
 				// A directory the metrics cannot read is named by their
 				// error, as without the verdict.
 				opt := analysis.MetricsOptions{Routing: true}
@@ -333,14 +333,17 @@ status 3 (docs/analysis.md, "Cross-host problems").`,
 				if err != nil {
 					return fmt.Errorf("trace report: the run's verdict: %w", err)
 				}
-				line = judge.Line(sum.Verdict, sum.Reason)
+				verdict = newVerdictJSON(sum.Verdict, sum.Reason)
 			}
 			if c.Bool("json") {
-				if err := writeJSON(c.App.Writer, rep); err != nil {
+				if err := writeJSON(c.App.Writer, struct {
+					Verdict verdictJSON `json:"verdict"`
+					*analysis.MetricsReport
+				}{verdict, rep}); err != nil {
 					return err
 				}
 			} else {
-				fmt.Fprintln(c.App.Writer, line)
+				fmt.Fprintln(c.App.Writer, verdict.Line)
 				rep.WriteText(c.App.Writer)
 			}
 			return crossHostError("trace report", rep.CrossHost)
@@ -367,4 +370,17 @@ func writeJSON(w io.Writer, v any) error {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
+}
+
+// verdictJSON is the verdict line of `trace check` and `trace report` in
+// their JSON, first: the word, the reason and the line the text prints
+// first (judge.Line), the same words.
+type verdictJSON struct {
+	Word   string `json:"word"`
+	Reason string `json:"reason,omitempty"`
+	Line   string `json:"line"`
+}
+
+func newVerdictJSON(word, reason string) verdictJSON {
+	return verdictJSON{Word: word, Reason: reason, Line: judge.Line(word, reason)}
 }

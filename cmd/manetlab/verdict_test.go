@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -138,6 +139,22 @@ func TestVerdictLineFirst(t *testing.T) {
 	}
 	if strings.Contains(chk, "no epochs?") {
 		t.Errorf("trace check guesses at the protocol's epochs:\n%s", chk)
+	}
+	// The JSON of both carries the same line, first.
+	for cmd, want := range map[string]string{"report": line, "check": first(chk)} {
+		out, err := runCLI(t, "trace", cmd, dir, "--json")
+		if err != nil && cmd == "report" {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var v struct {
+			Verdict struct{ Word, Reason, Line string }
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("trace %s --json: %v\n%s", cmd, err, out)
+		}
+		if v.Verdict.Line != want || !strings.HasPrefix(want, "verdict: "+v.Verdict.Word+" (") || !strings.HasPrefix(strings.TrimLeft(out, "{ \n"), `"verdict": {`) {
+			t.Errorf("trace %s --json's verdict %+v, its text's line %q:\n%.300s", cmd, v.Verdict, want, out)
+		}
 	}
 	d, out := reportPage(t, dir)
 	if first(out) != line {
