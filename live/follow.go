@@ -146,7 +146,7 @@ func (f *Follower) read(name string) (int, error) {
 		t = nil
 	}
 	if t == nil {
-		fh, err := trace.Open(path)
+		fh, err := trace.OpenFile(path)
 		if err != nil {
 			return 0, err
 		}

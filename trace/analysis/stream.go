@@ -2,7 +2,7 @@ package analysis
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"slices"
 
 	"manetlab/protocol"
@@ -136,7 +136,7 @@ type merger struct {
 	readAny  bool
 	combOwn  []trace.Problem
 	combAny  bool
-	combF    *os.File
+	combF    io.Closer
 	combWhy  *trace.IDMap[string]
 
 	h, parked *headHeap
