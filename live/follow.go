@@ -45,6 +45,10 @@ type tail struct {
 	line int
 	node protocol.NodeID // a node file's node; 0 for the others
 	kind int
+	// A compressed file (trace.compress: zstd) is read a whole frame at
+	// a time: raw holds the bytes of the frame still being written.
+	zstd, seen bool
+	raw        []byte
 }
 
 const (
@@ -146,7 +150,7 @@ func (f *Follower) read(name string) (int, error) {
 		t = nil
 	}
 	if t == nil {
-		fh, err := trace.Open(path)
+		fh, err := trace.OpenFile(path)
 		if err != nil {
 			return 0, err
 		}
@@ -169,8 +173,17 @@ func (f *Follower) read(name string) (int, error) {
 	now := time.Now()
 	for {
 		k, err := t.f.Read(buf)
-		if k > 0 {
-			data := buf[:k]
+		data := buf[:k]
+		if k > 0 && !t.seen {
+			t.seen, t.zstd = true, trace.IsZstd(data)
+		}
+		if t.zstd && k > 0 {
+			var zerr error
+			if data, zerr = unzstd(t, data); zerr != nil {
+				return lines, fmt.Errorf("%s: %w", path, zerr)
+			}
+		}
+		if len(data) > 0 {
 			for {
 				i := bytes.IndexByte(data, '\n')
 				if i < 0 {
@@ -197,6 +210,26 @@ func (f *Follower) read(name string) (int, error) {
 			return lines, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+}
+
+// maxFrame bounds a compressed file's frame (the simulator's are at most
+// about 1 MiB).
+const maxFrame = 64 << 20
+
+// unzstd adds data, read from t's compressed file, to what t holds of
+// it and returns the decompressed bytes of its whole frames.
+func unzstd(t *tail, data []byte) ([]byte, error) {
+	t.raw = append(t.raw, data...)
+	if len(t.raw) > maxFrame {
+		return nil, fmt.Errorf("a zstd frame longer than %d MiB: not a trace the simulator wrote", maxFrame>>20)
+	}
+	n, err := trace.ZstdFrames(t.raw)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	out, err := trace.DecodeZstd(nil, t.raw[:n])
+	t.raw = append(t.raw[:0], t.raw[n:]...)
+	return out, err
 }
 
 func offset(t *tail) int64 {

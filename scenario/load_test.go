@@ -134,6 +134,8 @@ func TestSetErrors(t *testing.T) {
 		{"radio.range", []string{"want path=value"}},
 		{"trace.hello=maybe", []string{"trace.hello: \"maybe\" is not true or false"}},
 		{"trace.layout=sideways", []string{"trace.layout: \"sideways\" is unknown (allowed: auto, per-node, combined)"}},
+		{"trace.level=some", []string{"trace.level: \"some\" is unknown (allowed: full, summary)"}},
+		{"trace.compress=gzip", []string{"trace.compress: \"gzip\" is unknown (allowed: none, zstd)"}},
 	}
 	for _, c := range cases {
 		wantContains(t, parseErr(t, "", c.set), c.want...)

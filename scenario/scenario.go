@@ -147,7 +147,30 @@ type TraceOptions struct {
 	// events) or "" / LayoutAuto (combined from CombinedFrom nodes up).
 	// Real nodes always write one file each (docs/trace.md).
 	Layout string `yaml:"layout,omitempty"`
+	// Level is how much the simulator writes: LevelFull or "" (every
+	// event), or LevelSummary (only what the run's summary and `trace
+	// check` read: receives and the drops no check weighs are left out;
+	// docs/trace.md).
+	Level string `yaml:"level,omitempty"`
+	// Compress is how the simulator compresses its trace files:
+	// CompressNone or "" (plain JSON lines), or CompressZstd (zstd
+	// frames, which every reader of traces decompresses; docs/trace.md).
+	Compress string `yaml:"compress,omitempty"`
 }
+
+// Trace levels (trace.level) and compressions (trace.compress).
+const (
+	LevelFull    = "full"
+	LevelSummary = "summary"
+	CompressNone = "none"
+	CompressZstd = "zstd"
+)
+
+// Summary reports whether the simulator writes the summary level.
+func (t TraceOptions) Summary() bool { return t.Level == LevelSummary }
+
+// Zstd reports whether the simulator compresses its traces with zstd.
+func (t TraceOptions) Zstd() bool { return t.Compress == CompressZstd }
 
 // Trace layouts (trace.layout).
 const (

@@ -21,6 +21,8 @@ var (
 	PlacementWords = []string{"uniform", "grid", "ring"}
 	CommandWords   = []string{"elect", "request", "release", "set-value"}
 	LayoutWords    = []string{LayoutAuto, LayoutPerNode, LayoutCombined}
+	LevelWords     = []string{LevelFull, LevelSummary}
+	CompressWords  = []string{CompressNone, CompressZstd}
 	RoutingWords   = []string{RoutingFlood, RoutingAODV}
 )
 
@@ -57,6 +59,16 @@ func (s *Scenario) Validate() error {
 	}
 	if s.Trace.Layout != "" {
 		if err := oneOf("trace.layout", s.Trace.Layout, LayoutWords); err != nil {
+			return err
+		}
+	}
+	if s.Trace.Level != "" {
+		if err := oneOf("trace.level", s.Trace.Level, LevelWords); err != nil {
+			return err
+		}
+	}
+	if s.Trace.Compress != "" {
+		if err := oneOf("trace.compress", s.Trace.Compress, CompressWords); err != nil {
 			return err
 		}
 	}

@@ -285,6 +285,9 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimit
 	var bytes, recorded uint64
 	var buf []byte
 	w.out.observe = func(e *trace.Event) {
+		if w.out.leftOut(e) { // a node event the summary level does not write
+			return
+		}
 		buf = trace.AppendJSON(buf[:0], e)
 		bytes += uint64(len(buf)) + 1
 		if record != nil && record(e.Ev) {

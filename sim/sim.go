@@ -24,6 +24,7 @@ import (
 	"manetlab/radio"
 	"manetlab/scenario"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // Options control a run beyond what the scenario says.
@@ -281,11 +282,12 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 		// (err may still hold the protocol's warning, kept above.)
 		out, err = &sink{discard: true, paths: make([]string, len(paths)+1)}, nil
 	} else {
-		out, err = newSink(opt.Out, paths, combined, opt.Record)
+		out, err = newSink(opt.Out, paths, combined, s.Trace.Zstd(), opt.Record)
 	}
 	if err != nil {
 		return nil, err
 	}
+	out.summary = s.Trace.Summary() && !analysis.ReadsReceives(spec)
 	w.out = out
 	return w, nil
 }

@@ -7,8 +7,11 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/klauspost/compress/zstd"
+
 	"manetlab/internal/safefs"
 	"manetlab/trace"
+	"manetlab/trace/analysis"
 )
 
 // flushAt is the size at which a file's buffer goes to the writer: small,
@@ -65,6 +68,10 @@ type sink struct {
 	observe func(e *trace.Event)
 	// discard writes nothing: events go to observe only (Options.Discard).
 	discard bool
+	// summary leaves out of the node files the events that the summary
+	// and `trace check` do not read (trace.level: summary): receives and
+	// the drops that are not a lost message. observe still sees them.
+	summary bool
 	// root is the output directory, opened: the files in it are opened
 	// by name (openat), without a walk of the path each time.
 	root    *safefs.Dir
@@ -72,6 +79,23 @@ type sink struct {
 	// failed is set by the writer at its first error (a full disk): the
 	// run stops at its next check (world.run).
 	failed atomic.Bool
+	// zstd, when not nil, compresses every chunk into a zstd frame of
+	// its own before it is written (trace.compress: zstd): a file is a
+	// series of whole frames, which trace.Open decompresses. Only the
+	// writer goroutine uses it, and zbuf.
+	zstd *zstd.Encoder
+	zbuf []byte
+}
+
+// newZstd is the encoder of compressed traces: one goroutine (the
+// writer's), the fastest level (a JSON trace shrinks about tenfold at
+// it, faster than the simulation writes it).
+func newZstd() *zstd.Encoder {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest))
+	if err != nil {
+		panic(err) // only for invalid options
+	}
+	return enc
 }
 
 type chunk struct {
@@ -81,8 +105,9 @@ type chunk struct {
 
 // newSink writes the node files at paths (by node index) and the run file
 // into dir, or with combined nodes.jsonl instead of the node files (paths
-// is then unused); record, when not nil, keeps a trace.Recording of them.
-func newSink(dir string, paths []string, combined bool, record func(ev string) bool) (*sink, error) {
+// is then unused); record, when not nil, keeps a trace.Recording of them;
+// compress writes zstd frames.
+func newSink(dir string, paths []string, combined, compress bool, record func(ev string) bool) (*sink, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("sim: no output directory")
 	}
@@ -106,6 +131,9 @@ func newSink(dir string, paths []string, combined bool, record func(ev string) b
 		root: root, rootDir: filepath.Clean(dir)}
 	if combined {
 		s.chunks, s.free = make(chan chunk, 8), make(chan []byte, 10)
+	}
+	if compress {
+		s.zstd = newZstd()
 	}
 	removeStale(dir, s.paths, combined)
 	if record != nil {
@@ -169,7 +197,18 @@ func removeStale(dir string, paths []string, combined bool) {
 	}
 }
 
+// leftOut says whether the summary level leaves e out of the node files.
+func (s *sink) leftOut(e *trace.Event) bool {
+	return s.summary && (e.Ev == trace.EvRecv || e.Ev == trace.EvDrop && !analysis.LostDrop(e))
+}
+
 func (s *sink) node(i int, e *trace.Event) {
+	if s.leftOut(e) {
+		if s.observe != nil {
+			s.observe(e)
+		}
+		return
+	}
 	if s.combined {
 		i = 0
 	}
@@ -316,7 +355,12 @@ func (s *sink) writeChunk(c chunk, files []*os.File, started []bool, keep bool) 
 			return fmt.Errorf("writing trace: %w", err)
 		}
 	}
-	_, err = f.Write(c.b)
+	b := c.b
+	if s.zstd != nil {
+		s.zbuf = s.zstd.EncodeAll(b, s.zbuf[:0])
+		b = s.zbuf
+	}
+	_, err = f.Write(b)
 	if keep {
 		files[c.i] = f
 	} else {

@@ -1,21 +1,75 @@
 package trace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
+
+	"github.com/klauspost/compress/zstd"
 
 	"manetlab/internal/safefs"
 )
 
-// Open opens the trace file at path for reading, refusing anything but a
+// Open opens the trace file at path for reading its lines, as OpenFile
+// does. A file that begins with zstd's magic number (the simulator's
+// trace.compress: zstd writes its files as zstd frames) is read
+// decompressed, so that every reader of traces reads both kinds. A
+// compressed file cut inside a frame (its writer killed, or its disk
+// full) reads as far as its last whole block.
+func Open(path string) (io.ReadCloser, error) {
+	f, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var head [4]byte
+	if n, _ := f.ReadAt(head[:], 0); n < len(head) || !IsZstd(head[:]) {
+		return f, nil
+	}
+	d, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &zstdFile{d: d, f: f}, nil
+}
+
+// zstdMagic begins every zstd frame (RFC 8878).
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// IsZstd says whether b begins with zstd's magic number: a compressed
+// trace file's first bytes.
+func IsZstd(b []byte) bool { return bytes.HasPrefix(b, zstdMagic) }
+
+// zstdFile reads a compressed trace file decompressed.
+type zstdFile struct {
+	d *zstd.Decoder
+	f *os.File
+}
+
+func (z *zstdFile) Read(p []byte) (int, error) {
+	n, err := z.d.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = io.EOF // a frame cut short: read what came before it
+	}
+	return n, err
+}
+
+func (z *zstdFile) Close() error {
+	z.d.Close()
+	return z.f.Close()
+}
+
+// OpenFile opens the trace file at path for reading, refusing anything but a
 // regular file: a FIFO, a device (a link to /dev/zero or /dev/urandom) or
 // a directory would make a reader wait or read forever. The file is
 // opened without blocking (a FIFO with no writer would block the open
 // itself) and checked once open, so that nothing swapped in between a
-// check and the open is read.
-func Open(path string) (*os.File, error) {
+// check and the open is read. It reads the bytes as they are on disk
+// (Open decompresses).
+func OpenFile(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err

@@ -1,12 +1,16 @@
 package trace
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestOpenRefusesSpecialFiles: a FIFO (whose open would block without a
@@ -137,6 +141,62 @@ func TestCheckOutDir(t *testing.T) {
 		}
 		if err := CheckOutDir(open); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
 			t.Fatalf("another user's directory: %v", err)
+		}
+	}
+}
+
+// TestZstdFrames: over three zstd frames (one holding an RLE block, one
+// with a checksum), ZstdFrames finds exactly the whole frames in every
+// prefix, and Open reads the file they make decompressed, a frame cut
+// short read up to it.
+func TestZstdFrames(t *testing.T) {
+	parts := [][]byte{[]byte(strings.Repeat("{\"t\":1,\"node\":1,\"ev\":\"send\"}\n", 400)), bytes.Repeat([]byte("a"), 5000), []byte("{\"t\":2,\"node\":2,\"ev\":\"end\"}\n")}
+	var file []byte
+	var ends []int
+	for i, p := range parts {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(i == 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		file = enc.EncodeAll(p, file)
+		ends = append(ends, len(file))
+	}
+	for n := 0; n <= len(file); n++ {
+		want := 0
+		for _, e := range ends {
+			if e <= n {
+				want = e
+			}
+		}
+		got, err := ZstdFrames(file[:n])
+		if err != nil || got != want {
+			t.Fatalf("prefix of %d bytes: %d, %v; want %d", n, got, err, want)
+		}
+	}
+	if _, err := ZstdFrames([]byte("{\"t\":1}\n")); err == nil {
+		t.Error("plain lines taken for zstd frames")
+	}
+	plain := bytes.Join(parts, nil)
+	dec, err := DecodeZstd(nil, file)
+	if err != nil || !bytes.Equal(dec, plain) {
+		t.Fatalf("DecodeZstd: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "nodes.jsonl")
+	for _, c := range []struct {
+		n    int
+		want []byte
+	}{{len(file), plain}, {ends[1] + 7, bytes.Join(parts[:2], nil)}} {
+		if err := os.WriteFile(path, file[:c.n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(f)
+		f.Close()
+		if err != nil || !bytes.Equal(got, c.want) {
+			t.Errorf("Open of %d bytes: %d bytes, %v; want %d", c.n, len(got), err, len(c.want))
 		}
 	}
 }

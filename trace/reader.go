@@ -278,6 +278,10 @@ func rawEv(line []byte) (string, bool) {
 type reopenReader struct {
 	path string
 	off  int64
+	// z reads a compressed file (trace.compress: zstd), which cannot be
+	// read from an offset: it stays open until its end.
+	z    io.ReadCloser
+	zerr error // z's error, once it ended (z closed)
 }
 
 // NewReopenReader reads the file at path, opening it for each read and
@@ -286,12 +290,29 @@ type reopenReader struct {
 func NewReopenReader(path string) io.Reader { return &reopenReader{path: path} }
 
 func (r *reopenReader) Read(p []byte) (int, error) {
-	f, err := Open(r.path)
+	if r.zerr != nil {
+		return 0, r.zerr
+	}
+	if r.z != nil {
+		n, err := r.z.Read(p)
+		if err != nil {
+			r.zerr = err
+			r.z.Close()
+		}
+		return n, err
+	}
+	f, err := OpenFile(r.path)
 	if err != nil {
 		return 0, err
 	}
 	n, err := f.ReadAt(p, r.off)
 	f.Close()
+	if r.off == 0 && IsZstd(p[:n]) {
+		if r.z, err = Open(r.path); err != nil {
+			return 0, err
+		}
+		return r.Read(p)
+	}
 	r.off += int64(n)
 	if errors.Is(err, io.EOF) && n > 0 {
 		err = nil

@@ -104,6 +104,28 @@ func lostMessage(r *run) string {
 	return fmt.Sprintf("node %d's %s to %d dropped at %.3fs (%s)", first.node, r.strs.Strs[first.kind], first.to, seconds(first.t), r.src(first))
 }
 
+// guarded says whether the check judges spec's message count against a
+// bound (checkBound).
+func guarded(spec protocol.Spec) bool {
+	_, isRounds := rounds.Lookup(spec.Name)
+	return spec.Budget != nil || spec.Mutex != nil && spec.Mutex.HiIf != nil ||
+		spec.Goal != protocol.GoalMutex && (spec.Complexity != nil && spec.Complexity.Bound != nil || isRounds)
+}
+
+// ReadsReceives says whether the summary or `trace check` of a run of
+// spec reads its receives and every drop: a count judged against a
+// bound, or mutual exclusion (its causal order). When it does not, they
+// read no receive and only the drops that LostDrop weighs, which is
+// what the simulator's summary trace level keeps (trace.level:
+// summary).
+func ReadsReceives(spec protocol.Spec) bool {
+	return guarded(spec) || spec.Goal == protocol.GoalMutex || spec.Mutex != nil
+}
+
+// LostDrop says whether a drop event is one the check weighs as a lost
+// message (lostDrop).
+func LostDrop(e *trace.Event) bool { return e.Ev == trace.EvDrop && lostDrop(e.To, e.Kind) }
+
 // lostDrop says whether a drop of a message of kind to node to is one
 // lostMessage weighs: one naming its destination, hellos aside.
 func lostDrop(to protocol.NodeID, kind string) bool {
@@ -242,10 +264,7 @@ func checkBound(l *loader, r *run, opt CheckOptions) (Property, bool) {
 	if err != nil {
 		return Property{}, false
 	}
-	_, isRounds := rounds.Lookup(spec.Name)
-	guarded := spec.Budget != nil || spec.Mutex != nil && spec.Mutex.HiIf != nil ||
-		spec.Goal != protocol.GoalMutex && (spec.Complexity != nil && spec.Complexity.Bound != nil || isRounds)
-	if !guarded {
+	if !guarded(spec) {
 		return Property{}, false
 	}
 	p := Property{Name: PropBound}

@@ -2,7 +2,7 @@ package analysis
 
 import (
 	"fmt"
-	"os"
+	"io"
 
 	"manetlab/protocol"
 	"manetlab/trace"
@@ -132,7 +132,7 @@ type merger struct {
 	readAny  bool
 	combOwn  []trace.Problem
 	combAny  bool
-	combF    *os.File
+	combF    io.Closer
 	combWhy  *trace.IDMap[string]
 	// The combined files merged with other directories (preread.go).
 	pre []*preFile
