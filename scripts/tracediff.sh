@@ -14,7 +14,8 @@
 # then on the traces: `trace check` (text and --json), `trace report` (text,
 # --json and --html), `trace merge` (the merged trace and its report on
 # stderr) and `trace export` (shiviz and netanim), each with its exit
-# status. Compare prints one line a case and exits 1 if any output differs.
+# status; the combined quickstart run is also merged with a host's
+# directory of node files. Compare prints one line a case and exits 1 if any output differs.
 # Everything goes under a temporary directory ($TMPDIR or /tmp), removed at
 # the end, but for --outputs's DIR. Not part of the test suite.
 
@@ -74,6 +75,9 @@ outputs() {
 			hosts "$bin" "$d"
 			damaged "$bin" "$d"
 		fi
+		if [[ $name == quickstart-combined ]]; then
+			mixed "$bin" "$d" quickstart
+		fi
 	done
 	cd "$repo"
 }
@@ -117,6 +121,22 @@ hosts() {
 	run "$d/hosts-shiviz.txt" "$bin" trace export --format shiviz "$a" "$b" -o "$d/hosts.shiviz"
 	run "$d/hosts-netanim.txt" "$bin" trace export --format netanim "$a" "$b" -o "$d/hosts.xml"
 	rm -rf "$a" "$b"
+}
+
+# mixed BIN CASEDIR PERNODE: the combined run merged with a host's
+# directory of node files (the odd nodes of case PERNODE's run), both ways.
+mixed() {
+	local bin=$1 d=$2 x=$2/host n
+	mkdir -p "$x"
+	cp "$3/run/run.jsonl" "$x/"
+	for n in "$3"/run/node-*[13579].jsonl; do
+		cp "$n" "$x/"
+	done
+	run "$d/mixed-merge.txt" "$bin" trace merge "$d/run" "$x" -o "$d/mixed-merged.jsonl"
+	run "$d/mixed-merge2.txt" "$bin" trace merge "$x" "$d/run" -o "$d/mixed-merged2.jsonl"
+	run "$d/mixed-shiviz.txt" "$bin" trace export --format shiviz "$x" "$d/run" -o "$d/mixed.shiviz"
+	run "$d/mixed-netanim.txt" "$bin" trace export --format netanim "$d/run" "$x" -o "$d/mixed.xml"
+	rm -rf "$x"
 }
 
 # damaged BIN CASEDIR: a run with damaged and missing node files.

@@ -218,7 +218,6 @@ func checkEvents(ev string) bool {
 // checkEpochs finds two different leaders announced under one epoch.
 func checkEpochs(r *run) Property {
 	p := Property{Name: PropEpochLeader}
-	type first struct{ e *event }
 	byEpoch := map[int32]*event{}
 	reported := map[int32]bool{}
 	leaderNotes := 0

@@ -69,5 +69,3 @@ func readLines(t *testing.T, path string) []trace.Event {
 	}
 	return out
 }
-
-func f64(v float64) *float64 { return &v }

@@ -127,7 +127,6 @@ func (tr *truth) observedDown(i, j int, t int64) bool {
 // noteObservedDown fills tr.down from the nbr-down and nbr-up events of
 // r's node traces.
 func (tr *truth) noteObservedDown(r *run) {
-	type key struct{ a, b int32 } // a lost b
 	for _, p := range r.procs[1:] {
 		a, ok := tr.index[p.id]
 		if !ok {

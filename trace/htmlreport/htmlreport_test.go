@@ -360,13 +360,6 @@ func TestPageRendersInChromium(t *testing.T) {
 	}
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
-}
-
 // TestSequenceRelaysCanBeHidden: on a run whose messages are flooded
 // (every hop after the first a relay), the sequence diagram draws an
 // arrow per receive of every frame, and with #relays=0 (the checkbox
