@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // MaxLine is the longest line the reader decodes (64 MiB); a longer line is
@@ -60,14 +61,111 @@ func Scan(path string, fn func(e *Event, line int) error) ([]Problem, error) {
 // ScanEvents is Scan restricted to the event types keep accepts (nil:
 // all). Lines of other types are skipped before they are decoded, which
 // makes a pass over a large trace several times faster; a skipped line is
-// not checked beyond its "ev" field.
+// not checked beyond its "ev" field. The lines are read and decoded a
+// little ahead of fn, on another goroutine (scanAhead): keep is called
+// there, and must be safe for that (a function of ev alone).
 func ScanEvents(path string, keep func(ev string) bool, fn func(e *Event, line int) error) ([]Problem, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer f.Close()
-	return scanLines(f, path, maxLine, keep, fn)
+	return scanAhead(f, path, maxLine, keep, fn)
+}
+
+// aheadBatch is how many decoded events scanAhead hands over at a time;
+// aheadBatches how many batches it uses.
+const (
+	aheadBatch   = 256
+	aheadBatches = 4
+)
+
+// scanAhead is scanLines with the reading and decoding of the lines on a
+// goroutine of its own, up to a few batches ahead of fn, so that a large
+// trace's decoding takes the second core while fn judges the events
+// before: fn sees the same events, lines and problems in the same order,
+// and on an error the same problems (those of the lines before).
+func scanAhead(r io.Reader, path string, max int, keep func(ev string) bool, fn func(e *Event, line int) error) ([]Problem, error) {
+	type item struct {
+		e     Event
+		line  int
+		probs int // len(Problems) when it was read
+	}
+	type batch struct {
+		items []item
+		end   bool
+		err   error
+	}
+	lr := newLineReader(r, path, 64<<10, max)
+	var keepLine func(string, []byte) bool
+	if keep != nil {
+		keepLine = func(ev string, _ []byte) bool { return keep(ev) }
+	}
+	full := make(chan *batch, aheadBatches)
+	free := make(chan *batch, aheadBatches)
+	for range aheadBatches {
+		free <- &batch{items: make([]item, 0, aheadBatch)}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(full)
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+			case <-done:
+				return
+			}
+			b.items = b.items[:0]
+			for len(b.items) < aheadBatch && !b.end {
+				e, n, err := lr.Next(keepLine)
+				switch {
+				case err != nil:
+					b.end, b.err = true, err
+				case e == nil:
+					b.end = true
+				default:
+					b.items = append(b.items, item{*e, n, len(lr.Problems)})
+				}
+			}
+			select {
+			case full <- b:
+			case <-done:
+				return
+			}
+			if b.end {
+				return
+			}
+		}
+	}()
+	stop := sync.OnceFunc(func() {
+		close(done)
+		wg.Wait()
+	})
+	defer stop()
+	var err error
+	for b := range full {
+		for i := range b.items {
+			it := &b.items[i]
+			if ferr := fn(&it.e, it.line); ferr != nil {
+				stop()
+				var ps []Problem // as scanLines has them then: nil for none
+				if it.probs > 0 {
+					ps = lr.Problems[:it.probs]
+				}
+				return ps, fmt.Errorf("%s:%d: %w", path, it.line, ferr)
+			}
+		}
+		if b.end {
+			err = b.err
+		}
+		free <- b
+	}
+	stop()
+	return lr.Problems, err
 }
 
 // scanLines is ScanEvents over r, named path in problems and errors, with

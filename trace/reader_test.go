@@ -206,3 +206,68 @@ func TestScanEventsSkipsOtherTypesButNotDamage(t *testing.T) {
 		t.Fatalf("problems %v, want the truncated line 7", probs)
 	}
 }
+
+// TestScanAheadAsScanLines: reading ahead on another goroutine hands fn
+// the same events, lines and problems as reading in turn, over many
+// batches, damaged lines and more of them than are listed; and a fn that
+// stops at any line gets the problems of the lines before it only.
+func TestScanAheadAsScanLines(t *testing.T) {
+	var b strings.Builder
+	evs := readableEvents(5, 3*aheadBatch+17)
+	for i := range evs {
+		switch i % 31 {
+		case 3:
+			b.WriteString("{not json\n")
+		case 20:
+			b.WriteString("\n")
+		}
+		b.Write(AppendJSON(nil, &evs[i]))
+		b.WriteByte('\n')
+	}
+	b.WriteString(`{"t":1,"node":2,"ev":"send"`) // cut last line
+	path := filepath.Join(t.TempDir(), "node-2.jsonl")
+	writeFile(t, path, b.String())
+	type got struct {
+		lines []string
+		probs []Problem
+		err   string
+	}
+	scan := func(ahead bool, keep func(string) bool, stopAt int) got {
+		var g got
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		fn := func(e *Event, line int) error {
+			if line == stopAt {
+				return errors.New("stop")
+			}
+			g.lines = append(g.lines, fmt.Sprintf("%d %s", line, AppendJSON(nil, e)))
+			return nil
+		}
+		var err2 error
+		if ahead {
+			g.probs, err2 = scanAhead(f, path, maxLine, keep, fn)
+		} else {
+			g.probs, err2 = scanLines(f, path, maxLine, keep, fn)
+		}
+		if err2 != nil {
+			g.err = err2.Error()
+		}
+		return g
+	}
+	sends := func(ev string) bool { return ev == EvSend }
+	for _, keep := range []func(string) bool{nil, sends} {
+		for _, stop := range []int{-1, 1, 2, 5, 200, aheadBatch + 3, 2*aheadBatch + 40, 3*aheadBatch + 30} {
+			want, have := scan(false, keep, stop), scan(true, keep, stop)
+			if !reflect.DeepEqual(want, have) {
+				t.Fatalf("keep %v, stop at line %d: ahead differs:\n%d lines, %d problems, err %q\nin turn %d lines, %d problems, err %q",
+					keep != nil, stop, len(have.lines), len(have.probs), have.err, len(want.lines), len(want.probs), want.err)
+			}
+			if stop < 0 && len(want.probs) < MaxListed {
+				t.Fatalf("only %d problems: the test wants more than are listed", len(want.probs))
+			}
+		}
+	}
+}

@@ -208,7 +208,7 @@ func check(l *loader, opt CheckOptions) (*CheckReport, error) {
 // files and unknown events are skipped undecoded. Neighbour events are
 // read: the ground truth of a run of real processes uses them.
 func checkEvents(ev string) bool {
-	switch evTypes[ev] {
+	switch typeOf(ev) {
 	case tOther, tPosition:
 		return false
 	}

@@ -73,6 +73,22 @@ var evTypes = map[string]evType{
 	trace.EvQuiet: tQuiet, trace.EvCut: tCut, trace.EvHeal: tHeal,
 }
 
+// typeOf is evTypes[ev], the commonest types first without hashing:
+// it is asked for every line of a run.
+func typeOf(ev string) evType {
+	switch ev {
+	case trace.EvRecv:
+		return tRecv
+	case trace.EvSend:
+		return tSend
+	case trace.EvDrop:
+		return tDrop
+	case trace.EvRelay:
+		return tRelay
+	}
+	return evTypes[ev]
+}
+
 // event is one trace event in compact form: the fields the analysis uses,
 // strings interned, and where it came from.
 type event struct {
@@ -428,9 +444,8 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 // for a receive of a lean load, which is judged but not kept.
 func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool, line int, opt loadOptions, buf *[]byte) (event, bool) {
 	fi := cur.file
-	*buf = trace.AppendJSON((*buf)[:0], e)
 	past := func(add func(h, at uint64)) { r.rescan(pr.id, pr.segs, cur, line, keep, add) }
-	if prev, dup := pr.dup.seen(e.T, lineHash(*buf), uint64(fi)<<32|uint64(uint32(line)), past); dup {
+	if prev, dup := pr.dup.seen(e.T, eventHash(e), uint64(fi)<<32|uint64(uint32(line)), past); dup {
 		r.duplicates++
 		r.problems = append(r.problems, trace.Problem{File: r.files[fi], Line: line,
 			Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
@@ -454,6 +469,7 @@ func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool
 	ce := r.compact(e)
 	ce.file, ce.line = fi, int32(line)
 	if opt.lines {
+		*buf = trace.AppendJSON((*buf)[:0], e)
 		ce.off, ce.n = int64(len(r.arena)), int32(len(*buf))
 		r.arena = append(r.arena, *buf...)
 	}
@@ -480,7 +496,7 @@ func (r *run) headerProblem(h *trace.Event, id protocol.NodeID) string {
 
 // compact converts a decoded event.
 func (r *run) compact(e *trace.Event) event {
-	c := event{t: e.T, wall: e.Wall, typ: evTypes[e.Ev], node: e.Node, from: e.From, to: e.To,
+	c := event{t: e.T, wall: e.Wall, typ: typeOf(e.Ev), node: e.Node, from: e.From, to: e.To,
 		origin: e.Origin, leader: e.Leader, bytes: int32(e.Bytes), seq: e.Seq, oseq: e.OSeq}
 	if e.HLC != nil {
 		c.hasHLC, c.hlcW, c.hlcL = true, e.HLC.Wall, e.HLC.Logical

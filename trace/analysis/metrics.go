@@ -185,7 +185,7 @@ type MetricsOptions struct {
 // are skipped undecoded. Neighbour events are read: the ground truth of a
 // run of real processes uses them (truth.go, observedDown).
 func metricEvents(ev string) bool {
-	switch evTypes[ev] {
+	switch typeOf(ev) {
 	case tOther, tPosition, tRecv, tDrop:
 		return false
 	}

@@ -16,7 +16,7 @@ const PropSync = "synchronizer"
 
 // roundsEvents are the events the round analysis reads.
 func roundsEvents(ev string) bool {
-	switch evTypes[ev] {
+	switch typeOf(ev) {
 	case tSync, tRound, tSafe, tLate, tSend, tStart, tCrash, tRecover, tEnd:
 		return true
 	}

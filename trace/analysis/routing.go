@@ -65,7 +65,7 @@ type RoutingMetrics struct {
 
 // routingEvents are what the routing metrics read.
 func routingEvents(ev string) bool {
-	switch evTypes[ev] {
+	switch typeOf(ev) {
 	case tSend, tRelay, tRecv, tDrop, tRREQ, tRREP, tRERR:
 		return true
 	}
@@ -90,7 +90,7 @@ func routingFrom(l *loader, want bool) func() bool {
 		if id == protocol.None || any {
 			return
 		}
-		switch evTypes[e.Ev] {
+		switch typeOf(e.Ev) {
 		case tSend:
 			any = e.Origin == id && e.OSeq != 0 && e.To != protocol.None
 		case tRREQ, tRREP, tRERR:
@@ -118,7 +118,7 @@ func ComputeRouting(dir string, src trace.Source) (*RoutingMetrics, error) {
 		if id == protocol.None {
 			return
 		}
-		switch evTypes[e.Ev] {
+		switch typeOf(e.Ev) {
 		case tSend:
 			if e.Origin == id && e.OSeq != 0 && e.To != protocol.None {
 				sent[msgKey{node: e.Origin, seq: e.OSeq}] = e.T

@@ -139,7 +139,6 @@ type merger struct {
 
 	h, parked *headHeap
 	waiting   map[sendAt][]sendAt
-	buf       []byte
 	slab      []byte // the combined file's waiting lines (accept)
 	out       *sink
 	pairs     *clockPairs

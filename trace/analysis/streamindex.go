@@ -208,9 +208,8 @@ func (m *merger) indexFile(path string, fi int32, id protocol.NodeID, recs *[]se
 		if !indexWanted(e.Ev) || !r.nodeLine(path, id, false, line, e, nil) {
 			continue
 		}
-		m.buf = trace.AppendJSON(m.buf[:0], e)
 		past := func(add func(h, at uint64)) { r.rescan(id, st.segs, segment{fi, false}, line, nil, add) }
-		if _, d := st.dup.seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line)), past); d {
+		if _, d := st.dup.seen(e.T, eventHash(e), uint64(fi)<<32|uint64(uint32(line)), past); d {
 			continue
 		}
 		ce := r.compact(e)
@@ -286,10 +285,9 @@ func (m *merger) indexCombined(path string, fi int32, usable map[protocol.NodeID
 		if !indexWanted(e.Ev) {
 			continue
 		}
-		m.buf = trace.AppendJSON(m.buf[:0], e)
 		st, _ := m.idx.Get(id)
 		past := func(add func(h, at uint64)) { r.rescan(id, st.segs, segment{fi, true}, line, nil, add) }
-		if _, d := st.dup.seen(e.T, lineHash(m.buf), uint64(fi)<<32|uint64(uint32(line)), past); d {
+		if _, d := st.dup.seen(e.T, eventHash(e), uint64(fi)<<32|uint64(uint32(line)), past); d {
 			continue
 		}
 		ce := r.compact(e)

@@ -78,7 +78,7 @@ func (m *merger) accept(p int32, sp *sproc, e *trace.Event, cur segment, line in
 	past := func(add func(h, at uint64)) {
 		r.rescan(sp.id, sp.files[:sp.seg], cur, line, nil, add)
 	}
-	if prev, dup := sp.dup.seen(e.T, lineHash(buf), uint64(fi)<<32|uint64(uint32(line)), past); dup {
+	if prev, dup := sp.dup.seen(e.T, eventHash(e), uint64(fi)<<32|uint64(uint32(line)), past); dup {
 		r.duplicates++
 		*own = append(*own, trace.Problem{File: r.files[fi], Line: line,
 			Msg: fmt.Sprintf("duplicate of %s:%d; dropped", r.files[prev>>32], uint32(prev))})
