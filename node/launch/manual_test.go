@@ -133,6 +133,9 @@ func TestManualFaultsInASharedProcessAndCuts(t *testing.T) {
 		{ManualFault{Node: 2, Peer: 1, Recover: true}, "", 2},
 		{ManualFault{Node: 1, Peer: 2, Recover: true}, "the link 1–2 is not cut", 0},
 		{ManualFault{Node: 3, Recover: true}, "", 1},
+		{ManualFault{Sides: [2][]protocol.NodeID{{1, 2}, {3, 4}}}, "", 8},
+		{ManualFault{Sides: [2][]protocol.NodeID{{1}, {3}}}, "no link between nodes 1 and 3 runs here that is not cut already", 0},
+		{ManualFault{Hosts: [2]string{"h1", "h2"}}, "hosts are cut apart in a run over several", 0},
 	}
 	var applied []trace.FaultRecord
 	for _, s := range steps {
@@ -161,12 +164,12 @@ func TestManualFaultsInASharedProcessAndCuts(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s %d %d", e.Ev, e.Node, e.Peer))
 		}
 	}
-	if want := "crash 3, cut 1 2, cut 2 1, heal 2 1, heal 1 2, recover 3"; strings.Join(got, ", ") != want {
+	if want := "crash 3, cut 1 2, cut 2 1, heal 2 1, heal 1 2, recover 3, cut 1 3, cut 3 1, cut 1 4, cut 4 1, cut 2 3, cut 3 2, cut 2 4, cut 4 2"; strings.Join(got, ", ") != want {
 		t.Errorf("run file faults %q, want %q", got, want)
 	}
 	checkFaultsRecord(t, o.res.Dir, run.RunEvents)
-	if len(applied) != 6 {
-		t.Errorf("applied %+v, want 6 faults", applied)
+	if len(applied) != 14 {
+		t.Errorf("applied %+v, want 14 faults", applied)
 	}
 	if n := len(o.res.Procs[0].PIDs); n != 1 {
 		t.Errorf("the shared process ran %d times, want once (node 3 crashed and recovered inside it)", n)
