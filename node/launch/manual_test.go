@@ -17,27 +17,9 @@ import (
 // Applied, and faults that cannot be applied are refused saying why.
 func TestManualFaultsAreAppliedAndRecordedLikeScheduledOnes(t *testing.T) {
 	path := writeScenario(t, 4, "3s", "faults: [{at: 500ms, crash: [2]}]\n")
-	manual := make(chan ManualFault)
 	var applied []trace.FaultRecord
-	appliedCh := make(chan trace.FaultRecord, 10)
-	ask := func(id protocol.NodeID, rec bool) error {
-		m := ManualFault{Node: id, Recover: rec, Done: make(chan error, 1)}
-		select {
-		case manual <- m:
-		case <-time.After(20 * time.Second):
-			t.Fatal("the launcher took no fault by hand")
-		}
-		return <-m.Done
-	}
-	type outcome struct {
-		res *Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := launch(t, path, Options{Manual: manual, Applied: func(r trace.FaultRecord) { appliedCh <- r }})
-		done <- outcome{res, err}
-	}()
+	askFault, appliedCh, done := launchManual(t, path, Options{})
+	ask := func(id protocol.NodeID, rec bool) error { return askFault(ManualFault{Node: id, Recover: rec}) }
 	// The schedule's crash of node 2 comes first (the readiness of every
 	// process is awaited through the first one's record).
 	applied = append(applied, <-appliedCh)
@@ -99,26 +81,7 @@ func TestManualFaultsAreAppliedAndRecordedLikeScheduledOnes(t *testing.T) {
 // record alike, with its node's time; what cannot be done is refused.
 func TestManualFaultsInASharedProcessAndCuts(t *testing.T) {
 	path := writeScenario(t, 4, "3s", "")
-	manual := make(chan ManualFault)
-	appliedCh := make(chan trace.FaultRecord, 20)
-	ask := func(m ManualFault) error {
-		m.Done = make(chan error, 1)
-		select {
-		case manual <- m:
-		case <-time.After(20 * time.Second):
-			t.Fatal("the launcher took no fault by hand")
-		}
-		return <-m.Done
-	}
-	type outcome struct {
-		res *Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := launch(t, path, Options{IDsPerProcess: 4, Manual: manual, Applied: func(r trace.FaultRecord) { appliedCh <- r }})
-		done <- outcome{res, err}
-	}()
+	ask, appliedCh, done := launchManual(t, path, Options{IDsPerProcess: 4})
 	steps := []struct {
 		m    ManualFault
 		want string // the error, or "" when applied
@@ -190,4 +153,34 @@ func TestManualFaultsInASharedProcessAndCuts(t *testing.T) {
 	if crashAt != applied[0].T || recoverAt != applied[5].T {
 		t.Errorf("node 3's trace: crash at %d, recovery at %d; recorded %d and %d", crashAt, recoverAt, applied[0].T, applied[5].T)
 	}
+}
+
+type launched struct {
+	res *Result
+	err error
+}
+
+// launchManual launches the scenario at path with opt taking faults by
+// hand: ask hands one to the launcher and returns its outcome, every
+// fault applied comes on the channel, and the launch's outcome on done.
+func launchManual(t *testing.T, path string, opt Options) (ask func(ManualFault) error, applied <-chan trace.FaultRecord, done <-chan launched) {
+	manual := make(chan ManualFault)
+	appliedCh := make(chan trace.FaultRecord, 100)
+	doneCh := make(chan launched, 1)
+	opt.Manual = manual
+	opt.Applied = func(r trace.FaultRecord) { appliedCh <- r }
+	go func() {
+		res, err := launch(t, path, opt)
+		doneCh <- launched{res, err}
+	}()
+	ask = func(m ManualFault) error {
+		m.Done = make(chan error, 1)
+		select {
+		case manual <- m:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the launcher took no fault by hand")
+		}
+		return <-m.Done
+	}
+	return ask, appliedCh, doneCh
 }
