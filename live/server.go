@@ -200,13 +200,14 @@ func (l *Live) faultRequest(w http.ResponseWriter, r *http.Request, req any) boo
 }
 
 // cut is the handler of a cut (or a heal) of a link by hand: the body
-// names its two nodes, {"a": 1, "b": 2}, or two hosts to cut apart,
+// names its two nodes as the studio's does, {"node": 1, "peer": 2}, or
+// two hosts to cut apart,
 // {"hosts": ["h1", "h3"]}.
 func (l *Live) cut(heal bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			A     protocol.NodeID `json:"a"`
-			B     protocol.NodeID `json:"b"`
+			A     protocol.NodeID `json:"node"`
+			B     protocol.NodeID `json:"peer"`
 			Hosts []string        `json:"hosts"`
 		}
 		if !l.faultRequest(w, r, &req) {

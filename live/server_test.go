@@ -128,11 +128,11 @@ func TestServerGuardAndFaults(t *testing.T) {
 			code       int
 			want       string
 		}{
-			{"/api/cut", `{"a":1,"b":2}`, 200, "link 1–2 cut"},
-			{"/api/heal", `{"a":2,"b":1}`, 200, "link 2–1 healed"},
-			{"/api/cut", `{"a":6,"b":7}`, http.StatusConflict, "cut already"},
-			{"/api/cut", `{"a":3,"b":3}`, http.StatusBadRequest, "no link between node 3 and itself"},
-			{"/api/cut", `{"a":3,"b":99}`, http.StatusBadRequest, "node 99 is not a member"},
+			{"/api/cut", `{"node":1,"peer":2}`, 200, "link 1–2 cut"},
+			{"/api/heal", `{"node":2,"peer":1}`, 200, "link 2–1 healed"},
+			{"/api/cut", `{"node":6,"peer":7}`, http.StatusConflict, "cut already"},
+			{"/api/cut", `{"node":3,"peer":3}`, http.StatusBadRequest, "no link between node 3 and itself"},
+			{"/api/cut", `{"node":3,"peer":99}`, http.StatusBadRequest, "node 99 is not a member"},
 			{"/api/cut", `{"hosts":["h1","h3"]}`, 200, "hosts h1 and h3 cut apart"},
 			{"/api/heal", `{"hosts":["h1","h3"]}`, 200, "hosts h1 and h3 no longer apart"},
 			{"/api/cut", `{"hosts":["h9","h3"]}`, http.StatusConflict, `no host "h9"`},

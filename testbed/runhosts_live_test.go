@@ -93,7 +93,7 @@ func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 		t.Errorf("node 17's crash on the page: %+v, want applied on h3", e)
 	}
 	// A cut by hand between node 2 (h1) and node 17 (h3).
-	if code := liveAPI(t, url, token, "POST", "/api/cut", `{"a":2,"b":17}`, nil); code != 200 {
+	if code := liveAPI(t, url, token, "POST", "/api/cut", `{"node":2,"peer":17}`, nil); code != 200 {
 		t.Fatalf("cut of the link 2–17: status %d", code)
 	}
 	s := state()

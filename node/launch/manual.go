@@ -90,6 +90,10 @@ func (l *launcher) manual(m ManualFault, ops manualOps) error {
 	return nil
 }
 
+// maxSideLinks bounds the links one cut between two sides names (two
+// hosts of 1,000 nodes each).
+const maxSideLinks = 1_000_000
+
 // manualCut cuts (or heals) the link between m.Node and m.Peer, or every
 // link between m.Sides, at each of their nodes that runs here: its radio
 // drops the other's frames (node.OpCut), and the half is recorded as a
@@ -109,6 +113,9 @@ func (l *launcher) manualCut(m ManualFault, ops manualOps) error {
 		}
 		halves = [][2]protocol.NodeID{{m.Node, m.Peer}, {m.Peer, m.Node}}
 	} else {
+		if n := len(m.Sides[0]) * len(m.Sides[1]); n > maxSideLinks {
+			return fmt.Errorf("%d links between the two sides: at most %d are cut at once", n, maxSideLinks)
+		}
 		for _, a := range m.Sides[0] {
 			for _, b := range m.Sides[1] {
 				if a != b {
