@@ -32,6 +32,9 @@ var page = []byte(studio.Inline(pageHTML))
 type Faulter interface {
 	Fault(id protocol.NodeID, recover bool) error
 	Cut(a, b protocol.NodeID, heal bool) error
+	// CutHosts cuts apart two hosts of run --hosts (heal: heals them):
+	// every link between a node of one and a node of the other.
+	CutHosts(a, b string, heal bool) error
 }
 
 // Config is what a live page follows.
@@ -197,14 +200,30 @@ func (l *Live) faultRequest(w http.ResponseWriter, r *http.Request, req any) boo
 }
 
 // cut is the handler of a cut (or a heal) of a link by hand: the body
-// names its two nodes, {"a": 1, "b": 2}.
+// names its two nodes as the studio's does, {"node": 1, "peer": 2}, or
+// two hosts to cut apart,
+// {"hosts": ["h1", "h3"]}.
 func (l *Live) cut(heal bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			A protocol.NodeID `json:"a"`
-			B protocol.NodeID `json:"b"`
+			A     protocol.NodeID `json:"node"`
+			B     protocol.NodeID `json:"peer"`
+			Hosts []string        `json:"hosts"`
 		}
 		if !l.faultRequest(w, r, &req) {
+			return
+		}
+		what := map[bool]string{false: "cut", true: "healed"}[heal]
+		if req.Hosts != nil {
+			if len(req.Hosts) != 2 || req.Hosts[0] == "" || req.Hosts[1] == "" || len(req.Hosts[0])+len(req.Hosts[1]) > 512 {
+				http.Error(w, "live: hosts: want two host names", http.StatusBadRequest)
+				return
+			}
+			if err := l.cfg.Faults.CutHosts(req.Hosts[0], req.Hosts[1], heal); err != nil {
+				http.Error(w, "live: "+err.Error(), http.StatusConflict)
+				return
+			}
+			fmt.Fprintf(w, "hosts %.100s and %.100s %s apart", req.Hosts[0], req.Hosts[1], map[bool]string{false: "cut", true: "no longer"}[heal])
 			return
 		}
 		for _, id := range []protocol.NodeID{req.A, req.B} {
@@ -220,10 +239,6 @@ func (l *Live) cut(heal bool) http.HandlerFunc {
 		if err := l.cfg.Faults.Cut(req.A, req.B, heal); err != nil {
 			http.Error(w, "live: "+err.Error(), http.StatusConflict)
 			return
-		}
-		what := "cut"
-		if heal {
-			what = "healed"
 		}
 		fmt.Fprintf(w, "link %d–%d %s", req.A, req.B, what)
 	}

@@ -25,6 +25,14 @@ func (f *fakeFaults) Fault(id protocol.NodeID, recover bool) error {
 	return nil
 }
 
+func (f *fakeFaults) CutHosts(a, b string, heal bool) error {
+	if a == "h9" {
+		return errors.New(`no host "h9" in the run`)
+	}
+	f.got = append(f.got, fmt.Sprintf("%s %s %s", map[bool]string{false: "cut", true: "heal"}[heal], a, b))
+	return nil
+}
+
 func (f *fakeFaults) Cut(a, b protocol.NodeID, heal bool) error {
 	if a == 6 {
 		return errors.New("the link 6–7 is cut already")
@@ -120,18 +128,22 @@ func TestServerGuardAndFaults(t *testing.T) {
 			code       int
 			want       string
 		}{
-			{"/api/cut", `{"a":1,"b":2}`, 200, "link 1–2 cut"},
-			{"/api/heal", `{"a":2,"b":1}`, 200, "link 2–1 healed"},
-			{"/api/cut", `{"a":6,"b":7}`, http.StatusConflict, "cut already"},
-			{"/api/cut", `{"a":3,"b":3}`, http.StatusBadRequest, "no link between node 3 and itself"},
-			{"/api/cut", `{"a":3,"b":99}`, http.StatusBadRequest, "node 99 is not a member"},
+			{"/api/cut", `{"node":1,"peer":2}`, 200, "link 1–2 cut"},
+			{"/api/heal", `{"node":2,"peer":1}`, 200, "link 2–1 healed"},
+			{"/api/cut", `{"node":6,"peer":7}`, http.StatusConflict, "cut already"},
+			{"/api/cut", `{"node":3,"peer":3}`, http.StatusBadRequest, "no link between node 3 and itself"},
+			{"/api/cut", `{"node":3,"peer":99}`, http.StatusBadRequest, "node 99 is not a member"},
+			{"/api/cut", `{"hosts":["h1","h3"]}`, 200, "hosts h1 and h3 cut apart"},
+			{"/api/heal", `{"hosts":["h1","h3"]}`, 200, "hosts h1 and h3 no longer apart"},
+			{"/api/cut", `{"hosts":["h9","h3"]}`, http.StatusConflict, `no host "h9"`},
+			{"/api/cut", `{"hosts":["h1"]}`, http.StatusBadRequest, "want two host names"},
 		} {
 			if code, body := do("POST", x.path, x.body, js); code != x.code || !strings.Contains(body, x.want) {
 				t.Errorf("%s %s: %d %q, want %d %q", x.path, x.body, code, body, x.code, x.want)
 			}
 		}
 	}
-	if strings.Join(ff.got, ",") != "crash 3,cut 1 2,heal 2 1" {
+	if strings.Join(ff.got, ",") != "crash 3,cut 1 2,heal 2 1,cut h1 h3,heal h1 h3" {
 		t.Errorf("the faulter got %q", ff.got)
 	}
 }

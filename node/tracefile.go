@@ -40,7 +40,7 @@ func (h *Host) openTrace(n *hosted) error {
 		return fmt.Errorf("node %d: %w", n.id, err)
 	}
 	hdr := trace.Event{Ev: trace.EvHeader, Schema: trace.Schema, Run: h.opt.Run, Driver: "node",
-		Protocol: h.s.Protocol.Name, Node: n.id, Seed: h.s.Seed, ScenarioHash: h.scenarioHash}
+		Protocol: h.s.Protocol.Name, Node: n.id, Seed: h.s.Seed, ScenarioHash: h.scenarioHash, Host: h.opt.Host}
 	err = w.Write(&hdr)
 	if err == nil {
 		err = w.Flush()

@@ -93,7 +93,7 @@ func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 		t.Errorf("node 17's crash on the page: %+v, want applied on h3", e)
 	}
 	// A cut by hand between node 2 (h1) and node 17 (h3).
-	if code := liveAPI(t, url, token, "POST", "/api/cut", `{"a":2,"b":17}`, nil); code != 200 {
+	if code := liveAPI(t, url, token, "POST", "/api/cut", `{"node":2,"peer":17}`, nil); code != 200 {
 		t.Fatalf("cut of the link 2–17: status %d", code)
 	}
 	s := state()
@@ -105,6 +105,21 @@ func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 	}
 	if len(s.Cuts) != 1 || s.Cuts[0] != (live.Cut{A: 2, B: 17, Halves: 2}) {
 		t.Errorf("cuts on the page: %+v", s.Cuts)
+	}
+	// Hosts h1 and h2 cut apart: every link between their nodes.
+	on := map[string][]protocol.NodeID{}
+	for _, n := range s.Nodes {
+		on[n.Host] = append(on[n.Host], n.ID)
+	}
+	if len(on["h1"]) == 0 || len(on["h2"]) == 0 {
+		t.Fatalf("nodes by host on the page: %v", on)
+	}
+	if code := liveAPI(t, url, token, "POST", "/api/cut", `{"hosts":["h1","h2"]}`, nil); code != 200 {
+		t.Fatalf("cut of h1 from h2: status %d", code)
+	}
+	hostPairs := len(on["h1"]) * len(on["h2"])
+	if s := state(); len(s.Cuts) != 1+hostPairs {
+		t.Errorf("%d links cut on the page, want %d (2–17 and h1's %v with h2's %v)", len(s.Cuts), 1+hostPairs, on["h1"], on["h2"])
 	}
 	if err := <-done; err != nil && !undecided(err, stderr.String()) {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
@@ -123,8 +138,21 @@ func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 		got = append(got, fmt.Sprintf("%s %d on %s", r.Ev, r.Node, r.Host))
 	}
 	slices.Sort(got) // gathered host by host
-	if strings.Join(got, ", ") != "crash 17 on h3, crash 8 on h2, cut 17 2 on h3, cut 2 17 on h1" {
-		t.Errorf("home's faults.jsonl: %q", got)
+	var crossHost []string
+	got = slices.DeleteFunc(got, func(r string) bool {
+		var a, b protocol.NodeID
+		var h string
+		if n, _ := fmt.Sscanf(r, "cut %d %d on %s", &a, &b, &h); n == 3 && !(a == 2 && b == 17 || a == 17 && b == 2) {
+			if !slices.Contains(on[h], a) || !slices.Contains(on[map[string]string{"h1": "h2", "h2": "h1"}[h]], b) {
+				t.Errorf("a half of the hosts' cut %q is no link from %s to the other host", r, h)
+			}
+			crossHost = append(crossHost, r)
+			return true
+		}
+		return false
+	})
+	if strings.Join(got, ", ") != "crash 17 on h3, crash 8 on h2, cut 17 2 on h3, cut 2 17 on h1" || len(crossHost) != 2*hostPairs {
+		t.Errorf("home's faults.jsonl: %q and %d halves of the hosts' cut, want %d", got, len(crossHost), 2*hostPairs)
 	}
 	run, err := analysis.ReadDir(out)
 	if err != nil {
@@ -143,7 +171,7 @@ func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
 		t.Fatalf("summary not JSON: %v\n%s", err, stdout.String())
 	}
-	if strings.Join(runFaults, ", ") != "crash 8, crash 17, cut 2 17, cut 17 2" || sum.Alive != 18 {
+	if len(runFaults) != 4+2*hostPairs || strings.Join(runFaults[:4], ", ") != "crash 8, crash 17, cut 2 17, cut 17 2" || sum.Alive != 18 {
 		t.Errorf("run file faults %q, %d alive in the summary; want crash 8, crash 17, the cut's halves, and 18", runFaults, sum.Alive)
 	}
 	cuts := 0
@@ -152,8 +180,8 @@ func (h *sshHosts) liveFaults(t *testing.T, hostsFile string) {
 			cuts++
 		}
 	}
-	if cuts != 2 {
-		t.Errorf("the summary's timeline has %d halves of the cut, want 2: %+v", cuts, sum.Timeline)
+	if cuts != 2+2*hostPairs {
+		t.Errorf("the summary's timeline has %d halves of cuts, want %d: %+v", cuts, 2+2*hostPairs, sum.Timeline)
 	}
 	rep, err := analysis.Check(out, analysis.CheckOptions{})
 	if err != nil {

@@ -89,9 +89,19 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// manualLine reads "crash N", "recover N", "cut N P" or "heal N P".
+// manualLine reads "crash N", "recover N", "cut N P", "heal N P", or
+// "cut-sides IDS IDS" and "heal-sides IDS IDS" (two hosts' nodes, as
+// "1-7,9").
 func manualLine(line string) (launch.ManualFault, bool) {
 	f := strings.Fields(line)
+	if len(f) == 3 && (f[0] == "cut-sides" || f[0] == "heal-sides") {
+		a, err1 := node.ParseIDs(f[1])
+		b, err2 := node.ParseIDs(f[2])
+		if err1 != nil || err2 != nil || len(a)+len(b) > 1<<20 {
+			return launch.ManualFault{}, false
+		}
+		return launch.ManualFault{Sides: [2][]protocol.NodeID{a, b}, Recover: f[0] == "heal-sides", Done: make(chan error, 1)}, true
+	}
 	link := len(f) == 3 && (f[0] == "cut" || f[0] == "heal")
 	if !link && (len(f) != 2 || (f[0] != "crash" && f[0] != "recover")) {
 		return launch.ManualFault{}, false

@@ -86,6 +86,10 @@ func (l manualFaults) Cut(a, b protocol.NodeID, heal bool) error {
 	return l.send(launch.ManualFault{Node: a, Peer: b, Recover: heal, Done: make(chan error, 1)})
 }
 
+func (l manualFaults) CutHosts(a, b string, heal bool) error {
+	return l.send(launch.ManualFault{Hosts: [2]string{a, b}, Recover: heal, Done: make(chan error, 1)})
+}
+
 func (l manualFaults) send(m launch.ManualFault) error {
 	select {
 	case l.ch <- m:

@@ -162,6 +162,18 @@ func TestRunLiveInChromium(t *testing.T) {
 		p.Key(k)
 	}
 	p.WaitFor(`document.querySelectorAll('#log li[data-ev="heal"]').length === 2 && document.querySelector('#map .linkg.cut') === null`, 20*time.Second)
+	// A click on a link between two live nodes cuts it (one drawn from
+	// its smaller ID, as the cut link is), a click on the cut link heals
+	// it (dispatched to the link's element: the nodes
+	// move, and a mouse aimed at its middle could meet a node).
+	var link []int
+	p.WaitFor(`[...document.querySelectorAll('#map .linkg')].some(g => +g.dataset.a < +g.dataset.b && ![3, 8, 12].includes(+g.dataset.a) && ![3, 8, 12].includes(+g.dataset.b))`, 20*time.Second)
+	p.Eval(`(() => { const g = [...document.querySelectorAll('#map .linkg')].find(g => +g.dataset.a < +g.dataset.b && ![3, 8, 12].includes(+g.dataset.a) && ![3, 8, 12].includes(+g.dataset.b));
+		g.dispatchEvent(new MouseEvent("click", {bubbles: true})); return [+g.dataset.a, +g.dataset.b]; })()`, &link)
+	sel := fmt.Sprintf(`#map .linkg.cut[data-a="%d"][data-b="%d"], #map .linkg.cut[data-a="%d"][data-b="%d"]`, link[0], link[1], link[1], link[0])
+	p.WaitFor(`document.querySelectorAll('#log li[data-ev="cut"]').length === 4 && document.querySelector('`+sel+`') !== null`, 20*time.Second)
+	p.Eval(`(() => { document.querySelector('`+sel+`').dispatchEvent(new MouseEvent("click", {bubbles: true})); return 0; })()`, new(int))
+	p.WaitFor(`document.querySelectorAll('#log li[data-ev="heal"]').length === 4 && document.querySelector('#map .linkg.cut') === null`, 20*time.Second)
 	if err := <-done; err != nil {
 		if st := (exitStatus{}); !(errors.As(err, &st) && st.verdict) {
 			t.Fatalf("run: %v\n%s", err, errw.String())
@@ -181,7 +193,9 @@ func TestRunLiveInChromium(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%s %d on %s", r.Ev, r.Node, r.Host))
 	}
-	if want := strings.ReplaceAll("crash 8 on H, crash 3 on H, crash 12 on H, cut 5 7 on H, cut 7 5 on H, heal 7 5 on H, heal 5 7 on H", "H", hostname); strings.Join(got, ", ") != want {
+	a, b := link[0], link[1]
+	if want := strings.ReplaceAll(fmt.Sprintf("crash 8 on H, crash 3 on H, crash 12 on H, cut 5 7 on H, cut 7 5 on H, heal 7 5 on H, heal 5 7 on H, cut %d %d on H, cut %d %d on H, heal %d %d on H, heal %d %d on H",
+		a, b, b, a, a, b, b, a), "H", hostname); strings.Join(got, ", ") != want {
 		t.Errorf("faults.jsonl: %q, want %q", got, want)
 	}
 	if !strings.Contains(host, "(on "+hostname+")") {
@@ -197,7 +211,7 @@ func TestRunLiveInChromium(t *testing.T) {
 			events = append(events, m.Event)
 		}
 	}
-	if sum.Alive != 17 || len(events) != 7 || !strings.HasPrefix(events[0], "node 8 crashed") || !strings.HasPrefix(events[1], "node 3 crashed") || !strings.HasPrefix(events[2], "node 12 crashed") ||
+	if sum.Alive != 17 || len(events) != 11 || !strings.HasPrefix(events[0], "node 8 crashed") || !strings.HasPrefix(events[1], "node 3 crashed") || !strings.HasPrefix(events[2], "node 12 crashed") ||
 		events[3] != "node 5 no longer hears node 7 (link cut by hand)" || events[6] != "node 5 hears node 7 again (link healed by hand)" {
 		t.Errorf("summary: %d alive, timeline events %q; want 17 alive, node 8, 3 then 12 crashed, the link 5–7 cut and healed", sum.Alive, events)
 	}
@@ -215,7 +229,7 @@ func TestRunLiveInChromium(t *testing.T) {
 			runFaults = append(runFaults, fmt.Sprintf("%s %d %d", e.Ev, e.Node, e.Peer))
 		}
 	}
-	if want := "crash 8, crash 3, crash 12, cut 5 7, cut 7 5, heal 7 5, heal 5 7"; strings.Join(runFaults, ", ") != want {
+	if want := fmt.Sprintf("crash 8, crash 3, crash 12, cut 5 7, cut 7 5, heal 7 5, heal 5 7, cut %d %d, cut %d %d, heal %d %d, heal %d %d", a, b, b, a, a, b, b, a); strings.Join(runFaults, ", ") != want {
 		t.Errorf("run file faults %q, want %q", runFaults, want)
 	}
 	rep, err := analysis.Check(dir, analysis.CheckOptions{})

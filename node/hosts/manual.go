@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"manetlab/node/launch"
+	"manetlab/protocol"
 	"manetlab/trace"
 )
 
@@ -40,6 +41,10 @@ func routeManual(ss []*session, in <-chan launch.ManualFault, stop <-chan struct
 		case <-stop:
 			return
 		case m := <-in:
+			if m.Hosts[0] != "" {
+				go func() { m.Done <- cutHosts(ss, m) }()
+				continue
+			}
 			i := slices.IndexFunc(ss, func(x *session) bool { return slices.Contains(x.ids, m.Node) })
 			if i < 0 {
 				m.Done <- fmt.Errorf("node %d runs on no host", m.Node)
@@ -64,6 +69,30 @@ func routeManual(ss []*session, in <-chan launch.ManualFault, stop <-chan struct
 	}
 }
 
+// cutHosts cuts apart (or heals) the two hosts m.Hosts names: every
+// link between a node of one and a node of the other, each host's
+// launcher applying the halves at its nodes.
+func cutHosts(ss []*session, m launch.ManualFault) error {
+	var two [2]*session
+	for k, name := range m.Hosts {
+		i := slices.IndexFunc(ss, func(x *session) bool { return x.c.host.Target == name })
+		if i < 0 {
+			return fmt.Errorf("no host %q in the run", name)
+		}
+		two[k] = ss[i]
+	}
+	if two[0] == two[1] {
+		return fmt.Errorf("host %s cannot be cut from itself", m.Hosts[0])
+	}
+	m.Sides = [2][]protocol.NodeID{two[0].ids, two[1].ids}
+	for _, x := range two {
+		if err := x.manual(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // manual sends one fault by hand to x's launcher and waits for its answer.
 func (x *session) manual(m launch.ManualFault) error {
 	x.manualMu.Lock()
@@ -76,6 +105,9 @@ func (x *session) manual(m launch.ManualFault) error {
 	line := fmt.Sprintf("%s %d", map[bool]string{false: "crash", true: "recover"}[m.Recover], m.Node)
 	if m.Peer != 0 {
 		line = fmt.Sprintf("%s %d %d", map[bool]string{false: "cut", true: "heal"}[m.Recover], m.Node, m.Peer)
+	}
+	if len(m.Sides[0]) > 0 {
+		line = fmt.Sprintf("%s-sides %s %s", map[bool]string{false: "cut", true: "heal"}[m.Recover], launch.FormatIDs(m.Sides[0]), launch.FormatIDs(m.Sides[1]))
 	}
 	if err := x.send(line); err != nil {
 		return fmt.Errorf("host %s: %w", x.c.host.Target, err)

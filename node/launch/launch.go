@@ -147,7 +147,14 @@ type ManualFault struct {
 	Node    protocol.NodeID
 	Peer    protocol.NodeID
 	Recover bool
-	Done    chan error
+	// Sides, when set instead of Node and Peer, cut (or heal) every
+	// link between a node of Sides[0] and a node of Sides[1]: two hosts
+	// cut apart. Halves already so are left as they are.
+	Sides [2][]protocol.NodeID
+	// Hosts, when set instead, names two hosts of run --hosts to cut
+	// apart (or heal): home turns it into Sides.
+	Hosts [2]string
+	Done  chan error
 }
 
 // Readiness is how the processes of a launcher became ready: how many,

@@ -36,7 +36,10 @@ const controlTimeout = 10 * time.Second
 // node.OpRecover), the others running on. A cut is applied at each of
 // its two nodes that runs here (manualCut).
 func (l *launcher) manual(m ManualFault, ops manualOps) error {
-	if m.Peer != protocol.None {
+	if m.Hosts[0] != "" {
+		return errors.New("hosts are cut apart in a run over several (run --hosts); here, cut links between nodes")
+	}
+	if m.Peer != protocol.None || len(m.Sides[0]) > 0 {
 		return l.manualCut(m, ops)
 	}
 	p := l.byID[m.Node]
@@ -87,43 +90,71 @@ func (l *launcher) manual(m ManualFault, ops manualOps) error {
 	return nil
 }
 
-// manualCut cuts (or heals) the link between m.Node and m.Peer at each
-// of the two that runs here: its radio drops the other's frames
-// (node.OpCut), and the half is recorded as a fault of that node
-// (trace.EvCut, Peer the other). A node down now gets the cut when it
-// starts again: the link stays cut across its crash.
+// maxSideLinks bounds the links one cut between two sides names (two
+// hosts of 1,000 nodes each).
+const maxSideLinks = 1_000_000
+
+// manualCut cuts (or heals) the link between m.Node and m.Peer, or every
+// link between m.Sides, at each of their nodes that runs here: its radio
+// drops the other's frames (node.OpCut), and the half is recorded as a
+// fault of that node (trace.EvCut, Peer the other). A node down now gets
+// the cut when it starts again: the link stays cut across its crash. A
+// single link must be in the other state; between sides, the halves
+// already cut (or healed) are left.
 func (l *launcher) manualCut(m ManualFault, ops manualOps) error {
-	a, b := m.Node, m.Peer
-	if a == b {
-		return fmt.Errorf("no link between node %d and itself", a)
-	}
-	if l.byID[a] == nil && l.byID[b] == nil {
-		return fmt.Errorf("nodes %d and %d do not run here", a, b)
+	var halves [][2]protocol.NodeID
+	sides := m.Peer == protocol.None
+	if !sides {
+		if m.Node == m.Peer {
+			return fmt.Errorf("no link between node %d and itself", m.Node)
+		}
+		if l.byID[m.Node] == nil && l.byID[m.Peer] == nil {
+			return fmt.Errorf("nodes %d and %d do not run here", m.Node, m.Peer)
+		}
+		halves = [][2]protocol.NodeID{{m.Node, m.Peer}, {m.Peer, m.Node}}
+	} else {
+		if n := len(m.Sides[0]) * len(m.Sides[1]); n > maxSideLinks {
+			return fmt.Errorf("%d links between the two sides: at most %d are cut at once", n, maxSideLinks)
+		}
+		for _, a := range m.Sides[0] {
+			for _, b := range m.Sides[1] {
+				if a != b {
+					halves = append(halves, [2]protocol.NodeID{a, b}, [2]protocol.NodeID{b, a})
+				}
+			}
+		}
 	}
 	if ops.over() {
 		return errors.New("the run is over")
 	}
 	cut := !m.Recover
-	halves := [][2]protocol.NodeID{{a, b}, {b, a}}
+	mine := halves[:0:0]
 	for _, h := range halves {
-		if l.byID[h[0]] != nil && l.cuts[h] == cut {
-			if cut {
-				return fmt.Errorf("the link %d–%d is cut already", a, b)
-			}
-			return fmt.Errorf("the link %d–%d is not cut", a, b)
+		if l.byID[h[0]] == nil {
+			continue
 		}
+		if l.cuts[h] == cut {
+			if sides {
+				continue
+			}
+			if cut {
+				return fmt.Errorf("the link %d–%d is cut already", m.Node, m.Peer)
+			}
+			return fmt.Errorf("the link %d–%d is not cut", m.Node, m.Peer)
+		}
+		mine = append(mine, h)
+	}
+	if sides && len(mine) == 0 {
+		return fmt.Errorf("no link between nodes %s and %s runs here that is not %s already", FormatIDs(m.Sides[0]), FormatIDs(m.Sides[1]), map[bool]string{true: "cut", false: "healed"}[cut])
 	}
 	op, ev := node.OpCut, trace.EvCut
 	if !cut {
 		op, ev = node.OpHeal, trace.EvHeal
 	}
-	for _, h := range halves {
+	for _, h := range mine {
 		p := l.byID[h[0]]
-		if p == nil {
-			continue
-		}
 		t := ops.since()
-		if alive(p) {
+		if alive(p) { // a node down inside its process keeps the cut too
 			var err error
 			if t, err = l.control(p, fmt.Sprintf("%s %d %d", op, h[0], h[1])); err != nil {
 				return err

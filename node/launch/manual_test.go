@@ -17,27 +17,9 @@ import (
 // Applied, and faults that cannot be applied are refused saying why.
 func TestManualFaultsAreAppliedAndRecordedLikeScheduledOnes(t *testing.T) {
 	path := writeScenario(t, 4, "3s", "faults: [{at: 500ms, crash: [2]}]\n")
-	manual := make(chan ManualFault)
 	var applied []trace.FaultRecord
-	appliedCh := make(chan trace.FaultRecord, 10)
-	ask := func(id protocol.NodeID, rec bool) error {
-		m := ManualFault{Node: id, Recover: rec, Done: make(chan error, 1)}
-		select {
-		case manual <- m:
-		case <-time.After(20 * time.Second):
-			t.Fatal("the launcher took no fault by hand")
-		}
-		return <-m.Done
-	}
-	type outcome struct {
-		res *Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := launch(t, path, Options{Manual: manual, Applied: func(r trace.FaultRecord) { appliedCh <- r }})
-		done <- outcome{res, err}
-	}()
+	askFault, appliedCh, done := launchManual(t, path, Options{})
+	ask := func(id protocol.NodeID, rec bool) error { return askFault(ManualFault{Node: id, Recover: rec}) }
 	// The schedule's crash of node 2 comes first (the readiness of every
 	// process is awaited through the first one's record).
 	applied = append(applied, <-appliedCh)
@@ -99,26 +81,7 @@ func TestManualFaultsAreAppliedAndRecordedLikeScheduledOnes(t *testing.T) {
 // record alike, with its node's time; what cannot be done is refused.
 func TestManualFaultsInASharedProcessAndCuts(t *testing.T) {
 	path := writeScenario(t, 4, "3s", "")
-	manual := make(chan ManualFault)
-	appliedCh := make(chan trace.FaultRecord, 20)
-	ask := func(m ManualFault) error {
-		m.Done = make(chan error, 1)
-		select {
-		case manual <- m:
-		case <-time.After(20 * time.Second):
-			t.Fatal("the launcher took no fault by hand")
-		}
-		return <-m.Done
-	}
-	type outcome struct {
-		res *Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := launch(t, path, Options{IDsPerProcess: 4, Manual: manual, Applied: func(r trace.FaultRecord) { appliedCh <- r }})
-		done <- outcome{res, err}
-	}()
+	ask, appliedCh, done := launchManual(t, path, Options{IDsPerProcess: 4})
 	steps := []struct {
 		m    ManualFault
 		want string // the error, or "" when applied
@@ -133,6 +96,9 @@ func TestManualFaultsInASharedProcessAndCuts(t *testing.T) {
 		{ManualFault{Node: 2, Peer: 1, Recover: true}, "", 2},
 		{ManualFault{Node: 1, Peer: 2, Recover: true}, "the link 1–2 is not cut", 0},
 		{ManualFault{Node: 3, Recover: true}, "", 1},
+		{ManualFault{Sides: [2][]protocol.NodeID{{1, 2}, {3, 4}}}, "", 8},
+		{ManualFault{Sides: [2][]protocol.NodeID{{1}, {3}}}, "no link between nodes 1 and 3 runs here that is not cut already", 0},
+		{ManualFault{Hosts: [2]string{"h1", "h2"}}, "hosts are cut apart in a run over several", 0},
 	}
 	var applied []trace.FaultRecord
 	for _, s := range steps {
@@ -161,12 +127,12 @@ func TestManualFaultsInASharedProcessAndCuts(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s %d %d", e.Ev, e.Node, e.Peer))
 		}
 	}
-	if want := "crash 3, cut 1 2, cut 2 1, heal 2 1, heal 1 2, recover 3"; strings.Join(got, ", ") != want {
+	if want := "crash 3, cut 1 2, cut 2 1, heal 2 1, heal 1 2, recover 3, cut 1 3, cut 3 1, cut 1 4, cut 4 1, cut 2 3, cut 3 2, cut 2 4, cut 4 2"; strings.Join(got, ", ") != want {
 		t.Errorf("run file faults %q, want %q", got, want)
 	}
 	checkFaultsRecord(t, o.res.Dir, run.RunEvents)
-	if len(applied) != 6 {
-		t.Errorf("applied %+v, want 6 faults", applied)
+	if len(applied) != 14 {
+		t.Errorf("applied %+v, want 14 faults", applied)
 	}
 	if n := len(o.res.Procs[0].PIDs); n != 1 {
 		t.Errorf("the shared process ran %d times, want once (node 3 crashed and recovered inside it)", n)
@@ -187,4 +153,34 @@ func TestManualFaultsInASharedProcessAndCuts(t *testing.T) {
 	if crashAt != applied[0].T || recoverAt != applied[5].T {
 		t.Errorf("node 3's trace: crash at %d, recovery at %d; recorded %d and %d", crashAt, recoverAt, applied[0].T, applied[5].T)
 	}
+}
+
+type launched struct {
+	res *Result
+	err error
+}
+
+// launchManual launches the scenario at path with opt taking faults by
+// hand: ask hands one to the launcher and returns its outcome, every
+// fault applied comes on the channel, and the launch's outcome on done.
+func launchManual(t *testing.T, path string, opt Options) (ask func(ManualFault) error, applied <-chan trace.FaultRecord, done <-chan launched) {
+	manual := make(chan ManualFault)
+	appliedCh := make(chan trace.FaultRecord, 100)
+	doneCh := make(chan launched, 1)
+	opt.Manual = manual
+	opt.Applied = func(r trace.FaultRecord) { appliedCh <- r }
+	go func() {
+		res, err := launch(t, path, opt)
+		doneCh <- launched{res, err}
+	}()
+	ask = func(m ManualFault) error {
+		m.Done = make(chan error, 1)
+		select {
+		case manual <- m:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the launcher took no fault by hand")
+		}
+		return <-m.Done
+	}
+	return ask, appliedCh, doneCh
 }
