@@ -341,7 +341,7 @@ func TestLessonChangRoberts(t *testing.T) {
 		t.Fatalf("%d start timers, tokens in flight %v", starts, tokens)
 	}
 	for _, n := range s.Nodes {
-		if !strings.HasPrefix(n.Describe, "participant, election 1") {
+		if !strings.HasPrefix(n.Describe, "participant, election by node 1 at 1.000 s, successor ") {
 			t.Fatalf("node %d: %q", n.ID, n.Describe)
 		}
 	}
@@ -399,7 +399,7 @@ func TestLessonChangRoberts(t *testing.T) {
 			}
 		}
 	}
-	if gaveUp != "node 2: info 1: node 8 did not acknowledge 6 message(s): unreachable, outside the algorithm's assumptions (no failures); no longer forwarding to it in election 1" {
+	if gaveUp != "node 2: info (election by node 1 at 1.000 s): node 8 did not acknowledge 6 message(s): unreachable, outside the algorithm's assumptions (no failures); no longer forwarding to it in election 1" {
 		t.Fatalf("the note of 8's silence is %q; stopped at %q, %q", gaveUp, s.Stop, s.Error)
 	}
 	for _, n := range s.Nodes {

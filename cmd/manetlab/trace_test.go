@@ -94,6 +94,32 @@ func TestTraceCheckExitsOneWhenInvalid(t *testing.T) {
 	}
 }
 
+// TestWitnessNamesTheElection: an epoch that an election-start began
+// is named in trace check's witness by its initiator and start, never by
+// its ID (issue 35); one that no election-start carries keeps "epoch
+// ID" (TestTraceCheckExitsOneWhenInvalid).
+func TestWitnessNamesTheElection(t *testing.T) {
+	dir := simRun(t)
+	lines := map[string]string{
+		"1": `{"t":1500000000,"node":1,"ev":"election-start","epoch":"424242.3"}` + "\n" +
+			`{"t":1600000000,"node":1,"ev":"leader","leader":1,"epoch":"424242.3"}` + "\n",
+		"2": `{"t":1520000000,"node":2,"ev":"election-start","epoch":"424242.3"}` + "\n" +
+			`{"t":1600000000,"node":2,"ev":"leader","leader":2,"epoch":"424242.3"}` + "\n",
+	}
+	for id, l := range lines {
+		f, err := os.OpenFile(filepath.Join(dir, "node-"+id+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(l)
+		f.Close()
+	}
+	out, err := runCLI(t, "trace", "check", dir)
+	if err != errInvalid || !strings.Contains(out, "the election by node 1 at 1.500 s has two leaders: node 1 announces 1, node 2 announces 2") || strings.Contains(out, "424242") {
+		t.Errorf("check: %v\n%s", err, out)
+	}
+}
+
 func TestSimJSONHasMetrics(t *testing.T) {
 	out, err := runCLI(t, "sim", "../../configs/quickstart.yaml", "--out", t.TempDir(), "--quiet", "--json")
 	if err != nil {
