@@ -126,8 +126,8 @@ type checker struct {
 	// a witness as trace check does ("the election by node 1 at 1.000
 	// s"): presentation, not in the fingerprint.
 	starts map[string]epochNote
-	msgs  int // election messages sent
-	sent  int // messages sent, for the per-node budget (in the fingerprint)
+	msgs   int // election messages sent
+	sent   int // messages sent, for the per-node budget (in the fingerprint)
 	// sends holds what the per-node budget needs of the run (nil
 	// without a budget).
 	sends *judge.Collector
