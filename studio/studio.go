@@ -339,8 +339,9 @@ func (st *Studio) note(req *request) error {
 			st.stop = fmt.Sprintf("node %d woke up (%s) and sent %s", p.Node, p.Name, o.lastSent)
 			return nil
 		}
-		st.stop = fmt.Sprintf("node %d received %s", cmp.Or(p.Final, p.To), cmp.Or(p.Says, p.Msg))
-		if p.Final == 0 && p.To == 0 {
+		dst := cmp.Or(p.Final, p.To)
+		st.stop = fmt.Sprintf("node %d received %s: %d→%d", dst, cmp.Or(p.Says, p.Msg), cmp.Or(p.Origin, p.From), dst)
+		if dst == 0 {
 			st.stop = fmt.Sprintf("the nodes in range of %d received %s", p.From, cmp.Or(p.Says, p.Msg))
 		}
 		if o.algorithm() > sent {
@@ -434,9 +435,9 @@ type State struct {
 	// explore found it: shown above the map, its nodes ringed on it,
 	// its chosen events marked in the history.
 	Violation *Violation `json:"violation,omitempty"`
-	// Stop says why a "next note" stopped where it did ("node 4
-	// received token from 8, election 1 and sent 1 message(s): token
-	// from 8, election 1").
+	// Stop says why a "next note" stopped where it did ("node 7
+	// received token from 8, election 1: 4→7 and sent 1 message(s):
+	// token from 8, election 1: 7→1").
 	Stop string `json:"stop,omitempty"`
 
 	Nodes   []NodeView    `json:"nodes"`
@@ -595,7 +596,7 @@ type observer struct {
 	starts   map[string]string
 	notes    []Note
 	counts   Counts
-	lastSent string // what the last algorithm message sent carries
+	lastSent string // what the last algorithm message sent carries, sender→receiver
 	// sentKinds are the kinds of the algorithm messages sent in the
 	// step under way, while note weighs steps (weigh).
 	sentKinds []string
@@ -654,7 +655,10 @@ func (o *observer) observe(e *trace.Event) {
 			o.track(e, o.kinds[e.Kind] == 0)
 		}
 		if !protocol.IsTransport(e.Kind) {
-			o.lastSent = cmp.Or(e.Text, e.Kind)
+			o.lastSent = fmt.Sprintf("%s: %d→%d", cmp.Or(e.Text, e.Kind), e.Node, e.To)
+			if e.To == 0 {
+				o.lastSent = fmt.Sprintf("%s: %d→all", cmp.Or(e.Text, e.Kind), e.Node)
+			}
 			if o.weigh {
 				o.sentKinds = append(o.sentKinds, e.Kind)
 			}
