@@ -122,8 +122,12 @@ type checker struct {
 	// is judged. Times, not state: not in the fingerprint.
 	since map[protocol.NodeID]time.Duration
 	noted time.Duration
-	msgs  int // election messages sent
-	sent  int // messages sent, for the per-node budget (in the fingerprint)
+	// starts are each epoch's first election-start, to name an epoch in
+	// a witness as trace check does ("the election by node 1 at 1.000
+	// s"): presentation, not in the fingerprint.
+	starts map[string]epochNote
+	msgs   int // election messages sent
+	sent   int // messages sent, for the per-node budget (in the fingerprint)
 	// sends holds what the per-node budget needs of the run (nil
 	// without a budget).
 	sends *judge.Collector
@@ -137,6 +141,7 @@ type checker struct {
 
 type epochNote struct {
 	node, leader protocol.NodeID
+	at           int64 // an election-start's time (starts)
 }
 
 // found is a violation as the checker saw it.
@@ -215,10 +220,21 @@ func (k *checker) observe(e *trace.Event) {
 		f, ok := k.epochs[e.Epoch]
 		switch {
 		case !ok:
-			k.epochs[e.Epoch] = epochNote{e.Node, e.Leader}
+			k.epochs[e.Epoch] = epochNote{node: e.Node, leader: e.Leader}
 		case f.leader != e.Leader:
-			k.fail(analysis.PropEpochLeader, "epoch %s has two leaders: node %d announces %d, node %d announces %d",
-				e.Epoch, f.node, f.leader, e.Node, e.Leader)
+			name := "epoch " + e.Epoch
+			if st, ok := k.starts[e.Epoch]; ok {
+				name = "the election by " + analysis.ElectionName(st.node, time.Duration(st.at).Seconds())
+			}
+			k.fail(analysis.PropEpochLeader, "%s has two leaders: node %d announces %d, node %d announces %d",
+				name, f.node, f.leader, e.Node, e.Leader)
+		}
+	case string(protocol.NoteElectionStart):
+		if st, ok := k.starts[e.Epoch]; e.Epoch != "" && (!ok || e.T < st.at || e.T == st.at && e.Node < st.node) {
+			if k.starts == nil {
+				k.starts = map[string]epochNote{}
+			}
+			k.starts[e.Epoch] = epochNote{node: e.Node, at: e.T}
 		}
 	case string(protocol.NoteCSRequest):
 		if k.waiting[e.Node] == 0 {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -338,8 +339,9 @@ func (st *Studio) note(req *request) error {
 			st.stop = fmt.Sprintf("node %d woke up (%s) and sent %s", p.Node, p.Name, o.lastSent)
 			return nil
 		}
-		st.stop = fmt.Sprintf("node %d received %s", cmp.Or(p.Final, p.To), cmp.Or(p.Says, p.Msg))
-		if p.Final == 0 && p.To == 0 {
+		dst := cmp.Or(p.Final, p.To)
+		st.stop = fmt.Sprintf("node %d received %s: %d→%d", dst, cmp.Or(p.Says, p.Msg), cmp.Or(p.Origin, p.From), dst)
+		if dst == 0 {
 			st.stop = fmt.Sprintf("the nodes in range of %d received %s", p.From, cmp.Or(p.Says, p.Msg))
 		}
 		if o.algorithm() > sent {
@@ -433,9 +435,9 @@ type State struct {
 	// explore found it: shown above the map, its nodes ringed on it,
 	// its chosen events marked in the history.
 	Violation *Violation `json:"violation,omitempty"`
-	// Stop says why a "next note" stopped where it did ("node 4
-	// received token from 8, election 1 and sent 1 message(s): token
-	// from 8, election 1").
+	// Stop says why a "next note" stopped where it did ("node 7
+	// received token from 8, election 1: 4→7 and sent 1 message(s):
+	// token from 8, election 1: 7→1").
 	Stop string `json:"stop,omitempty"`
 
 	Nodes   []NodeView    `json:"nodes"`
@@ -528,6 +530,7 @@ func (st *Studio) state(all bool) *State {
 		if !n.Alive {
 			v.Leader, v.InCS = 0, false
 		}
+		v.Describe = o.nameElections(v.Describe)
 		s.Nodes = append(s.Nodes, v)
 	}
 	s.Pending = c.Pending()
@@ -582,16 +585,18 @@ func (st *Studio) state(all bool) *State {
 
 // observer follows the trace as the run writes it.
 type observer struct {
-	c        *sim.Controller
-	kinds    map[string]int // 1 announce, 2 control
-	leader   map[protocol.NodeID]protocol.NodeID
-	epoch    map[protocol.NodeID]string
-	inCS     map[protocol.NodeID]bool
-	round    map[protocol.NodeID]string
-	crashed  map[protocol.NodeID]bool
+	c       *sim.Controller
+	kinds   map[string]int // 1 announce, 2 control
+	leader  map[protocol.NodeID]protocol.NodeID
+	epoch   map[protocol.NodeID]string
+	inCS    map[protocol.NodeID]bool
+	round   map[protocol.NodeID]string
+	crashed map[protocol.NodeID]bool
+	// starts names each numbered election by its first start.
+	starts   map[string]string
 	notes    []Note
 	counts   Counts
-	lastSent string // what the last algorithm message sent carries
+	lastSent string // what the last algorithm message sent carries, sender→receiver
 	// sentKinds are the kinds of the algorithm messages sent in the
 	// step under way, while note weighs steps (weigh).
 	sentKinds []string
@@ -613,7 +618,7 @@ type observer struct {
 
 func newObserver(spec protocol.Spec) *observer {
 	o := &observer{kinds: map[string]int{}, leader: map[protocol.NodeID]protocol.NodeID{}, epoch: map[protocol.NodeID]string{},
-		inCS: map[protocol.NodeID]bool{}, round: map[protocol.NodeID]string{}, crashed: map[protocol.NodeID]bool{}, counts: Counts{ByKind: map[string]uint64{}}}
+		inCS: map[protocol.NodeID]bool{}, round: map[protocol.NodeID]string{}, crashed: map[protocol.NodeID]bool{}, starts: map[string]string{}, counts: Counts{ByKind: map[string]uint64{}}}
 	if cx := spec.Complexity; cx != nil {
 		for _, k := range cx.Announce {
 			o.kinds[k] = 1
@@ -650,7 +655,10 @@ func (o *observer) observe(e *trace.Event) {
 			o.track(e, o.kinds[e.Kind] == 0)
 		}
 		if !protocol.IsTransport(e.Kind) {
-			o.lastSent = cmp.Or(e.Text, e.Kind)
+			o.lastSent = fmt.Sprintf("%s: %d→%d", cmp.Or(e.Text, e.Kind), e.Node, e.To)
+			if e.To == 0 {
+				o.lastSent = fmt.Sprintf("%s: %d→all", cmp.Or(e.Text, e.Kind), e.Node)
+			}
 			if o.weigh {
 				o.sentKinds = append(o.sentKinds, e.Kind)
 			}
@@ -667,6 +675,11 @@ func (o *observer) observe(e *trace.Event) {
 		}
 	}
 	kind := protocol.NoteKind(e.Ev)
+	if kind == protocol.NoteElectionStart && e.Epoch != "" && o.starts[e.Epoch] == "" {
+		// A numbered election is named by its first start, as the
+		// report does: "election by node 1 at 1.000 s".
+		o.starts[e.Epoch] = "election by " + analysis.ElectionName(e.Node, time.Duration(e.T).Seconds())
+	}
 	named := "" // an unnumbered election's name, for its notes
 	switch {
 	case kind == protocol.NoteElectionStart && e.Epoch == "":
@@ -708,7 +721,7 @@ func (o *observer) observe(e *trace.Event) {
 	if kind == protocol.NoteRound && len(o.notes) > 0 && o.notes[len(o.notes)-1].Kind == string(kind) && o.notes[len(o.notes)-1].Text == "round "+e.Epoch {
 		return // one note per round, not one per node
 	}
-	text := noteText(kind, e)
+	text := noteText(kind, e, o.starts[e.Epoch])
 	if named != "" {
 		text += " (" + named + ")"
 	}
@@ -717,6 +730,22 @@ func (o *observer) observe(e *trace.Event) {
 		step = o.c.Steps()
 	}
 	o.notes = append(o.notes, Note{Step: step, At: time.Duration(e.T).Seconds(), Node: e.Node, Kind: string(kind), Text: text})
+}
+
+// electionID is an epoch in a protocol's state line: "election 1",
+// "(election 969402.10)".
+var electionID = regexp.MustCompile(`\belection (\d[\d.]*\d|\d)\b`)
+
+// nameElections puts the readable name of each election a state line
+// names by its epoch ID, when its start is known: "participant,
+// election by node 1 at 1.000 s, successor 8".
+func (o *observer) nameElections(line string) string {
+	return electionID.ReplaceAllStringFunc(line, func(m string) string {
+		if name := o.starts[m[len("election "):]]; name != "" {
+			return name
+		}
+		return m
+	})
 }
 
 // algorithm counts the algorithm's messages sent so far (announcements
@@ -736,11 +765,17 @@ func (o *observer) electionName() string {
 	return fmt.Sprintf("election by node %d at %.3f s", s.Initiator, time.Duration(s.Start).Seconds())
 }
 
-func noteText(kind protocol.NoteKind, e *trace.Event) string {
+// noteText is a note's line; name is its epoch's readable name, when
+// the election-start that began it is known ("election by node 1 at
+// 1.000 s"), which replaces the epoch's ID.
+func noteText(kind protocol.NoteKind, e *trace.Event, name string) string {
 	switch kind {
 	case protocol.NoteLeader:
 		if e.Leader == protocol.None {
 			return fmt.Sprintf("node %d has no leader", e.Node)
+		}
+		if name != "" {
+			return fmt.Sprintf("node %d follows %d (%s)", e.Node, e.Leader, name)
 		}
 		return fmt.Sprintf("node %d follows %d (election %s)", e.Node, e.Leader, e.Epoch)
 	case protocol.NoteRound:
@@ -749,7 +784,10 @@ func noteText(kind protocol.NoteKind, e *trace.Event) string {
 		return fmt.Sprintf("node %d: parent %d", e.Node, e.Leader)
 	}
 	s := fmt.Sprintf("node %d: %s", e.Node, strings.ReplaceAll(string(kind), "-", " "))
-	if e.Epoch != "" {
+	switch {
+	case name != "" && kind != protocol.NoteRound:
+		s += " (" + name + ")"
+	case e.Epoch != "":
 		s += " " + e.Epoch
 	}
 	if e.Text != "" {

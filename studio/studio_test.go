@@ -145,7 +145,7 @@ func TestStudioChangRobertsInChromium(t *testing.T) {
 	if len(tokens) < 2 {
 		t.Fatal("never two tokens in flight")
 	}
-	if d := text(p, `document.querySelector('#nodes tr[data-id="1"] .describe').textContent`); !strings.Contains(d, "participant, election 1") {
+	if d := text(p, `document.querySelector('#nodes tr[data-id="1"] .describe').textContent`); !strings.Contains(d, "participant, election by node 1 at 1.000 s") {
 		t.Fatalf("node 1 describes itself as %q after sending its token", d)
 	}
 	// Deliver the last token in flight first: select its row, press d.

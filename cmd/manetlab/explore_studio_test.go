@@ -112,6 +112,9 @@ func TestExploreScheduleOpensAtItsViolation(t *testing.T) {
 	p.Eval(`({banner: document.getElementById("violation").hidden ? "" : document.getElementById("violation").textContent,
 		ringed: document.querySelectorAll("#map .node.witness").length, offending: document.querySelectorAll("#history li.offending").length,
 		violating: document.querySelectorAll("#history li.violating").length, causes: document.querySelectorAll("#history li.cause").length})`, &got)
+	if dir := os.Getenv("MANETLAB_STUDIO_SHOTS"); dir != "" {
+		p.Screenshot(filepath.Join(dir, "explore-violation.png")) // docs/studio.md
+	}
 	if !strings.Contains(got.Banner, "violation of one-leader-per-epoch at step") || got.Ringed != len(sv.Nodes) || got.Offending == 0 || got.Violating != 1 ||
 		got.Causes != len(sv.Causes) || !strings.Contains(got.Banner, "offending messages (outlined in the history): step "+fmt.Sprint(sv.Causes[0].Step+1)+": "+sv.Causes[0].Line) {
 		t.Fatalf("the page shows %+v", got)

@@ -77,13 +77,7 @@ func TestTraceCheckExitsOneWhenInvalid(t *testing.T) {
 	dir := simRun(t)
 	// Node 1 claims under epoch "9" a leader that node 2 contradicts.
 	for _, id := range []string{"1", "2"} {
-		line := `{"t":1,"node":` + id + `,"ev":"leader","leader":` + id + `,"epoch":"9"}` + "\n"
-		f, err := os.OpenFile(filepath.Join(dir, "node-"+id+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString(line)
-		f.Close()
+		appendLines(t, dir, "node-"+id+".jsonl", `{"t":1,"node":`+id+`,"ev":"leader","leader":`+id+`,"epoch":"9"}`)
 	}
 	out, err := runCLI(t, "trace", "check", dir)
 	if err == nil {
@@ -91,6 +85,22 @@ func TestTraceCheckExitsOneWhenInvalid(t *testing.T) {
 	}
 	if !strings.Contains(out, "one-leader-per-epoch   invalid") || !strings.Contains(out, "node-2.jsonl:") {
 		t.Errorf("check output:\n%s", out)
+	}
+}
+
+// TestWitnessNamesTheElection: an epoch that an election-start began
+// is named in trace check's witness by its initiator and start, never by
+// its ID (issue 35); one that no election-start carries keeps "epoch
+// ID" (TestTraceCheckExitsOneWhenInvalid).
+func TestWitnessNamesTheElection(t *testing.T) {
+	dir := simRun(t)
+	appendLines(t, dir, "node-1.jsonl", `{"t":1500000000,"node":1,"ev":"election-start","epoch":"424242.3"}`,
+		`{"t":1600000000,"node":1,"ev":"leader","leader":1,"epoch":"424242.3"}`)
+	appendLines(t, dir, "node-2.jsonl", `{"t":1520000000,"node":2,"ev":"election-start","epoch":"424242.3"}`,
+		`{"t":1600000000,"node":2,"ev":"leader","leader":2,"epoch":"424242.3"}`)
+	out, err := runCLI(t, "trace", "check", dir)
+	if err != errInvalid || !strings.Contains(out, "the election by node 1 at 1.500 s has two leaders: node 1 announces 1, node 2 announces 2") || strings.Contains(out, "424242") {
+		t.Errorf("check: %v\n%s", err, out)
 	}
 }
 

@@ -56,7 +56,7 @@ func brokenAndCorrect(t *testing.T, broken, correct, y, name, want string) {
 // finds two leaders in one epoch. Chang-Roberts elects node 3 alone.
 func TestChangRobertsForwardsSmaller(t *testing.T) {
 	y := "name: cr\nseed: 1\nduration: 5s\n" + layout(3) + "protocol: {name: ALG, params: {ring: ascending, initiators: all}}\n"
-	brokenAndCorrect(t, ChangRobertsForwardsSmaller, ring.ChangRoberts, y, analysis.PropEpochLeader, "epoch 1 has two leaders")
+	brokenAndCorrect(t, ChangRobertsForwardsSmaller, ring.ChangRoberts, y, analysis.PropEpochLeader, "the election by node 1 at 1.000 s has two leaders")
 }
 
 // TestBullyNoOKWait: node 3 leads from the first election; at 3 s node 1

@@ -220,6 +220,7 @@ func checkEpochs(r *run) Property {
 	p := Property{Name: PropEpochLeader}
 	byEpoch := map[int32]*event{}
 	reported := map[int32]bool{}
+	var named []int32 // each witness's epoch, to name it readably below
 	leaderNotes := 0
 	for _, pr := range r.procs[1:] {
 		for i := range pr.evs {
@@ -243,11 +244,20 @@ func checkEpochs(r *run) Property {
 			p.Violations++
 			if len(p.Witnesses) < maxWitnesses {
 				p.Witnesses = append(p.Witnesses, Witness{
-					Text: fmt.Sprintf("epoch %s has two leaders: node %d announces %d, node %d announces %d",
-						r.strs.Strs[e.epoch], f.node, f.leader, e.node, e.leader),
+					Text:   fmt.Sprintf(" has two leaders: node %d announces %d, node %d announces %d", f.node, f.leader, e.node, e.leader),
 					Events: []WitnessEvent{r.witnessEvent(f, ""), r.witnessEvent(e, "")},
 				})
+				named = append(named, e.epoch)
 			}
+		}
+	}
+	if len(named) > 0 {
+		// "the election by node 10 at 0.031 s has two leaders: ...",
+		// by its first election-start ("epoch 1" without one).
+		starts := r.electionStarts(reported)
+		for i, ep := range named {
+			f, ok := starts[ep]
+			p.Witnesses[i].Text = electionLabel(r.strs.Strs[ep], f, ok) + p.Witnesses[i].Text
 		}
 	}
 	p.Checked = len(byEpoch)

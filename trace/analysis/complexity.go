@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -61,7 +62,7 @@ type Complexity struct {
 	// Judged is the count judged against the bound the protocol
 	// guarantees (trace/judge), nil when it guarantees none.
 	Judged *judge.Count `json:"judged,omitempty"`
-	// epochs are the elections' epochs, for the judgement's text.
+	// epochs are the elections' names, for the judgement's text.
 	epochs []string
 }
 
@@ -91,6 +92,7 @@ func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
 	c := &Complexity{}
 	first, last := int64(-1), int64(-1)
 	epochs := map[int32]bool{}
+	starts := map[int32]firstStart{} // each epoch's first election-start, to name it
 	for _, p := range r.procs[1:] {
 		for i := range p.evs {
 			e := &p.evs[i]
@@ -110,6 +112,11 @@ func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
 				if first < 0 || e.t < first {
 					first = e.t
 				}
+				if e.epoch != 0 {
+					f, ok := starts[e.epoch]
+					f.note(e.node, e.t, ok)
+					starts[e.epoch] = f
+				}
 			case tLeader:
 				if e.leader != protocol.None {
 					last = max(last, e.t)
@@ -122,10 +129,37 @@ func computeComplexity(l *loader, r *run, tr *truth) (*Complexity, string) {
 		c.Time = seconds(last - first)
 	}
 	c.Elections = len(epochs)
-	for e := range epochs {
-		c.epochs = append(c.epochs, r.strs.Strs[e])
+	// Named by initiator and start, in the order they started; epochs
+	// no election-start carries after them, by their ID.
+	type named struct {
+		f     firstStart
+		ok    bool
+		epoch string
 	}
-	slices.Sort(c.epochs)
+	var ns []named
+	for e := range epochs {
+		f, ok := starts[e]
+		ns = append(ns, named{f, ok, r.strs.Strs[e]})
+	}
+	slices.SortFunc(ns, func(a, b named) int {
+		switch {
+		case a.ok != b.ok:
+			if a.ok {
+				return -1
+			}
+			return 1
+		case a.ok && a.f != b.f:
+			return cmp.Or(cmp.Compare(a.f.t, b.f.t), cmp.Compare(a.f.node, b.f.node))
+		}
+		return strings.Compare(a.epoch, b.epoch)
+	})
+	for _, n := range ns {
+		if n.ok {
+			c.epochs = append(c.epochs, "by "+ElectionName(n.f.node, seconds(n.f.t)))
+		} else {
+			c.epochs = append(c.epochs, "epoch "+n.epoch)
+		}
+	}
 	if tr == nil {
 		return c, "complexity bound unknown: the scenario is unknown"
 	}
@@ -163,8 +197,9 @@ func (c *Complexity) judge(l *loader, r *run, tr *truth, drops *run) {
 	c.Judged = judge.Counts(c.what(), c.Messages, c.Bound, r.facts(l, drops, tr.static))
 }
 
-// what names the elections counted: "the run's 2 elections (epochs 7.1,
-// 7.2)".
+// what names the elections counted, by initiator and start: "the run's
+// 2 elections (by node 1 at 1.000 s; by node 4 at 15.102 s)" ("epoch 1"
+// for one no election-start names).
 func (c *Complexity) what() string {
 	if c.Synchronizer != "" || c.Sync != nil {
 		return "the rounds"
@@ -174,12 +209,10 @@ func (c *Complexity) what() string {
 		s = "the run's 1 election"
 	}
 	switch {
-	case len(c.epochs) == 1:
-		s += " (epoch " + c.epochs[0] + ")"
-	case len(c.epochs) > 1 && len(c.epochs) <= 4:
-		s += " (epochs " + strings.Join(c.epochs, ", ") + ")"
+	case len(c.epochs) >= 1 && len(c.epochs) <= 4:
+		s += " (" + strings.Join(c.epochs, "; ") + ")"
 	case len(c.epochs) > 4:
-		s += " (epochs " + strings.Join(c.epochs[:3], ", ") + ", ...)"
+		s += " (" + strings.Join(c.epochs[:3], "; ") + "; ...)"
 	}
 	return s
 }
