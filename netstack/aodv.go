@@ -18,9 +18,10 @@ const (
 // Sizes of the routing messages on the wire, RFC 3561's formats for IPv4:
 // they are what the routing overhead counts in bytes.
 const (
-	rreqBytes = 24
-	rrepBytes = 20
-	rerrBytes = 4 // plus 8 per unreachable destination
+	rreqBytes    = 24
+	rrepBytes    = 20
+	rerrBytes    = 4 // plus 8 per unreachable destination
+	rrepAckBytes = 2
 )
 
 // route is an entry of a node's routing table.
@@ -71,6 +72,9 @@ type aodvState struct {
 	lastBcast          time.Duration
 	rreqSec, rerrSec   int64
 	rreqSent, rerrSent int
+	// deferredKind is the trace kind of a reply waiting for a route to
+	// its neighbour (routed_control).
+	deferredKind map[*Frame]string
 }
 
 func (s *Stack) routing() *aodvState {
@@ -242,12 +246,20 @@ func (s *Stack) forward(f *Frame, dest int32) {
 	}
 	if f.Origin != s.self {
 		s.dropData(f, "no-route")
-		s.sendRERR([]Unreachable{{Dest: f.Final, Seq: s.lastSeq(dest)}}, false)
+		s.rerrNoRoute(f, dest)
 		return
 	}
-	if a.waiting >= s.cfg.AODV.Buffer {
+	if !s.await(f, dest) {
 		s.dropData(f, "buffer")
-		return
+	}
+}
+
+// await buffers the frame f while a route discovery for dest runs,
+// starting one if none does; false: the buffer is full.
+func (s *Stack) await(f *Frame, dest int32) bool {
+	a := s.routing()
+	if a.waiting >= s.cfg.AODV.Buffer {
+		return false
 	}
 	d := a.finding[dest]
 	if d == nil {
@@ -263,6 +275,7 @@ func (s *Stack) forward(f *Frame, dest int32) {
 	}
 	d.waiting = append(d.waiting, f)
 	a.waiting++
+	return true
 }
 
 // lastSeq is the last known sequence number of dest (0: none).
@@ -329,7 +342,11 @@ func (s *Stack) release(dest int32) {
 	delete(a.finding, dest)
 	a.waiting -= len(d.waiting)
 	for _, w := range d.waiting {
-		s.forward(w, dest)
+		if w.Type == Data {
+			s.forward(w, dest)
+		} else {
+			s.sendControl(w, dest)
+		}
 	}
 }
 
@@ -359,7 +376,11 @@ func (s *Stack) discoveryTimeout(dest int32, gen uint64) {
 		delete(a.finding, dest)
 		a.waiting -= len(d.waiting)
 		for _, f := range d.waiting {
-			s.dropData(f, "no-route")
+			if f.Type == Data {
+				s.dropData(f, "no-route")
+			} else {
+				delete(a.deferredKind, f)
+			}
 		}
 		return
 	}
@@ -380,7 +401,7 @@ func (s *Stack) heardRREQ(f *Frame) {
 		}
 		delete(a.blacklist, f.From)
 	}
-	s.learn(f.From, f.From, 1, 0, false, c.activeRoute())
+	s.heardFrom(f.From)
 	// Every copy keeps its sender a neighbour. (ns-3's code counts first
 	// copies only; doing so here broke the route of the grid of
 	// docs/routing.md in most runs, where ns-3 keeps it.)
@@ -400,6 +421,14 @@ func (s *Stack) heardRREQ(f *Frame) {
 	hops := int(f.Hops) + 1
 	life := max(2*c.netTraversal()-2*time.Duration(hops)*c.nodeTraversal(), 0)
 	rev := s.learn(f.Origin, f.From, hops, f.OrigSeq, true, life)
+	if c.RoutedControl {
+		// ns-3's RecvRequest: a first copy makes the route to its sender
+		// valid again, one hop without a sequence number, for
+		// ACTIVE_ROUTE_TIMEOUT from now (shorter or longer).
+		n := a.routes[f.From]
+		n.next, n.hops, n.valid, n.broken = f.From, 1, true, false
+		n.seq, n.validSeq, n.expires = f.OrigSeq, false, now+c.activeRoute()
+	}
 	dest, ok := s.cfg.Index[f.Final]
 	if !ok {
 		return
@@ -419,7 +448,7 @@ func (s *Stack) heardRREQ(f *Frame) {
 			addPrecursor(o, r.next)
 		}
 		s.sendRREP(&Frame{Type: RREP, Origin: f.Origin, Final: f.Final, DestSeq: r.seq, Hops: uint8(min(r.hops, 255)),
-			Lifetime: r.expires - now}, rev, "intermediate")
+			Lifetime: r.expires - now, AckRequired: c.RREPAck && r.hops == 1}, rev, "intermediate")
 		if c.GratuitousReply && rev.valid {
 			s.sendRREP(&Frame{Type: RREP, Origin: dest, Final: s.cfg.IDs[f.Origin], DestSeq: rev.seq, Hops: uint8(min(rev.hops, 255)),
 				Lifetime: rev.expires - now}, r, "gratuitous")
@@ -444,12 +473,117 @@ func (s *Stack) sendRREP(f *Frame, rev *route, kind string) {
 	if rev == nil || !rev.valid {
 		return
 	}
-	s.number(f)
-	f.To, f.Bytes = rev.next, rrepBytes
+	f.Type, f.Bytes = RREP, rrepBytes
 	f.Lifetime = f.Lifetime.Truncate(time.Millisecond)
+	s.unicastControl(f, rev.next, kind)
+}
+
+// unicastControl sends the reply or acknowledgement f to neighbour
+// next, or, with routed_control and no valid route to next, defers it.
+func (s *Stack) unicastControl(f *Frame, next int32, kind string) {
+	if s.cfg.AODV.RoutedControl && s.routing().validRoute(next, s.now()) == nil {
+		s.deferControl(f, next, kind)
+		return
+	}
+	if f.Type == RREPAck {
+		s.sendRREPAck(f, next)
+		return
+	}
+	s.unicastRREP(f, next, kind)
+}
+
+// sendRREPAck sends the acknowledgement f of a reply to neighbour next.
+func (s *Stack) sendRREPAck(f *Frame, next int32) {
+	if s.cfg.AODV.RoutedControl {
+		s.refresh(next)
+	}
+	s.number(f)
+	f.To = next
+	s.emit(trace.Event{Ev: trace.EvRREP, Kind: "ack", Seq: f.Seq, Bytes: rrepAckBytes, To: s.cfg.IDs[next]})
+	s.enqueue(f)
+}
+
+// heardRREPAck: neighbour j acknowledged a reply; ns-3's RecvReplyAck
+// marks the route to j valid.
+func (s *Stack) heardRREPAck(j int32) {
+	s.heardFrom(j)
+	if r := s.routing().routes[j]; r != nil && !r.valid && s.kept(r, s.now()) {
+		r.valid, r.broken = true, false
+	}
+}
+
+// unicastRREP sends the reply f to neighbour next.
+func (s *Stack) unicastRREP(f *Frame, next int32, kind string) {
+	if s.cfg.AODV.RoutedControl {
+		s.refresh(next) // ns-3's RouteOutput extends the route it gives
+	}
+	s.number(f)
+	f.To = next
 	s.emit(trace.Event{Ev: trace.EvRREP, Kind: kind, Seq: f.Seq, Bytes: rrepBytes, Origin: s.cfg.IDs[f.Origin], To: f.Final,
 		Hops: int(f.Hops) + 1})
 	s.enqueue(f)
+}
+
+// deferControl (routed_control): the AODV message f for neighbour next,
+// to which no valid route is known, waits for a route discovery for
+// next, as ns-3's RouteOutput and DeferredRouteOutput make it; kind is
+// a reply's trace kind. A full buffer drops it.
+func (s *Stack) deferControl(f *Frame, next int32, kind string) {
+	a := s.routing()
+	if !s.await(f, next) {
+		return
+	}
+	if kind != "" {
+		if a.deferredKind == nil {
+			a.deferredKind = map[*Frame]string{}
+		}
+		a.deferredKind[f] = kind
+	}
+}
+
+// sendControl sends the AODV message f that waited for a route to
+// neighbour next, now found: a reply to it, a route error to every
+// neighbour (manetlab's route errors are broadcast).
+func (s *Stack) sendControl(f *Frame, next int32) {
+	a := s.routing()
+	kind := a.deferredKind[f]
+	delete(a.deferredKind, f)
+	if f.Type != RERR {
+		s.unicastControl(f, next, kind)
+		return
+	}
+	s.refresh(next)
+	s.broadcastRERR(f)
+}
+
+// heardFrom records the route to the neighbour j an AODV message came
+// from: one hop, without a sequence number, for ACTIVE_ROUTE_TIMEOUT
+// (RFC 3561 6.2). With routed_control, as ns-3's UpdateRouteToNeighbor:
+// a one-hop route with a sequence number (a hello's, or the
+// destination's own reply) is left as it is, even invalid, and any other
+// is replaced, for the longer of ACTIVE_ROUTE_TIMEOUT and what was left
+// of the old entry.
+func (s *Stack) heardFrom(j int32) {
+	c := &s.cfg.AODV
+	if !c.RoutedControl {
+		s.learn(j, j, 1, 0, false, c.activeRoute())
+		return
+	}
+	a := s.routing()
+	now := s.now()
+	life := c.activeRoute()
+	r := a.routes[j]
+	switch {
+	case r == nil:
+		r = &route{}
+		a.routes[j] = r
+	case !s.kept(r, now):
+	case r.validSeq && r.hops == 1:
+		return
+	default:
+		life = max(life, r.expires-now)
+	}
+	*r = route{next: j, hops: 1, valid: true, expires: now + life}
 }
 
 // heardRREP handles a route reply addressed to this node (RFC 3561 6.7):
@@ -457,8 +591,10 @@ func (s *Stack) sendRREP(f *Frame, rev *route, kind string) {
 // passes the reply on towards the requester.
 func (s *Stack) heardRREP(f *Frame) {
 	a := s.routing()
-	c := &s.cfg.AODV
-	s.learn(f.From, f.From, 1, 0, false, c.activeRoute())
+	s.heardFrom(f.From)
+	if f.AckRequired {
+		s.unicastControl(&Frame{Type: RREPAck, Bytes: rrepAckBytes}, f.From, "")
+	}
 	dest, ok := s.cfg.Index[f.Final]
 	if !ok {
 		return
@@ -491,7 +627,15 @@ func (s *Stack) heardRREP(f *Frame) {
 // destination, or it forwards the frame one hop on.
 func (s *Stack) heardData(f *Frame) {
 	hops := int(f.Hops) + 1
-	s.learn(f.From, f.From, 1, 0, false, s.cfg.AODV.activeRoute())
+	if s.cfg.AODV.RoutedControl {
+		// ns-3's RouteInput makes no route to the previous hop; it
+		// extends the route to the next hop towards the origin.
+		if o := s.routing().validRoute(f.Origin, s.now()); o != nil {
+			s.refresh(o.next)
+		}
+	} else {
+		s.learn(f.From, f.From, 1, 0, false, s.cfg.AODV.activeRoute())
+	}
 	if f.Final == s.id {
 		s.refresh(f.Origin)
 		s.keepDataNeighbors(f.Origin, -1)
@@ -567,6 +711,25 @@ func (s *Stack) linkBroken(j int32) {
 	}
 }
 
+// rerrNoRoute reports that this node has no route to dest for the data
+// frame f it was to forward (RFC 3561 6.11 (ii)). With routed_control,
+// as ns-3's SendRerrWhenNoRouteToForward, the error goes to the next hop
+// towards f's origin when a route to the origin is valid: if the route
+// to that neighbour is not, the error waits for a discovery of it.
+func (s *Stack) rerrNoRoute(f *Frame, dest int32) {
+	lost := []Unreachable{{Dest: f.Final, Seq: s.lastSeq(dest)}}
+	a := s.routing()
+	if s.cfg.AODV.RoutedControl {
+		if o := a.validRoute(f.Origin, s.now()); o != nil && a.validRoute(o.next, s.now()) == nil {
+			if s.rerrAllowed() {
+				s.deferControl(&Frame{Type: RERR, To: -1, Unreachable: lost, Bytes: rerrBytes + 8}, o.next, "")
+			}
+			return
+		}
+	}
+	s.sendRERR(lost, false)
+}
+
 // MaxUnreachable bounds the destinations of one route error: the real
 // driver's frame carries at most this many (wire.MaxUnreachable), so a
 // longer list goes out as several route errors, in order.
@@ -584,15 +747,20 @@ func (s *Stack) sendRERR(lost []Unreachable, forwarded bool) {
 	for len(lost) > 0 {
 		n := min(len(lost), MaxUnreachable)
 		if s.rerrAllowed() {
-			f := Frame{Type: RERR, To: -1, Unreachable: lost[:n:n], Bytes: rerrBytes + 8*n, Hops: hops}
-			if s.cfg.AODV.Jitter > 0 {
-				s.d.SetTimer(s.aodvJitter(), Timer{Kind: TimerRelay, Frame: &f})
-			} else {
-				s.relay(s.scratch(f))
-			}
+			s.broadcastRERR(&Frame{Type: RERR, To: -1, Unreachable: lost[:n:n], Bytes: rerrBytes + 8*n, Hops: hops})
 		}
 		lost = lost[n:]
 	}
+}
+
+// broadcastRERR broadcasts the route error f, after the jitter when
+// routing.aodv.jitter is set.
+func (s *Stack) broadcastRERR(f *Frame) {
+	if s.cfg.AODV.Jitter > 0 {
+		s.d.SetTimer(s.aodvJitter(), Timer{Kind: TimerRelay, Frame: f})
+		return
+	}
+	s.relay(s.scratch(*f))
 }
 
 // heardRERR handles a route error from a neighbour: routes through it to
@@ -600,6 +768,9 @@ func (s *Stack) sendRERR(lost []Unreachable, forwarded bool) {
 // neighbours that used them.
 func (s *Stack) heardRERR(f *Frame) {
 	a := s.routing()
+	if s.cfg.AODV.RoutedControl {
+		s.heardFrom(f.From) // ns-3's RecvAodv, for every message
+	}
 	var lost []Unreachable
 	var precursors []int32
 	now := s.now()

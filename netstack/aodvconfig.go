@@ -99,6 +99,27 @@ type AODVConfig struct {
 	// a valid route. false: only active routes with precursors are
 	// listed and passed on (RFC 3561 6.11).
 	RERRStale bool `yaml:"rerr_stale,omitempty"`
+	// RoutedControl sends AODV's own unicasts as ns-3 does, through IP
+	// routing: a reply (made, answered for, passed on) or a route error
+	// about data it cannot forward goes to its neighbour only over a
+	// valid route to that neighbour, else waits while a route discovery
+	// for the neighbour runs (ns-3's RouteOutput loops it back and
+	// DeferredRouteOutput asks for a route); and a message heard leaves
+	// a one-hop route with a sequence number (a hello's) as it is, even
+	// invalid, where it would otherwise make the sender a valid
+	// neighbour again (ns-3's UpdateRouteToNeighbor sets the lifetime of
+	// a copy). false: AODV's messages go to the link layer addressed to
+	// the neighbour, and any message heard gives a route to its sender
+	// (RFC 3561 6.2, 6.7).
+	RoutedControl bool `yaml:"routed_control,omitempty"`
+	// RREPAck sets the A flag on a reply a node makes for a destination
+	// that is its neighbour, whose receiver answers with a RREP-ACK
+	// (RFC 3561 6.6.2, 6.7; ns-3's SendReplyByIntermediateNode): with
+	// routed_control, the acknowledgement too needs a route to the
+	// neighbour it goes to. false: the link layer's acknowledgement is
+	// the only one (a reply not acknowledged blacklists its receiver
+	// either way, 6.8).
+	RREPAck bool `yaml:"rrep_ack,omitempty"`
 }
 
 // Neighbour detection modes (AODVConfig.Neighbors).
@@ -140,7 +161,7 @@ func AODVPreset(name string) (AODVConfig, error) {
 		c.Jitter = units.Duration(10 * time.Millisecond)
 		c.JitterStep = units.Duration(time.Millisecond)
 		c.RREQRateLimit, c.RERRRateLimit = 10, 10
-		c.KeepSeqOnBreak, c.RingFromHops, c.RERRStale = true, true, true
+		c.KeepSeqOnBreak, c.RingFromHops, c.RERRStale, c.RoutedControl, c.RREPAck = true, true, true, true, true
 	default:
 		return c, fmt.Errorf("preset: %q is not one of \"\", %q", name, PresetNS3)
 	}

@@ -30,11 +30,12 @@ const (
 	AODVHello                 // an AODV hello: a route reply for the sender itself, broadcast one hop (RFC 3561 6.9)
 	RTS                       // DCF: asks To to clear the medium for the frame Seq (Lifetime: the NAV it sets)
 	CTS                       // DCF: answers an RTS from To (AckSeq: its Seq; Lifetime: the NAV it sets)
+	RREPAck                   // an AODV route reply acknowledgement (RREP-ACK, RFC 3561 5.4), unicast to the reply's sender, acknowledged
 )
 
 // Acknowledged reports whether frames of type t go through a link queue
 // and are acknowledged by their receiver.
-func (t Type) Acknowledged() bool { return t == Unicast || t == Data || t == RREP }
+func (t Type) Acknowledged() bool { return t == Unicast || t == Data || t == RREP || t == RREPAck }
 
 // String returns the type's name.
 func (t Type) String() string {
@@ -63,6 +64,8 @@ func (t Type) String() string {
 		return "rts"
 	case CTS:
 		return "cts"
+	case RREPAck:
+		return "rrep-ack"
 	}
 	return "frame"
 }
@@ -97,10 +100,12 @@ type Frame struct {
 	// (the destination sought), DestSeq (0: unknown), Hops (hop count)
 	// and TTL. A RREP: Origin (the originator of the request, where the
 	// reply goes), Final (the destination), DestSeq, Hops and Lifetime.
-	// A RERR: Unreachable. An AODVHello: Final (the sender's ID),
+	// A RREP's AckRequired is RFC 3561's A flag: its receiver answers
+	// with a RREPAck. A RERR: Unreachable. An AODVHello: Final (the sender's ID),
 	// DestSeq (its sequence number) and Lifetime. An RTS or a CTS:
 	// Lifetime is the duration it announces (the NAV).
 	TTL         uint8
+	AckRequired bool
 	OrigSeq     uint32
 	DestSeq     uint32
 	Lifetime    time.Duration

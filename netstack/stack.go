@@ -325,7 +325,7 @@ func (s *Stack) Heard(f *Frame, o Outcome) Verdict {
 		}
 	case Broadcast:
 		return s.deliver(f, s.cfg.IDs[f.From], 1)
-	case Unicast, Data, RREP:
+	case Unicast, Data, RREP, RREPAck:
 		return s.heardUnicast(f)
 	case Flood:
 		return s.floodArrive(f)

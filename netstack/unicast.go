@@ -163,6 +163,8 @@ func (s *Stack) heardUnicast(f *Frame) Verdict {
 		s.heardData(f)
 	case RREP:
 		s.heardRREP(f)
+	case RREPAck:
+		s.heardRREPAck(f.From)
 	default:
 		s.d.Up(protocol.Receive{From: from, Hops: 1, Msg: f.Msg})
 	}

@@ -120,9 +120,10 @@ func (h *Host) receive(rf *rxFrame) {
 }
 
 // acknowledged reports whether frames of type t are sent to one neighbour,
-// which acknowledges them: unicast, routed data and route replies.
+// which acknowledges them: unicast, routed data, route replies and their
+// acknowledgements.
 func acknowledged(t wire.Type) bool {
-	return t == wire.TypeUnicast || t == wire.TypeData || t == wire.TypeRREP
+	return t == wire.TypeUnicast || t == wire.TypeData || t == wire.TypeRREP || t == wire.TypeRREPAck
 }
 
 // stackFrame fills rf.nf, the stack's view of the frame from member si.
@@ -140,6 +141,7 @@ func (h *Host) stackFrame(rf *rxFrame, si int) {
 	case wire.TypeRREP, wire.TypeAODVHello:
 		nf.Origin, nf.Final, nf.DestSeq, nf.Hops = int32(h.index[f.Origin]), f.Final, f.DestSeq, f.Hops
 		nf.Lifetime = f.Lifetime()
+		nf.AckRequired = f.AckRequired
 	case wire.TypeRERR:
 		// Destinations that are no members stay: the stack ignores them.
 		nf.Unreachable = make([]netstack.Unreachable, len(f.Unreachable))

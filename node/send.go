@@ -43,6 +43,7 @@ func (l *hostLink) Transmit(f *netstack.Frame) {
 	case netstack.RREP, netstack.AODVHello:
 		wf.Origin, wf.Final, wf.DestSeq, wf.Hops = h.members[f.Origin].ID, f.Final, f.DestSeq, f.Hops
 		wf.LifetimeMS = wire.LifetimeMillis(f.Lifetime)
+		wf.AckRequired = f.AckRequired
 	case netstack.RERR:
 		// The stack's destinations, in its buffer: the wire type has the
 		// same fields.
@@ -59,7 +60,7 @@ func (l *hostLink) Transmit(f *netstack.Frame) {
 var wireTypes = [...]wire.Type{netstack.Hello: wire.TypeHello, netstack.Broadcast: wire.TypeBroadcast,
 	netstack.Unicast: wire.TypeUnicast, netstack.Ack: wire.TypeAck, netstack.Flood: wire.TypeFlood,
 	netstack.Data: wire.TypeData, netstack.RREQ: wire.TypeRREQ, netstack.RREP: wire.TypeRREP, netstack.RERR: wire.TypeRERR,
-	netstack.AODVHello: wire.TypeAODVHello}
+	netstack.AODVHello: wire.TypeAODVHello, netstack.RREPAck: wire.TypeRREPAck}
 
 // stackType is the stack's frame type of a wire type (0 for none).
 func stackType(t wire.Type) netstack.Type {

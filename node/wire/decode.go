@@ -52,6 +52,7 @@ func Decode(b []byte, key []byte, f *Frame) error {
 	if !f.Type.Valid() {
 		return fmt.Errorf("%w: %d", ErrType, b[6])
 	}
+	f.AckRequired = flags&FlagAckRequired != 0
 	f.Run = binary.BigEndian.Uint64(b[8:])
 	f.From = protocol.NodeID(binary.BigEndian.Uint32(b[16:]))
 	f.To = protocol.NodeID(binary.BigEndian.Uint32(b[20:]))

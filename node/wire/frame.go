@@ -23,8 +23,11 @@ const (
 	// FlagAir says an air section of AirSize bytes follows the message
 	// (or the type's section): the frame was sent on the DCF medium.
 	FlagAir uint8 = 1 << 1
+	// FlagAckRequired, on a rrep only, is RFC 3561's A flag: the
+	// receiver answers with a rrep-ack.
+	FlagAckRequired uint8 = 1 << 2
 
-	knownFlags = FlagHMAC | FlagAir
+	knownFlags = FlagHMAC | FlagAir | FlagAckRequired
 )
 
 // Sizes of the parts of a frame, in bytes.
@@ -63,7 +66,7 @@ const (
 // Type is a frame's type. The numbers are the protocol: never renumber.
 type Type uint8
 
-// The frame types. 12 to 255 are reserved; decoders reject them.
+// The frame types. 13 to 255 are reserved; decoders reject them.
 const (
 	// TypeHello is a neighbour-discovery beacon; it has no section.
 	TypeHello Type = 1
@@ -90,12 +93,16 @@ const (
 	// TypeAODVHello is an AODV hello (RFC 3561 6.9): a route reply for its
 	// sender (Origin = Final = From), broadcast one hop; the rrep section.
 	TypeAODVHello Type = 11
+	// TypeRREPAck acknowledges a rrep that asked for it (RFC 3561 5.4),
+	// to its sender To, acknowledged as a unicast; no section.
+	TypeRREPAck Type = 12
 
-	lastType = TypeAODVHello
+	lastType = TypeRREPAck
 )
 
 var typeNames = [...]string{TypeHello: "hello", TypeBroadcast: "broadcast", TypeUnicast: "unicast", TypeAck: "ack", TypeFlood: "flood",
-	TypeLocation: "location", TypeData: "data", TypeRREQ: "rreq", TypeRREP: "rrep", TypeRERR: "rerr", TypeAODVHello: "aodv-hello"}
+	TypeLocation: "location", TypeData: "data", TypeRREQ: "rreq", TypeRREP: "rrep", TypeRERR: "rerr", TypeAODVHello: "aodv-hello",
+	TypeRREPAck: "rrep-ack"}
 
 // String returns the type's name, or "type(N)" for a reserved one.
 func (t Type) String() string {
@@ -219,6 +226,8 @@ type Frame struct {
 	// LifetimeMS is a rrep's route lifetime in milliseconds, as RFC 3561
 	// carries it.
 	LifetimeMS uint32
+	// AckRequired is a rrep's A flag (FlagAckRequired).
+	AckRequired bool
 	// Unreachable are a rerr's destinations, 1 to MaxUnreachable. After
 	// Decode it is a new slice.
 	Unreachable []Unreachable
@@ -288,8 +297,11 @@ func (f *Frame) check() error {
 		// Only the mobility player, which is no node, may send as None.
 		return fmt.Errorf("%w: %s frame from node 0", ErrField, f.Type)
 	}
+	if f.AckRequired && f.Type != TypeRREP {
+		return fmt.Errorf("%w: %s frame asking for a rrep-ack", ErrField, f.Type)
+	}
 	switch f.Type {
-	case TypeUnicast, TypeAck, TypeData, TypeRREP:
+	case TypeUnicast, TypeAck, TypeData, TypeRREP, TypeRREPAck:
 		if f.To == protocol.None {
 			return fmt.Errorf("%w: %s frame without a destination", ErrField, f.Type)
 		}
@@ -368,6 +380,9 @@ func (f *Frame) AppendTo(dst []byte, key []byte) ([]byte, error) {
 	}
 	if f.Air.Airtime != 0 {
 		flags |= FlagAir
+	}
+	if f.AckRequired {
+		flags |= FlagAckRequired
 	}
 	dst = append(dst, Magic...)
 	dst = append(dst, Version, flags, uint8(f.Type), 0)

@@ -134,7 +134,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"unknown flag", edit(uc, func(b []byte) { b[5] = 0x80 }), ErrFlags},
 		{"reserved byte", edit(uc, func(b []byte) { b[7] = 1 }), ErrFlags},
 		{"type 0", edit(uc, func(b []byte) { b[6] = 0 }), ErrType},
-		{"type 12", edit(uc, func(b []byte) { b[6] = 12 }), ErrType},
+		{"type 13", edit(uc, func(b []byte) { b[6] = 13 }), ErrType},
+		{"rrep-ack flag on a unicast", edit(uc, func(b []byte) { b[5] |= FlagAckRequired }), ErrField},
 		{"type 255", edit(uc, func(b []byte) { b[6] = 255 }), ErrType},
 		{"trailing byte", append(bytes.Clone(uc), 0), ErrLength},
 		{"body length past the end", edit(uc, func(b []byte) { b[HeaderSize+3]++ }), ErrShort},
@@ -286,7 +287,7 @@ func TestMaxFrameCoversEveryType(t *testing.T) {
 		}
 	}
 	for typ := Type(0); typ < 255; typ++ {
-		if typ.Valid() != (typ >= TypeHello && typ <= TypeAODVHello) {
+		if typ.Valid() != (typ >= TypeHello && typ <= TypeRREPAck) {
 			t.Errorf("type %d: valid %v", typ, typ.Valid())
 		}
 	}
@@ -368,7 +369,8 @@ func TestEncodeAndHeaderDecodeDoNotAllocate(t *testing.T) {
 // TestSizes pins the sizes docs/wire.md lists.
 func TestSizes(t *testing.T) {
 	want := map[Type][2]int{TypeHello: {44, 76}, TypeAck: {52, 84}, TypeLocation: {80, 112}, TypeBroadcast: {48, 80}, TypeUnicast: {48, 80}, TypeFlood: {66, 98},
-		TypeData: {66, 98}, TypeRREQ: {70, 102}, TypeRREP: {61, 93}, TypeAODVHello: {61, 93}, TypeRERR: {45, 77}}
+		TypeData: {66, 98}, TypeRREQ: {70, 102}, TypeRREP: {61, 93}, TypeAODVHello: {61, 93}, TypeRERR: {45, 77},
+		TypeRREPAck: {44, 76}}
 	for typ, w := range want {
 		f := Frame{Type: typ}
 		if got := [2]int{f.Size(false), f.Size(true)}; got != w {

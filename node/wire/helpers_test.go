@@ -67,7 +67,11 @@ func sampleFrames(body []byte) []Frame {
 	rerr.Type, rerr.Unreachable = TypeRERR, []Unreachable{{Dest: 11, Seq: 6}, {Dest: 12, Seq: 1}}
 	ahello := base
 	ahello.Type, ahello.Origin, ahello.Final, ahello.DestSeq, ahello.LifetimeMS = TypeAODVHello, base.From, base.From, 3, 2000
-	return []Frame{hello, bc, uc, ack, fl, loc, data, rreq, rrep, rerr, ahello}
+	rrepA := rrep
+	rrepA.AckRequired = true
+	rack := base
+	rack.Type, rack.To = TypeRREPAck, 9
+	return []Frame{hello, bc, uc, ack, fl, loc, data, rreq, rrep, rerr, ahello, rack, rrepA}
 }
 
 // airFrames are sampleFrames as sent on the DCF medium: every type but

@@ -38,6 +38,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -65,7 +66,9 @@ static std::vector<Ipv4Address> g_addr;
 // AODV counters
 static uint64_t g_rreq = 0, g_rrep = 0, g_rerr = 0, g_rrepAck = 0, g_hello = 0;
 static uint64_t g_ctrlBytes = 0, g_helloBytes = 0;
-static uint64_t g_rreqOrig = 0;
+static uint64_t g_rreqOrig = 0, g_rreqRetry = 0;
+// (node, destination) -> the time (ns) and TTL of its last RREQ origination
+static std::map<std::pair<int, int>, std::pair<int64_t, int>> g_lastOrig;
 static uint64_t g_rreqPhy = 0, g_rrepPhy = 0, g_rerrPhy = 0;
 static uint64_t g_ctrlPhy = 0, g_helloPhy = 0, g_dataPhy = 0, g_arpPhy = 0;
 static std::vector<std::string> g_rreqLog; // originations: t_ms:node->dst:ttl
@@ -232,6 +235,29 @@ static void IpTx(Ptr<const Packet> pkt, Ptr<Ipv4> ipv4, uint32_t iface)
         if (rq.GetOrigin() == ip.GetSource() && rq.GetHopCount() == 0)
         {
             g_rreqOrig++;
+            // A later try of the same discovery: the next TTL of the ring
+            // (or the diameter again) after the ring's wait, 2 x 40 ms x
+            // (TTL + 2), or NetTraversalTime x 2^k at the diameter, give
+            // or take the two 0-10 ms jitters (ScheduleRreqRetry).
+            {
+                int me = NodeOf(ip.GetSource()), d = NodeOf(rq.GetDst()), ttl = ip.GetTtl();
+                int64_t now = Simulator::Now().GetNanoSeconds();
+                auto it = g_lastOrig.find({me, d});
+                if (it != g_lastOrig.end())
+                {
+                    int64_t gap = now - it->second.first;
+                    int ttl0 = it->second.second;
+                    bool retry = false;
+                    if (ttl0 < 35)
+                        retry = (ttl == ttl0 + 2 || ttl == 35) && std::llabs(gap - 80000000LL * (ttl0 + 2)) <= 12000000LL;
+                    else
+                        for (int k = 0; k < 4 && !retry; k++)
+                            retry = ttl == 35 && std::llabs(gap - (2800000000LL << k)) <= 12000000LL;
+                    if (retry)
+                        g_rreqRetry++;
+                }
+                g_lastOrig[{me, d}] = {now, ttl};
+            }
             if (g_logRreq)
             {
                 std::ostringstream os;
@@ -382,12 +408,22 @@ int main(int argc, char** argv)
     uint32_t run = 1;
     bool verbose = false;
     std::string arp = "static";
+    // rwp50's setting, each changeable (a case of one's own on the same
+    // setup): nodes, square side (m), speed range (m/s), range (m), end (s).
+    uint32_t nNodes = 50;
+    double side = 1000.0, vmin = 1.0, vmax = 10.0, rwpRange = 250.0, end = 200.0;
     CommandLine cmd(__FILE__);
     cmd.AddValue("case", "grid|rwp|rwp50", cas);
     cmd.AddValue("run", "RngRun (seed 1)", run);
     cmd.AddValue("arp", "static (the default: every ARP cache filled before the start, as manetlab has no ARP) | dynamic (ns-3's ARP)", arp);
     cmd.AddValue("trace", "print every AODV frame sent, hellos excepted, and data drops", g_trace);
     cmd.AddValue("verbose", "also print every RREQ origination (time, node, TTL) and per-packet lines", verbose);
+    cmd.AddValue("nodes", "rwp50: number of nodes", nNodes);
+    cmd.AddValue("side", "rwp50: side of the square area (m)", side);
+    cmd.AddValue("vmin", "rwp50: lowest speed (m/s)", vmin);
+    cmd.AddValue("vmax", "rwp50: highest speed (m/s)", vmax);
+    cmd.AddValue("range", "rwp50: radio range (m)", rwpRange);
+    cmd.AddValue("end", "rwp50: run length (s); data stop 10 s before", end);
     cmd.Parse(argc, argv);
     if (cas != "grid" && cas != "rwp" && cas != "rwp50")
     {
@@ -405,13 +441,13 @@ int main(int argc, char** argv)
     RngSeedManager::SetRun(run);
 
     const bool grid = cas == "grid";
-    const uint32_t n = grid ? 100 : 50;
-    const double range = grid ? 150.0 : 250.0;
+    const bool rwp50 = cas == "rwp50";
+    const uint32_t n = grid ? 100 : rwp50 ? nNodes : 50;
+    const double range = grid ? 150.0 : rwp50 ? rwpRange : 250.0;
     // rwp50: the held-back case: 200 s, steady-state random
     // waypoint, 512-byte packets from 10 s to 190 s.
-    const bool rwp50 = cas == "rwp50";
-    const double simEnd = grid ? 15.0 : rwp50 ? 200.0 : 100.0;
-    const double dataStop = rwp50 ? 190.0 : 90.0;
+    const double simEnd = grid ? 15.0 : rwp50 ? end : 100.0;
+    const double dataStop = rwp50 ? end - 10.0 : 90.0;
     if (rwp50)
         PAYLOAD = 512;
 
@@ -430,10 +466,10 @@ int main(int argc, char** argv)
     {
         // Navidi-Camp's steady state: positions, speeds and the first
         // leg drawn from the stationary distribution (no warm-up).
-        mob.SetMobilityModel("ns3::SteadyStateRandomWaypointMobilityModel", "MinSpeed", DoubleValue(1.0), "MaxSpeed",
-                             DoubleValue(10.0), "MinPause", DoubleValue(0.0), "MaxPause", DoubleValue(0.0), "MinX",
-                             DoubleValue(0.0), "MaxX", DoubleValue(1000.0), "MinY", DoubleValue(0.0), "MaxY",
-                             DoubleValue(1000.0), "Z", DoubleValue(1.5));
+        mob.SetMobilityModel("ns3::SteadyStateRandomWaypointMobilityModel", "MinSpeed", DoubleValue(vmin), "MaxSpeed",
+                             DoubleValue(vmax), "MinPause", DoubleValue(0.0), "MaxPause", DoubleValue(0.0), "MinX",
+                             DoubleValue(0.0), "MaxX", DoubleValue(side), "MinY", DoubleValue(0.0), "MaxY",
+                             DoubleValue(side), "Z", DoubleValue(1.5));
     }
     else
     {
@@ -578,6 +614,7 @@ int main(int argc, char** argv)
     printf("delivery_ratio=%.4f\n", sent ? (double)recv / sent : 0.0);
     printf("rreq_frames=%lu\n", g_rreq);
     printf("rreq_originated=%lu\n", g_rreqOrig);
+    printf("rreq_retries=%lu\n", g_rreqRetry);
     printf("rrep_frames=%lu\n", g_rrep);
     printf("rerr_frames=%lu\n", g_rerr);
     printf("rrep_ack_frames=%lu\n", g_rrepAck);

@@ -50,8 +50,9 @@ type RoutingMetrics struct {
 	// the rest relays; replies made by the node sending them (RREPFirst:
 	// the destination's, Intermediate and Gratuitous ones), the rest
 	// passed on; errors raised by the node (RERRFirst), the rest passed
-	// on. Hellos are AODV's hello messages (routing.aodv.neighbors),
-	// apart from the control frames and their bytes.
+	// on. Hellos are AODV's hello messages (routing.aodv.neighbors) and
+	// RREPAcks its reply acknowledgements (routing.aodv.rrep_ack), apart
+	// from the control frames and their bytes.
 	RREQFirst        uint64 `json:"rreq_first,omitempty"`
 	RREQRetries      uint64 `json:"rreq_retries,omitempty"`
 	RREPFirst        uint64 `json:"rrep_first,omitempty"`
@@ -59,6 +60,7 @@ type RoutingMetrics struct {
 	RREPGratuitous   uint64 `json:"rrep_gratuitous,omitempty"`
 	RERRFirst        uint64 `json:"rerr_first,omitempty"`
 	Hellos           uint64 `json:"hellos,omitempty"`
+	RREPAcks         uint64 `json:"rrep_acks,omitempty"`
 	// Drops of those messages by reason ("no-route", "buffer").
 	Drops map[string]uint64 `json:"drops,omitempty"`
 }
@@ -166,7 +168,7 @@ func ComputeRouting(dir string, src trace.Source) (*RoutingMetrics, error) {
 	// over interleaved): a message's first delivery is the one measured.
 	slices.SortStableFunc(got, func(a, b delivery) int { return cmp.Compare(a.node, b.node) })
 	m.ControlFrames = m.RREQ + m.RREP + m.RERR
-	if m.Messages == 0 && m.ControlFrames == 0 && m.Hellos == 0 {
+	if m.Messages == 0 && m.ControlFrames == 0 && m.Hellos == 0 && m.RREPAcks == 0 {
 		return nil, nil
 	}
 	seen := map[msgKey]bool{}
@@ -207,6 +209,9 @@ func (m *RoutingMetrics) countReply(e *trace.Event, self protocol.NodeID) {
 	switch e.Kind {
 	case "hello":
 		m.Hellos++
+		return
+	case "ack":
+		m.RREPAcks++
 		return
 	case "intermediate":
 		m.RREPIntermediate++
@@ -250,6 +255,9 @@ func (m *RoutingMetrics) WriteText(w io.Writer) {
 	}
 	if m.Hellos > 0 {
 		fmt.Fprintf(w, "AODV hellos: %d\n", m.Hellos)
+	}
+	if m.RREPAcks > 0 {
+		fmt.Fprintf(w, "AODV reply acknowledgements: %d\n", m.RREPAcks)
 	}
 	if len(m.Drops) > 0 {
 		fmt.Fprintf(w, "multi-hop messages dropped:")
