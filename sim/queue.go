@@ -3,7 +3,6 @@ package sim
 import (
 	"time"
 
-	"manetlab/internal/timeq"
 	"manetlab/netstack"
 )
 
@@ -68,7 +67,7 @@ type queued struct {
 // of the lanes' heads and the heap's top by (time, push order): exactly
 // the order of one heap, for less work and memory traffic.
 type queue struct {
-	heap  timeq.Queue[queued]
+	heap  evHeap
 	lanes [4]lane // arrivals (ideal) or frame starts (DCF), hellos, frame ends, transmission ends
 	seq   uint64
 	n     int
@@ -118,7 +117,8 @@ func (q *queue) pop() item {
 	var at time.Duration
 	var seq uint64
 	if q.heap.Len() > 0 {
-		at, seq = q.heap.Peek(), q.heap.PeekValue().seq
+		k := q.heap.Peek()
+		at, seq = k.at, k.seq
 	}
 	for i := range q.lanes {
 		ln := &q.lanes[i]
