@@ -12,10 +12,32 @@ import (
 // keys are 64 bytes, one cache line, where whole items (56 bytes each)
 // took four: on a large run the heap holds an item a node, far more than
 // the caches.
+//
+// Items due more than a bucket (2^farShift ns, 16.8 ms) ahead, mostly the
+// next hello of every node, wait in a ring of buckets instead (far), in
+// push order, and join the heap when the heap's earliest item reaches
+// their bucket: the heap holds the next few milliseconds' items, not one
+// a node, so it stays small enough for the caches. The order the items
+// leave in is the same, (time, push order), whichever way they went.
 type evHeap struct {
 	keys []hkey
 	vals []hval
+	// far[b%farBuckets] holds the items of bucket b (time >> farShift),
+	// for cur <= b < cur+farBuckets; nFar counts them.
+	far  [][]hitem
+	cur  int64
+	nFar int
 }
+
+type hitem struct {
+	k hkey
+	v hval
+}
+
+const (
+	farShift   = 24
+	farBuckets = 128 // 2.1 s ahead: a hello period of 1 s and its jitter
+)
 
 type hkey struct {
 	at  time.Duration
@@ -42,14 +64,46 @@ func (k hkey) before(o hkey) bool {
 	return k.at < o.at || k.at == o.at && k.seq < o.seq
 }
 
-func (h *evHeap) Len() int { return len(h.keys) }
+func (h *evHeap) Len() int { return len(h.keys) + h.nFar }
 
-// Peek is the earliest item's key; the heap must not be empty.
-func (h *evHeap) Peek() hkey { return h.keys[0] }
+// Peek is the earliest item's key; the heap must not be empty. It moves
+// the far buckets the earliest item may be in to the heap: Pop takes the
+// item Peek named.
+func (h *evHeap) Peek() hkey {
+	for h.nFar > 0 && (len(h.keys) == 0 || int64(h.keys[0].at)>>farShift >= h.cur) {
+		b := &h.far[h.cur%farBuckets]
+		for _, it := range *b {
+			h.push(it.k, it.v)
+		}
+		h.nFar -= len(*b)
+		clear(*b)
+		*b = (*b)[:0]
+		h.cur++
+	}
+	return h.keys[0]
+}
 
-func (h *evHeap) Push(at time.Duration, v queued) {
+// Push adds v, due at; now is the time of the item popped last (no item
+// is due before it).
+func (h *evHeap) Push(at time.Duration, v queued, now time.Duration) {
 	k := hkey{at, v.seq}
 	hv := hval{f: v.f, ref: v.ref, node: v.node, gen: v.gen, to: v.to, kind: v.kind}
+	b := int64(at) >> farShift
+	if h.nFar == 0 {
+		h.cur = int64(now) >> farShift
+	}
+	if b > h.cur && b-h.cur < farBuckets {
+		if h.far == nil {
+			h.far = make([][]hitem, farBuckets)
+		}
+		h.far[b%farBuckets] = append(h.far[b%farBuckets], hitem{k, hv})
+		h.nFar++
+		return
+	}
+	h.push(k, hv)
+}
+
+func (h *evHeap) push(k hkey, hv hval) {
 	h.keys = append(h.keys, k)
 	h.vals = append(h.vals, hv)
 	keys, vals := h.keys, h.vals
@@ -65,7 +119,7 @@ func (h *evHeap) Push(at time.Duration, v queued) {
 	keys[i], vals[i] = k, hv
 }
 
-// Pop removes and returns the earliest item; the heap must not be empty.
+// Pop removes and returns the earliest item, which Peek named.
 func (h *evHeap) Pop() (time.Duration, queued) {
 	top, tv := h.keys[0], h.vals[0]
 	last := len(h.keys) - 1
@@ -109,5 +163,10 @@ func (h *evHeap) Pop() (time.Duration, queued) {
 func (h *evHeap) Each(f func(at time.Duration, v queued)) {
 	for i, k := range h.keys {
 		f(k.at, h.vals[i].queued(k.seq))
+	}
+	for _, b := range h.far {
+		for i := range b {
+			f(b[i].k.at, b[i].v.queued(b[i].k.seq))
+		}
 	}
 }

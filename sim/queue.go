@@ -71,6 +71,7 @@ type queue struct {
 	lanes [4]lane // arrivals (ideal) or frame starts (DCF), hellos, frame ends, transmission ends
 	seq   uint64
 	n     int
+	now   time.Duration // the time of the item popped last
 }
 
 // lane is a FIFO of items in (time, push order).
@@ -108,7 +109,7 @@ func (q *queue) push(it item) {
 			return
 		}
 	}
-	q.heap.Push(it.at, v)
+	q.heap.Push(it.at, v, q.now)
 }
 
 func (q *queue) pop() item {
@@ -148,5 +149,6 @@ func (q *queue) pop() item {
 			ln.items, ln.head = ln.items[:n], 0
 		}
 	}
+	q.now = at
 	return item{at: at, kind: v.kind, node: v.node, gen: v.gen, ref: v.ref, f: v.f, to: v.to, seq: v.seq}
 }
