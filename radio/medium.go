@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"manetlab/internal/geo"
+	"manetlab/internal/hugepage"
 	"manetlab/mobility"
 )
 
@@ -146,6 +147,7 @@ func NewMedium(cfg Config, mob mobility.Model, seed uint64) (*Medium, error) {
 		m.maxR = max(m.maxR, cfg.Reach(prop))
 	}
 	m.pos = make([]geo.Vec, m.n)
+	hugepage.Advise(m.pos)
 	m.radius = m.maxR
 	if !m.static {
 		w := epochFraction * m.maxR / speed
@@ -230,13 +232,21 @@ func (m *Medium) remember(from int, recs []Reception) {
 	if m.near == nil {
 		m.near = make([][]Reception, m.n)
 		m.nearLeft = max(nearBudget, nearPerNode*m.n)
+		hugepage.Advise(m.near)
 	}
 	if len(recs) > m.nearLeft {
 		return
 	}
 	m.nearLeft -= len(recs)
 	if m.arena == nil || len(recs) > cap(m.arena)-len(m.arena) {
-		m.arena = make([]Reception, 0, max(len(recs), 4096))
+		chunk := 4096
+		if m.n >= 1<<16 {
+			// A large network's receivers are read at random: in
+			// chunks of huge pages, whose translations stay in the TLB.
+			chunk = 1 << 18
+		}
+		m.arena = make([]Reception, 0, max(len(recs), chunk))
+		hugepage.Advise(m.arena)
 	}
 	n := len(m.arena)
 	m.arena = append(m.arena, recs...)

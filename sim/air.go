@@ -37,7 +37,7 @@ func (w *world) airStart(it item) {
 	}
 	w.warm += warm
 	for _, rc := range rx {
-		r := w.nodes[rc.Node]
+		r := &w.all[rc.Node]
 		if !r.alive || w.isCut(f.From, int32(rc.Node)) {
 			continue
 		}
@@ -75,7 +75,7 @@ func (w *world) airEnd(it item) {
 	}
 	w.warm += warm
 	for _, rc := range a.rcv {
-		r := w.nodes[rc.node]
+		r := &w.all[rc.node]
 		if r.alive && r.gen == rc.gen {
 			r.stack.SignalEnd(a.id)
 		}

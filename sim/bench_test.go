@@ -71,6 +71,24 @@ func BenchmarkStaticScale(b *testing.B) {
 	}
 }
 
+// BenchmarkHello runs issue 37's hello-only workload (scripts/ns3/hello.sh:
+// static nodes on a grid 100 m apart, a 150 m range, a hello a second, 60 s,
+// one beacon) on each medium: the simulation alone, for a profile of what
+// the comparison with ns-3 measures.
+//
+//	go test ./sim -run X -bench 'Hello/nodes=10000/mac=ideal' -benchtime 1x -cpuprofile cpu.prof
+func BenchmarkHello(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		for _, mac := range []string{"ideal", "dcf"} {
+			b.Run(fmt.Sprintf("nodes=%d/mac=%s", n, mac), func(b *testing.B) {
+				side := 100 * isqrt(n)
+				y := fmt.Sprintf("seed: 1\nduration: 60s\nnodes: {count: %d, placement: grid}\nradio: {propagation: unit-disk, range: 150, mac: %s}\nmobility: {model: static, area: [%d, %d]}\nprotocol: {name: traffic/beacon, params: {from: [1]}}\n", n, mac, side, side)
+				benchRun(b, func() *scenario.Scenario { return parseB(b, y) })
+			})
+		}
+	}
+}
+
 // benchRun runs the scenario scen gives b.N times and reports events per
 // second and the process's CPU time (user and system) per run: on a
 // shared machine the CPU time of two runs taken one after the other

@@ -150,7 +150,7 @@ func (w *world) arrive(it item) {
 	f := it.f
 	defer w.freeFrame(f)
 	if f.To >= 0 {
-		r := w.nodes[f.To]
+		r := &w.all[f.To]
 		if !r.alive {
 			return
 		}
@@ -162,7 +162,7 @@ func (w *world) arrive(it item) {
 	rx := w.medium.Near(int(f.From), w.now, &w.rx)
 	w.warmNodes(rx, f.Type == netstack.Hello)
 	for _, rc := range rx {
-		r := w.nodes[rc.Node]
+		r := &w.all[rc.Node]
 		if r.alive && !w.isCut(f.From, int32(rc.Node)) {
 			r.stack.Heard(f, radio.Hear(w.prop, w.loss, int(f.From), rc.Node, rc.Dist, r.radioRng))
 		}

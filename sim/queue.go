@@ -3,7 +3,6 @@ package sim
 import (
 	"time"
 
-	"manetlab/internal/timeq"
 	"manetlab/netstack"
 )
 
@@ -68,10 +67,11 @@ type queued struct {
 // of the lanes' heads and the heap's top by (time, push order): exactly
 // the order of one heap, for less work and memory traffic.
 type queue struct {
-	heap  timeq.Queue[queued]
+	heap  evHeap
 	lanes [4]lane // arrivals (ideal) or frame starts (DCF), hellos, frame ends, transmission ends
 	seq   uint64
 	n     int
+	now   time.Duration // the time of the item popped last
 }
 
 // lane is a FIFO of items in (time, push order).
@@ -109,7 +109,7 @@ func (q *queue) push(it item) {
 			return
 		}
 	}
-	q.heap.Push(it.at, v)
+	q.heap.Push(it.at, v, q.now)
 }
 
 func (q *queue) pop() item {
@@ -118,7 +118,8 @@ func (q *queue) pop() item {
 	var at time.Duration
 	var seq uint64
 	if q.heap.Len() > 0 {
-		at, seq = q.heap.Peek(), q.heap.PeekValue().seq
+		k := q.heap.Peek()
+		at, seq = k.at, k.seq
 	}
 	for i := range q.lanes {
 		ln := &q.lanes[i]
@@ -148,5 +149,6 @@ func (q *queue) pop() item {
 			ln.items, ln.head = ln.items[:n], 0
 		}
 	}
+	q.now = at
 	return item{at: at, kind: v.kind, node: v.node, gen: v.gen, ref: v.ref, f: v.f, to: v.to, seq: v.seq}
 }

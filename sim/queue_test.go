@@ -10,7 +10,8 @@ import (
 
 // TestQueueOrder pushes items of every kind, arrivals and hellos mostly
 // in time order (the lanes) and sometimes not (the heap), interleaved
-// with pops, and checks that they come out by time, then push order.
+// with pops, and checks that they come out by time, then push order. Some
+// are due seconds ahead, past the heap's far buckets or in them.
 func TestQueueOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var q queue
@@ -21,11 +22,14 @@ func TestQueueOrder(t *testing.T) {
 	var ref []key // pending, in pop order
 	now := time.Duration(0)
 	pushes := 0
-	maxHeap, maxLane := 0, [len(queue{}.lanes)]int{}
+	maxHeap, maxFar, maxLane := 0, 0, [len(queue{}.lanes)]int{}
 	for step := 0; step < 300000; step++ {
 		if len(ref) == 0 || rng.IntN(100) < 51 {
 			kind := itemKind(rng.IntN(int(itemAckSend) + 1))
 			at := now + time.Duration(rng.IntN(50))
+			if rng.IntN(5) == 0 {
+				at = now + time.Duration(rng.Int64N(int64(3*time.Second)))
+			}
 			if kind == itemArrive || kind == itemHello || kind == itemAirStart || kind == itemAirEnd || kind == itemTxEnd {
 				if rng.IntN(10) > 0 {
 					at = now + 30 // in order, as a fixed delay
@@ -33,7 +37,7 @@ func TestQueueOrder(t *testing.T) {
 			}
 			pushes++
 			q.push(item{at: at, kind: kind, ref: uint64(pushes)})
-			maxHeap = max(maxHeap, q.heap.Len())
+			maxHeap, maxFar = max(maxHeap, len(q.heap.keys)), max(maxFar, q.heap.nFar)
 			for i := range q.lanes {
 				maxLane[i] = max(maxLane[i], len(q.lanes[i].items)-q.lanes[i].head)
 			}
@@ -51,7 +55,7 @@ func TestQueueOrder(t *testing.T) {
 			t.Fatalf("step %d: length %d, want %d", step, q.len(), len(ref))
 		}
 	}
-	if pushes < 100000 || maxHeap < 10 || slices.Min(maxLane[:]) < 10 {
-		t.Fatalf("%d pushes, at most %d in the heap, %v in the lanes: the test should use them all", pushes, maxHeap, maxLane)
+	if pushes < 100000 || maxHeap < 10 || maxFar < 10 || slices.Min(maxLane[:]) < 10 {
+		t.Fatalf("%d pushes, at most %d in the heap, %d in its far buckets, %v in the lanes: the test should use them all", pushes, maxHeap, maxFar, maxLane)
 	}
 }

@@ -126,7 +126,7 @@ func (w *world) progress(start time.Time) {
 }
 
 func (w *world) dispatch(it item) {
-	n := w.nodes[it.node]
+	n := &w.all[it.node]
 	if w.touches {
 		w.touch(it, n)
 	}

@@ -6,8 +6,7 @@
 // same scenario and seed write byte-identical traces.
 //
 // It is one of the two drivers: it imports protocol, radio, mobility,
-// scenario, workload, trace and internal/timeq, and knows no protocol by
-// name.
+// scenario, workload and trace, and knows no protocol by name.
 package sim
 
 import (
@@ -18,6 +17,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"manetlab/internal/hugepage"
 	"manetlab/mobility"
 	"manetlab/netstack"
 	"manetlab/protocol"
@@ -250,6 +250,7 @@ func newWorld(s *scenario.Scenario, opt Options) (*world, error) {
 	}
 	members := s.Members()
 	w.all = make([]node, len(members)) // adjacent in memory
+	hugepage.Advise(w.all)
 	for i, m := range members {
 		n := &w.all[i]
 		*n = node{index: m.Index, id: m.ID, value: m.Value}
