@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"manetlab/internal/units"
 	"manetlab/mobility"
 	"manetlab/scenario"
@@ -189,6 +191,7 @@ func estimate(s *scenario.Scenario, record func(ev string) bool, lim pilotLimits
 		e.Recorded *= grow(count(p, recorded, p.finalRecorded), 2*count(h, recorded, h.finalRecorded))
 		e.Pilot.CPU += h.cpu
 	}
+	e.TraceBytes *= p.zratio                  // trace.compress: zstd
 	e.TraceBytes += float64(scenarioBytes(s)) // the run file's copy of the scenario, not in the pilot's
 
 	// The simulation's time is the pilot's CPU time carried like its
@@ -269,6 +272,44 @@ type pilotRun struct {
 	// finalBytes and finalRecorded are the run's end: the last positions
 	// and every node's end event.
 	finalBytes, finalRecorded uint64
+	// zratio is, with trace.compress: zstd, what the pilot's traces
+	// compressed to over what they took plain (1 otherwise).
+	zratio float64
+}
+
+// zcount compresses a pilot's traces as the sink does, in chunks of
+// flushCombined bytes, each a zstd frame, and counts the bytes in and out.
+type zcount struct {
+	enc     *zstd.Encoder
+	chunk   []byte
+	out     []byte
+	in, got float64
+}
+
+func (z *zcount) add(line []byte) {
+	z.chunk = append(append(z.chunk, line...), '\n')
+	if len(z.chunk) >= flushCombined {
+		z.flush()
+	}
+}
+
+func (z *zcount) flush() {
+	if len(z.chunk) == 0 {
+		return
+	}
+	z.out = z.enc.EncodeAll(z.chunk, z.out[:0])
+	z.in += float64(len(z.chunk))
+	z.got += float64(len(z.out))
+	z.chunk = z.chunk[:0]
+}
+
+// ratio is the bytes out over the bytes in (1 with nothing in).
+func (z *zcount) ratio() float64 {
+	z.flush()
+	if z.in == 0 {
+		return 1
+	}
+	return z.got / z.in
 }
 
 // runPilot runs ps with its traces encoded and counted, not written.
@@ -284,12 +325,19 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimit
 	}()
 	var bytes, recorded uint64
 	var buf []byte
+	var z *zcount
+	if ps.Trace.Zstd() {
+		z = &zcount{enc: newZstd()}
+	}
 	w.out.observe = func(e *trace.Event) {
 		if w.out.leftOut(e) { // a node event the summary level does not write
 			return
 		}
 		buf = trace.AppendJSON(buf[:0], e)
 		bytes += uint64(len(buf)) + 1
+		if z != nil {
+			z.add(buf)
+		}
 		if record != nil && record(e.Ev) {
 			recorded++
 		}
@@ -329,6 +377,10 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimit
 		return nil, err
 	}
 	p.finalBytes, p.finalRecorded = bytes-b, recorded-r
+	p.zratio = 1
+	if z != nil {
+		p.zratio = z.ratio()
+	}
 	return p, nil
 }
 
