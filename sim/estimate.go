@@ -191,6 +191,7 @@ func estimate(s *scenario.Scenario, record func(ev string) bool, lim pilotLimits
 		e.Recorded *= grow(count(p, recorded, p.finalRecorded), 2*count(h, recorded, h.finalRecorded))
 		e.Pilot.CPU += h.cpu
 	}
+	plain := e.TraceBytes
 	e.TraceBytes *= p.zratio                  // trace.compress: zstd
 	e.TraceBytes += float64(scenarioBytes(s)) // the run file's copy of the scenario, not in the pilot's
 
@@ -206,7 +207,7 @@ func estimate(s *scenario.Scenario, record func(ev string) bool, lim pilotLimits
 		}
 		cpu *= 1 + growth*math.Log2(g)
 	}
-	e.SimTime = seconds(cpu + e.TraceBytes*byteCost.Seconds())
+	e.SimTime = seconds(cpu + e.TraceBytes*byteCost.Seconds() + plain*p.zcost)
 	sum := float64(n)*summaryNode.Seconds() + e.Recorded*summaryRecord.Seconds()
 	if n > 10_000 {
 		sum *= 1 + summaryGrowth*math.Log10(float64(n)/10_000)
@@ -273,8 +274,9 @@ type pilotRun struct {
 	// and every node's end event.
 	finalBytes, finalRecorded uint64
 	// zratio is, with trace.compress: zstd, what the pilot's traces
-	// compressed to over what they took plain (1 otherwise).
-	zratio float64
+	// compressed to over what they took plain (1 otherwise), and
+	// zcost the CPU seconds compressing a plain byte took.
+	zratio, zcost float64
 }
 
 // zcount compresses a pilot's traces as the sink does, in chunks of
@@ -284,6 +286,10 @@ type zcount struct {
 	chunk   []byte
 	out     []byte
 	in, got float64
+	// cpu is the thread's CPU time spent compressing: kept out of the
+	// simulation's (the writer compresses on its own goroutine, at a
+	// cost per byte that does not grow with the network).
+	cpu time.Duration
 }
 
 func (z *zcount) add(line []byte) {
@@ -297,10 +303,20 @@ func (z *zcount) flush() {
 	if len(z.chunk) == 0 {
 		return
 	}
+	c := threadCPU()
 	z.out = z.enc.EncodeAll(z.chunk, z.out[:0])
+	z.cpu += threadCPU() - c
 	z.in += float64(len(z.chunk))
 	z.got += float64(len(z.out))
 	z.chunk = z.chunk[:0]
+}
+
+// spent is the CPU time compressing so far (0 for no zcount).
+func (z *zcount) spent() time.Duration {
+	if z == nil {
+		return 0
+	}
+	return z.cpu
 }
 
 // ratio is the bytes out over the bytes in (1 with nothing in).
@@ -358,18 +374,18 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimit
 			break
 		}
 		if w.res.Events >= lim.maxEvents || (it.at >= PilotTime && w.res.Events >= lim.minEvents) ||
-			(w.res.Events%1024 == 0 && threadCPU()-cpu0 > lim.cpu) {
+			(w.res.Events%1024 == 0 && threadCPU()-cpu0-z.spent() > lim.cpu) {
 			p.reached = it.at // the counts are those before it.at
 			break
 		}
 		if w.res.Events%4096 == 0 {
-			p.marks = append(p.marks, mark{it.at, w.res.Events, bytes, recorded, threadCPU() - cpu0})
+			p.marks = append(p.marks, mark{it.at, w.res.Events, bytes, recorded, threadCPU() - cpu0 - z.spent()})
 		}
 		w.now = it.at
 		w.res.Events++
 		w.dispatch(it)
 	}
-	p.cpu = threadCPU() - cpu0
+	p.cpu = threadCPU() - cpu0 - z.spent()
 	p.events = w.res.Events
 	p.marks = append(p.marks, mark{p.reached, w.res.Events, bytes, recorded, p.cpu})
 	b, r := bytes, recorded
@@ -380,6 +396,7 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimit
 	p.zratio = 1
 	if z != nil {
 		p.zratio = z.ratio()
+		p.zcost = z.cpu.Seconds() / max(z.in, 1)
 	}
 	return p, nil
 }
