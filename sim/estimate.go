@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"manetlab/internal/units"
 	"manetlab/mobility"
 	"manetlab/scenario"
@@ -189,6 +191,8 @@ func estimate(s *scenario.Scenario, record func(ev string) bool, lim pilotLimits
 		e.Recorded *= grow(count(p, recorded, p.finalRecorded), 2*count(h, recorded, h.finalRecorded))
 		e.Pilot.CPU += h.cpu
 	}
+	plain := e.TraceBytes
+	e.TraceBytes *= p.zratio                  // trace.compress: zstd
 	e.TraceBytes += float64(scenarioBytes(s)) // the run file's copy of the scenario, not in the pilot's
 
 	// The simulation's time is the pilot's CPU time carried like its
@@ -203,7 +207,7 @@ func estimate(s *scenario.Scenario, record func(ev string) bool, lim pilotLimits
 		}
 		cpu *= 1 + growth*math.Log2(g)
 	}
-	e.SimTime = seconds(cpu + e.TraceBytes*byteCost.Seconds())
+	e.SimTime = seconds(cpu + e.TraceBytes*byteCost.Seconds() + plain*p.zcost)
 	sum := float64(n)*summaryNode.Seconds() + e.Recorded*summaryRecord.Seconds()
 	if n > 10_000 {
 		sum *= 1 + summaryGrowth*math.Log10(float64(n)/10_000)
@@ -269,6 +273,59 @@ type pilotRun struct {
 	// finalBytes and finalRecorded are the run's end: the last positions
 	// and every node's end event.
 	finalBytes, finalRecorded uint64
+	// zratio is, with trace.compress: zstd, what the pilot's traces
+	// compressed to over what they took plain (1 otherwise), and
+	// zcost the CPU seconds compressing a plain byte took.
+	zratio, zcost float64
+}
+
+// zcount compresses a pilot's traces as the sink does, in chunks of
+// flushCombined bytes, each a zstd frame, and counts the bytes in and out.
+type zcount struct {
+	enc     *zstd.Encoder
+	chunk   []byte
+	out     []byte
+	in, got float64
+	// cpu is the thread's CPU time spent compressing: kept out of the
+	// simulation's (the writer compresses on its own goroutine, at a
+	// cost per byte that does not grow with the network).
+	cpu time.Duration
+}
+
+func (z *zcount) add(line []byte) {
+	z.chunk = append(append(z.chunk, line...), '\n')
+	if len(z.chunk) >= flushCombined {
+		z.flush()
+	}
+}
+
+func (z *zcount) flush() {
+	if len(z.chunk) == 0 {
+		return
+	}
+	c := threadCPU()
+	z.out = z.enc.EncodeAll(z.chunk, z.out[:0])
+	z.cpu += threadCPU() - c
+	z.in += float64(len(z.chunk))
+	z.got += float64(len(z.out))
+	z.chunk = z.chunk[:0]
+}
+
+// spent is the CPU time compressing so far (0 for no zcount).
+func (z *zcount) spent() time.Duration {
+	if z == nil {
+		return 0
+	}
+	return z.cpu
+}
+
+// ratio is the bytes out over the bytes in (1 with nothing in).
+func (z *zcount) ratio() float64 {
+	z.flush()
+	if z.in == 0 {
+		return 1
+	}
+	return z.got / z.in
 }
 
 // runPilot runs ps with its traces encoded and counted, not written.
@@ -284,12 +341,19 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimit
 	}()
 	var bytes, recorded uint64
 	var buf []byte
+	var z *zcount
+	if ps.Trace.Zstd() {
+		z = &zcount{enc: newZstd()}
+	}
 	w.out.observe = func(e *trace.Event) {
 		if w.out.leftOut(e) { // a node event the summary level does not write
 			return
 		}
 		buf = trace.AppendJSON(buf[:0], e)
 		bytes += uint64(len(buf)) + 1
+		if z != nil {
+			z.add(buf)
+		}
 		if record != nil && record(e.Ev) {
 			recorded++
 		}
@@ -310,18 +374,18 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimit
 			break
 		}
 		if w.res.Events >= lim.maxEvents || (it.at >= PilotTime && w.res.Events >= lim.minEvents) ||
-			(w.res.Events%1024 == 0 && threadCPU()-cpu0 > lim.cpu) {
+			(w.res.Events%1024 == 0 && threadCPU()-cpu0-z.spent() > lim.cpu) {
 			p.reached = it.at // the counts are those before it.at
 			break
 		}
 		if w.res.Events%4096 == 0 {
-			p.marks = append(p.marks, mark{it.at, w.res.Events, bytes, recorded, threadCPU() - cpu0})
+			p.marks = append(p.marks, mark{it.at, w.res.Events, bytes, recorded, threadCPU() - cpu0 - z.spent()})
 		}
 		w.now = it.at
 		w.res.Events++
 		w.dispatch(it)
 	}
-	p.cpu = threadCPU() - cpu0
+	p.cpu = threadCPU() - cpu0 - z.spent()
 	p.events = w.res.Events
 	p.marks = append(p.marks, mark{p.reached, w.res.Events, bytes, recorded, p.cpu})
 	b, r := bytes, recorded
@@ -329,6 +393,11 @@ func runPilot(ps *scenario.Scenario, record func(ev string) bool, lim pilotLimit
 		return nil, err
 	}
 	p.finalBytes, p.finalRecorded = bytes-b, recorded-r
+	p.zratio = 1
+	if z != nil {
+		p.zratio = z.ratio()
+		p.zcost = z.cpu.Seconds() / max(z.in, 1)
+	}
 	return p, nil
 }
 
