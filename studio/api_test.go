@@ -213,6 +213,9 @@ func TestBullyElectionsNamedInNotes(t *testing.T) {
 		if strings.Contains(n.Text, "election start") {
 			starts = append(starts, n.Text)
 		}
+		if strings.Contains(n.Text, "election end") && !strings.Contains(n.Text, "(election by node ") {
+			t.Errorf("an election's end is not named: %q", n.Text)
+		}
 	}
 	if len(starts) == 0 || !strings.HasSuffix(starts[0], "(election by node 1 at 1.000 s)") {
 		t.Fatalf("the first election-start notes: %q", starts)

@@ -686,7 +686,9 @@ func (o *observer) observe(e *trace.Event) {
 		o.unnumbered.Start(e.T, e.Node)
 		named = o.electionName()
 	case kind == protocol.NoteElectionEnd:
-		if o.unnumbered.Under() {
+		// Under way, or just over with this epoch (a node whose end
+		// note follows the leader notes that closed the election).
+		if sp := o.unnumbered.Spans; o.unnumbered.Under() || e.Epoch != "" && len(sp) > 0 && sp[len(sp)-1].Epoch == e.Epoch {
 			named = o.electionName()
 		}
 		o.unnumbered.Stop(e.T, e.Node, "")
