@@ -108,7 +108,7 @@ func (m *merger) index(lay *layout) error {
 	m.procs = []*sproc{{ended: true}}
 	for i := range runProc.evs {
 		e := &runProc.evs[i]
-		m.procs[0].q = append(m.procs[0].q, sev{e: *e, pos: uint64(i), pred: -1, line: r.arena[e.off : e.off+int64(e.n)]})
+		m.procs[0].q = append(m.procs[0].q, sev{e: *e, pos: uint64(i), pred: -1, line: m.runLines[i]})
 		if e.typ == tStart {
 			m.procs[0].life++
 		}
@@ -267,6 +267,9 @@ func (m *merger) indexCombined(path string, fi int32, usable map[protocol.NodeID
 		if e == nil {
 			m.lines += int64(lr.Lines())
 			for id := range usable {
+				if m.hasComb {
+					break // alone: no file follows it
+				}
 				st := m.idxOf(id)
 				st.segs = append(st.segs, segment{fi, true})
 			}
