@@ -60,18 +60,23 @@ func (m *merger) index(lay *layout) error {
 			} else {
 				m.pre = append(m.pre, &preFile{file: fi})
 			}
-			mine := map[protocol.NodeID]bool{}
+			mine := usable // alone, its nodes are the run's
+			if !m.hasComb {
+				mine = map[protocol.NodeID]bool{}
+			}
 			n := len(recs)
 			if !m.indexCombined(trace.NodesFile(d), fi, mine, &recs) {
 				// Skipped whole: the second pass reads it for its problems.
+				clear(mine)
 				recs = recs[:n]
 				continue
 			}
 			for id := range mine {
-				usable[id] = true
-				if !m.hasComb {
-					files = append(files, nodeFile{id, segment{fi, true}})
+				if m.hasComb {
+					break
 				}
+				usable[id] = true
+				files = append(files, nodeFile{id, segment{fi, true}})
 			}
 			continue
 		}
