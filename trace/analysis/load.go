@@ -114,8 +114,6 @@ type event struct {
 	seq      uint64
 	oseq     uint64
 	value    float64
-	off      int64 // canonical line in run.arena (merge only)
-	n        int32
 }
 
 // proc is one process: a node's events in its own order, or (id 0) the
@@ -154,7 +152,6 @@ type run struct {
 	byID       map[protocol.NodeID]*proc
 	files      []string
 	strs       *intern.Table
-	arena      []byte // canonical lines, when loadOptions.lines
 	problems   []trace.Problem
 	duplicates int
 	screen     *trace.Screen // what of hostile input is used (screen.go)
@@ -168,8 +165,6 @@ type run struct {
 type loadOptions struct {
 	// keep selects event types by name (nil: all); headers are always read.
 	keep func(ev string) bool
-	// lines keeps each event's canonical JSON line, for merged output.
-	lines bool
 	// multi allows several directories and node files without a run file.
 	multi bool
 	// src holds the files (nil: trace.Disk).
@@ -468,11 +463,6 @@ func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool
 	}
 	ce := r.compact(e)
 	ce.file, ce.line = fi, int32(line)
-	if opt.lines {
-		*buf = trace.AppendJSON((*buf)[:0], e)
-		ce.off, ce.n = int64(len(r.arena)), int32(len(*buf))
-		r.arena = append(r.arena, *buf...)
-	}
 	return ce, true
 }
 

@@ -9,6 +9,7 @@ package analysis
 // duplicates and merged as a node file's.
 
 import (
+	"fmt"
 	"slices"
 
 	"manetlab/protocol"
@@ -42,7 +43,7 @@ func (m *merger) preread() {
 		path := r.files[pf.file]
 		f, err := trace.Open(path)
 		if err != nil {
-			pf.err = err
+			pf.err = fmt.Errorf("trace: %w", err) // as trace.ScanEvents says it
 			continue
 		}
 		lr := trace.NewLineReader(f, path, 64<<10)

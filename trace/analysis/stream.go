@@ -24,11 +24,16 @@ import (
 // other directories is read whole first, its lines kept by node until
 // their process reaches them (preread.go).
 func streamMerge(dirs []string, out *sink) (*MergeReport, error) {
-	r, lay, err := openRun(dirs, loadOptions{lines: true, multi: true})
+	r, lay, err := openRun(dirs, loadOptions{multi: true})
 	if err != nil {
 		return nil, err
 	}
-	m := &merger{r: r, opt: loadOptions{lines: true, multi: true}, waiting: map[sendAt][]sendAt{}}
+	m := &merger{r: r, waiting: map[sendAt][]sendAt{}}
+	m.opt = loadOptions{multi: true, visit: func(id protocol.NodeID, e *trace.Event) {
+		if id == protocol.None { // the run file's lines, for the output
+			m.runLines = append(m.runLines, trace.AppendJSON(nil, e))
+		}
+	}}
 	if err := m.index(lay); err != nil {
 		return nil, err
 	}
@@ -109,6 +114,7 @@ type sproc struct {
 type merger struct {
 	r        *run
 	opt      loadOptions
+	runLines [][]byte // the run file's accepted lines, canonical
 	procs    []*sproc
 	byID     trace.IDMap[int32]
 	sends    []sendRec

@@ -60,18 +60,23 @@ func (m *merger) index(lay *layout) error {
 			} else {
 				m.pre = append(m.pre, &preFile{file: fi})
 			}
-			mine := map[protocol.NodeID]bool{}
+			mine := usable // alone, its nodes are the run's
+			if !m.hasComb {
+				mine = map[protocol.NodeID]bool{}
+			}
 			n := len(recs)
 			if !m.indexCombined(trace.NodesFile(d), fi, mine, &recs) {
 				// Skipped whole: the second pass reads it for its problems.
+				clear(mine)
 				recs = recs[:n]
 				continue
 			}
 			for id := range mine {
-				usable[id] = true
-				if !m.hasComb {
-					files = append(files, nodeFile{id, segment{fi, true}})
+				if m.hasComb {
+					break
 				}
+				usable[id] = true
+				files = append(files, nodeFile{id, segment{fi, true}})
 			}
 			continue
 		}
@@ -108,7 +113,7 @@ func (m *merger) index(lay *layout) error {
 	m.procs = []*sproc{{ended: true}}
 	for i := range runProc.evs {
 		e := &runProc.evs[i]
-		m.procs[0].q = append(m.procs[0].q, sev{e: *e, pos: uint64(i), pred: -1, line: r.arena[e.off : e.off+int64(e.n)]})
+		m.procs[0].q = append(m.procs[0].q, sev{e: *e, pos: uint64(i), pred: -1, line: m.runLines[i]})
 		if e.typ == tStart {
 			m.procs[0].life++
 		}
@@ -266,6 +271,9 @@ func (m *merger) indexCombined(path string, fi int32, usable map[protocol.NodeID
 		if e == nil {
 			m.lines += int64(lr.Lines())
 			for id := range usable {
+				if m.hasComb {
+					break // alone: no file follows it
+				}
 				st := m.idxOf(id)
 				st.segs = append(st.segs, segment{fi, true})
 			}
