@@ -127,7 +127,7 @@ type merger struct {
 	missing  []trace.Problem // openRun's problems, then reportMissing's
 	preCount int             // how many of missing are openRun's
 	// The combined layout.
-	comb     *trace.LineReader
+	comb     *trace.Ahead
 	combFile int32
 	hasComb  bool
 	combEOF  bool

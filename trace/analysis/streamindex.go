@@ -222,7 +222,26 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 		return false
 	}
 	defer f.Close()
-	lr := trace.NewLineReader(f, path, 64<<10)
+	// Every node's first line is decoded, whatever its type: the lines
+	// are read and decoded on the second core, which keeps its own
+	// record of the nodes seen (those of the events it handed out).
+	var seen trace.IDMap[bool]
+	lr := trace.NewAhead(trace.NewLineReader(f, path, 64<<10), func(ev string, raw []byte) bool {
+		if raw == nil || indexWanted(ev) {
+			return true
+		}
+		id, ok := rawNode(raw)
+		if !ok {
+			return true
+		}
+		_, done := seen.Get(id)
+		return !done
+	}, func(e *trace.Event) {
+		if e.Node != protocol.None {
+			seen.Set(e.Node, true)
+		}
+	})
+	defer lr.Stop()
 	why := &trace.IDMap[string]{}
 	type nodeIndex struct {
 		dup  dedup
@@ -233,23 +252,12 @@ func (m *merger) indexCombined(path string, usable map[protocol.NodeID]bool, rec
 	any := false
 	prog := newCount("indexing "+trace.NodesFileName, linesUnit)
 	for {
-		// Every node's first line is decoded, whatever its type.
-		e, line, err := lr.Next(func(ev string, raw []byte) bool {
-			if raw == nil || indexWanted(ev) {
-				return true
-			}
-			id, ok := rawNode(raw)
-			if !ok {
-				return true
-			}
-			_, seen := why.Get(id)
-			return !seen
-		})
+		e, line, err := lr.Next()
 		if err != nil {
 			return false
 		}
 		if e == nil {
-			m.lines += int64(lr.Lines())
+			m.lines += int64(line)
 			break
 		}
 		any = true
