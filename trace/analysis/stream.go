@@ -116,8 +116,8 @@ type merger struct {
 	procs    []*sproc
 	byID     trace.IDMap[int32]
 	sends    []sendRec
-	byKey    map[msgKey]int32 // first send of (node, seq)
-	byOrig   map[msgKey]int32 // first originator's send of (origin, oseq)
+	byKey    msgMap[int32] // first send of (node, seq)
+	byOrig   msgMap[int32] // first originator's send of (origin, oseq)
 	byClock  map[int32][]int32
 	idx      map[protocol.NodeID]*idxState
 	groups   [][]trace.Problem // each file's problems (run.files order)
