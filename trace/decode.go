@@ -305,6 +305,14 @@ func (d *fastDecoder) int() (int64, bool) {
 	if j < 0 || j < len(d.b) && (d.b[j] == '.' || d.b[j] == 'e' || d.b[j] == 'E') {
 		return 0, false
 	}
+	if j-i <= 18 { // cannot overflow: no strconv
+		v := int64(small(d.b[i:j]))
+		if i > d.i {
+			v = -v
+		}
+		d.i = j
+		return v, true
+	}
 	v, err := strconv.ParseInt(string(d.b[d.i:j]), 10, 64)
 	if err != nil {
 		return 0, false
@@ -313,11 +321,25 @@ func (d *fastDecoder) int() (int64, bool) {
 	return v, true
 }
 
+// small is the value of at most 18 decimal digits.
+func small(b []byte) uint64 {
+	var v uint64
+	for _, c := range b {
+		v = v*10 + uint64(c-'0')
+	}
+	return v
+}
+
 // uint reads an unsigned integer of the given bits.
 func (d *fastDecoder) uint(bits int) (uint64, bool) {
 	j := d.digits(d.i)
 	if j < 0 || j < len(d.b) && (d.b[j] == '.' || d.b[j] == 'e' || d.b[j] == 'E') {
 		return 0, false
+	}
+	if j-d.i <= 9 || bits == 64 && j-d.i <= 18 { // fits in bits
+		v := small(d.b[d.i:j])
+		d.i = j
+		return v, true
 	}
 	v, err := strconv.ParseUint(string(d.b[d.i:j]), 10, bits)
 	if err != nil {

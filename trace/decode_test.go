@@ -100,7 +100,13 @@ func TestDecodeFastMatchesJSON(t *testing.T) {
 	for _, l := range []string{`{"t":1}`, `{"t":-0,"node":0,"ev":""}`, `{"t":1,"node":4294967296,"ev":"x"}`, `{"t":01,"node":1,"ev":"x"}`,
 		`{"t":1,"node":1,"ev":"x","value":1e999}`, `{"t":1,"node":1,"ev":"x"} `, `{"t":1,"node":1,"node":2,"ev":"x"}`,
 		`{"t":1,"ev":"x","node":1}`, `{"t":1.5,"node":1,"ev":"x"}`, `{"t":1,"hlc":{"w":1,"l":-1},"node":1,"ev":"x"}`,
-		`{"t":1,"node":1,"ev":"x","pos":[1,2]}`, `{"t":1,"node":1,"ev":"x","value":null}`, `{"t":1,"node":1,"ev":"x","Kind":"k"}`} {
+		`{"t":1,"node":1,"ev":"x","pos":[1,2]}`, `{"t":1,"node":1,"ev":"x","value":null}`, `{"t":1,"node":1,"ev":"x","Kind":"k"}`,
+		// Integers at the lengths where the decoder's own digits give way
+		// to strconv's.
+		`{"t":999999999999999999,"node":999999999,"ev":"x"}`, `{"t":-999999999999999999,"node":4294967295,"ev":"x"}`,
+		`{"t":9223372036854775807,"node":1,"ev":"x","seq":999999999999999999}`, `{"t":-9223372036854775808,"node":1,"ev":"x","seq":18446744073709551615}`,
+		`{"t":9223372036854775808,"node":1,"ev":"x"}`, `{"t":1,"node":1,"ev":"x","seq":18446744073709551616}`,
+		`{"t":1,"node":1,"ev":"x","hops":-0,"bytes":-12}`, `{"t":1,"node":1,"ev":"x","hlc":{"w":1,"l":4294967296}}`} {
 		checkDecode(t, []byte(l))
 	}
 }

@@ -73,7 +73,7 @@ func ScanEvents(path string, keep func(ev string) bool, fn func(e *Event, line i
 	return scanAhead(f, path, maxLine, keep, fn)
 }
 
-// aheadBatch is how many decoded events scanAhead hands over at a time;
+// aheadBatch is how many decoded events an Ahead hands over at a time;
 // aheadBatches how many batches it uses.
 const (
 	aheadBatch   = 256
@@ -81,91 +81,155 @@ const (
 )
 
 // scanAhead is scanLines with the reading and decoding of the lines on a
-// goroutine of its own, up to a few batches ahead of fn, so that a large
-// trace's decoding takes the second core while fn judges the events
-// before: fn sees the same events, lines and problems in the same order,
-// and on an error the same problems (those of the lines before).
+// goroutine of its own (Ahead), so that a large trace's decoding takes
+// the second core while fn judges the events before: fn sees the same
+// events, lines and problems in the same order, and on an error the same
+// problems (those of the lines before).
 func scanAhead(r io.Reader, path string, max int, keep func(ev string) bool, fn func(e *Event, line int) error) ([]Problem, error) {
-	type item struct {
-		e     Event
-		line  int
-		probs int // len(Problems) when it was read
-	}
-	type batch struct {
-		items []item
-		end   bool
-		err   error
-	}
-	lr := newLineReader(r, path, 64<<10, max)
 	var keepLine func(string, []byte) bool
 	if keep != nil {
 		keepLine = func(ev string, _ []byte) bool { return keep(ev) }
 	}
-	full := make(chan *batch, aheadBatches)
-	free := make(chan *batch, aheadBatches)
-	for range aheadBatches {
-		free <- &batch{items: make([]item, 0, aheadBatch)}
+	a := NewAhead(newLineReader(r, path, 64<<10, max), keepLine, nil)
+	defer a.Stop()
+	for {
+		e, n, err := a.Next()
+		if err != nil || e == nil {
+			return a.Problems(), err
+		}
+		if err := fn(e, n); err != nil {
+			a.Stop()
+			return a.Problems(), fmt.Errorf("%s:%d: %w", path, n, err)
+		}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(full)
-		for {
-			var b *batch
-			select {
-			case b = <-free:
-			case <-done:
-				return
-			}
-			b.items = b.items[:0]
-			for len(b.items) < aheadBatch && !b.end {
-				e, n, err := lr.Next(keepLine)
-				switch {
-				case err != nil:
-					b.end, b.err = true, err
-				case e == nil:
-					b.end = true
-				default:
-					b.items = append(b.items, item{*e, n, len(lr.Problems)})
+}
+
+// Ahead hands out a LineReader's events as its Next does, reading and
+// decoding them on a goroutine of its own, a few batches ahead of the
+// caller. keep is called on that goroutine.
+type Ahead struct {
+	lr         *LineReader
+	full, free chan *aheadItems
+	done       chan struct{}
+	wg         sync.WaitGroup
+	stop       func()
+	cur        *aheadItems
+	i          int
+	probs      int // len(lr.Problems) when the last event handed out was read
+	over       bool
+}
+
+// aheadItems is a batch of events read ahead; end: the file's last.
+type aheadItems struct {
+	items []aheadItem
+	end   bool
+	err   error
+}
+
+type aheadItem struct {
+	e     Event
+	line  int
+	probs int
+}
+
+// NewAhead starts reading lr ahead, deciding on lines with keep as
+// lr.Next(keep) does; Stop (or the end of the file) ends the goroutine.
+// keep is called on that goroutine, and so is note (when not nil), with
+// every event handed out, in order, before the lines after it are read:
+// a keep that depends on the events before its line keeps its state
+// there.
+func NewAhead(lr *LineReader, keep func(ev string, line []byte) bool, note func(e *Event)) *Ahead {
+	a := &Ahead{lr: lr, full: make(chan *aheadItems, aheadBatches), free: make(chan *aheadItems, aheadBatches), done: make(chan struct{})}
+	for range aheadBatches {
+		a.free <- &aheadItems{items: make([]aheadItem, 0, aheadBatch)}
+	}
+	a.wg.Add(1)
+	go a.read(keep, note)
+	a.stop = sync.OnceFunc(func() {
+		close(a.done)
+		a.wg.Wait()
+	})
+	return a
+}
+
+// read fills batches until the end of the file or Stop.
+func (a *Ahead) read(keep func(string, []byte) bool, note func(*Event)) {
+	defer a.wg.Done()
+	defer close(a.full)
+	for {
+		var b *aheadItems
+		select {
+		case b = <-a.free:
+		case <-a.done:
+			return
+		}
+		b.items = b.items[:0]
+		for len(b.items) < aheadBatch && !b.end {
+			e, n, err := a.lr.Next(keep)
+			switch {
+			case err != nil:
+				b.end, b.err = true, err
+			case e == nil:
+				b.end = true
+			default:
+				if note != nil {
+					note(e)
 				}
-			}
-			select {
-			case full <- b:
-			case <-done:
-				return
-			}
-			if b.end {
-				return
+				b.items = append(b.items, aheadItem{*e, n, len(a.lr.Problems)})
 			}
 		}
-	}()
-	stop := sync.OnceFunc(func() {
-		close(done)
-		wg.Wait()
-	})
-	defer stop()
-	var err error
-	for b := range full {
-		for i := range b.items {
-			it := &b.items[i]
-			if ferr := fn(&it.e, it.line); ferr != nil {
-				stop()
-				var ps []Problem // as scanLines has them then: nil for none
-				if it.probs > 0 {
-					ps = lr.Problems[:it.probs]
-				}
-				return ps, fmt.Errorf("%s:%d: %w", path, it.line, ferr)
-			}
+		select {
+		case a.full <- b:
+		case <-a.done:
+			return
 		}
 		if b.end {
-			err = b.err
+			return
 		}
-		free <- b
 	}
-	stop()
-	return lr.Problems, err
+}
+
+// Next is the LineReader's Next: the next event and its line number, a
+// nil event at the end of the file, or the error that ended it.
+func (a *Ahead) Next() (*Event, int, error) {
+	for {
+		if a.cur != nil && a.i < len(a.cur.items) {
+			it := &a.cur.items[a.i]
+			a.i++
+			a.probs = it.probs
+			return &it.e, it.line, nil
+		}
+		if a.cur != nil {
+			if a.cur.end {
+				a.over = true
+				return nil, a.lr.n, a.cur.err
+			}
+			a.free <- a.cur
+		}
+		b, ok := <-a.full
+		if !ok {
+			return nil, 0, nil // stopped
+		}
+		a.cur, a.i = b, 0
+	}
+}
+
+// Stop ends the reading ahead; Next must not be called after.
+func (a *Ahead) Stop() { a.stop() }
+
+// Problems are the LineReader's problems: at the end of the file all of
+// them; after Stop, those of the lines before the last event handed out
+// (as the LineReader had them then).
+func (a *Ahead) Problems() []Problem {
+	if a.over {
+		a.stop()
+		return a.lr.Problems
+	}
+	a.stop()
+	if a.probs == 0 {
+		return nil
+	}
+	return a.lr.Problems[:a.probs]
 }
 
 // scanLines is ScanEvents over r, named path in problems and errors, with

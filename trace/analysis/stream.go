@@ -118,8 +118,8 @@ type merger struct {
 	procs    []*sproc
 	byID     trace.IDMap[int32]
 	sends    []sendRec
-	byKey    map[msgKey]int32 // first send of (node, seq)
-	byOrig   map[msgKey]int32 // first originator's send of (origin, oseq)
+	byKey    msgMap[int32] // first send of (node, seq)
+	byOrig   msgMap[int32] // first originator's send of (origin, oseq)
 	byClock  map[int32][]int32
 	idx      trace.IDMap[*idxState]
 	groups   [][]trace.Problem // each file's problems (run.files order)
@@ -129,7 +129,7 @@ type merger struct {
 	missing  []trace.Problem // openRun's problems, then reportMissing's
 	preCount int             // how many of missing are openRun's
 	// The combined layout.
-	comb     *trace.LineReader
+	comb     *trace.Ahead
 	combFile int32
 	hasComb  bool
 	combEOF  bool

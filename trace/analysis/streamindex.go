@@ -248,28 +248,36 @@ func (m *merger) indexCombined(path string, fi int32, usable map[protocol.NodeID
 		return false
 	}
 	defer f.Close()
-	lr := trace.NewLineReader(f, path, 64<<10)
+	// Every node's first line is decoded, whatever its type: the lines
+	// are read and decoded on the second core, which keeps its own
+	// record of the nodes seen (those of the events it handed out).
+	var seen trace.IDMap[bool]
+	lr := trace.NewAhead(trace.NewLineReader(f, path, 64<<10), func(ev string, raw []byte) bool {
+		if raw == nil || indexWanted(ev) {
+			return true
+		}
+		id, ok := rawNode(raw)
+		if !ok {
+			return true
+		}
+		_, done := seen.Get(id)
+		return !done
+	}, func(e *trace.Event) {
+		if e.Node != protocol.None {
+			seen.Set(e.Node, true)
+		}
+	})
+	defer lr.Stop()
 	why := &trace.IDMap[string]{}
 	any := false
 	prog := newCount("indexing "+trace.NodesFileName, linesUnit)
 	for {
-		// Every node's first line is decoded, whatever its type.
-		e, line, err := lr.Next(func(ev string, raw []byte) bool {
-			if raw == nil || indexWanted(ev) {
-				return true
-			}
-			id, ok := rawNode(raw)
-			if !ok {
-				return true
-			}
-			_, seen := why.Get(id)
-			return !seen
-		})
+		e, line, err := lr.Next()
 		if err != nil {
 			return false
 		}
 		if e == nil {
-			m.lines += int64(lr.Lines())
+			m.lines += int64(line)
 			for id := range usable {
 				if m.hasComb {
 					break // alone: no file follows it
@@ -350,55 +358,55 @@ func rawNode(line []byte) (protocol.NodeID, bool) {
 // each key used more than once by clock.
 func (m *merger) buildIndex() {
 	r := m.r
-	m.byKey, m.byOrig = map[msgKey]int32{}, map[msgKey]int32{}
-	lastKey, lastOrig := map[msgKey]int32{}, map[msgKey]int32{}
+	m.byKey, m.byOrig = newMsgMap[int32](), newMsgMap[int32]()
+	lastKey, lastOrig := newMsgMap[int32](), newMsgMap[int32]()
 	type use struct {
 		life int32
 		at   int32
 	}
-	lastUse := map[msgKey]use{}
+	lastUse := newMsgMap[use]()
 	reused := 0
 	for i := range m.sends {
 		s := &m.sends[i]
 		k := msgKey{s.node, s.seq}
-		if u, ok := lastUse[k]; ok && u.life == s.life && m.sends[u.at].p == s.p {
+		if u, ok := lastUse.get(k); ok && u.life == s.life && m.sends[u.at].p == s.p {
 			if reused++; reused <= maxProblems {
 				f := &m.sends[u.at]
 				m.graph = append(m.graph, trace.Problem{File: r.files[s.file], Line: int(s.line),
 					Msg: fmt.Sprintf("node %d uses seq %d again (first at %s:%d) without a restart; receives go to the latest send before them", s.node, s.seq, r.files[f.file], f.line)})
 			}
 		}
-		lastUse[k] = use{s.life, int32(i)}
-		if j, ok := lastKey[k]; ok {
+		lastUse.set(k, use{s.life, int32(i)})
+		if j, ok := lastKey.get(k); ok {
 			m.sends[j].next = int32(i)
 		} else {
-			m.byKey[k] = int32(i)
+			m.byKey.set(k, int32(i))
 		}
-		lastKey[k] = int32(i)
+		lastKey.set(k, int32(i))
 		if s.typ == tSend && s.orig == s.node && s.oseq != 0 {
 			ko := msgKey{s.orig, s.oseq}
-			if j, ok := lastOrig[ko]; ok {
+			if j, ok := lastOrig.get(ko); ok {
 				m.sends[j].onext = int32(i)
 			} else {
-				m.byOrig[ko] = int32(i)
+				m.byOrig.set(ko, int32(i))
 			}
-			lastOrig[ko] = int32(i)
+			lastOrig.set(ko, int32(i))
 		}
 	}
 	if reused > maxProblems {
 		m.graph = append(m.graph, trace.Problem{File: r.dirs[0], Msg: fmt.Sprintf("%d more sequence numbers used again without a restart", reused-maxProblems)})
 	}
 	m.byClock = map[int32][]int32{}
-	for _, first := range m.byKey {
+	m.byKey.each(func(first int32) {
 		if m.sends[first].next >= 0 {
 			m.byClock[first] = m.sortByClock(m.cands(first, false))
 		}
-	}
-	for _, first := range m.byOrig {
+	})
+	m.byOrig.each(func(first int32) {
 		if m.sends[first].onext >= 0 {
 			m.byClock[-first-1] = m.sortByClock(m.cands(first, true))
 		}
-	}
+	})
 }
 
 // cands lists a key's sends from its first.
@@ -463,7 +471,7 @@ func (m *merger) latest(first int32, orig bool, e *event) int32 {
 // matched and unmatched receives.
 func (m *merger) pred(p int32, pos uint64, e *event) int32 {
 	if e.typ == tRelay && e.origin != e.node && e.origin != protocol.None {
-		if first, ok := m.byOrig[msgKey{e.origin, e.oseq}]; ok {
+		if first, ok := m.byOrig.get(msgKey{e.origin, e.oseq}); ok {
 			return m.latest(first, true, e)
 		}
 		return -1
@@ -473,14 +481,14 @@ func (m *merger) pred(p int32, pos uint64, e *event) int32 {
 	}
 	first, orig, ok := int32(-1), false, false
 	if e.origin != protocol.None && e.origin != e.from {
-		first, ok = m.byOrig[msgKey{e.origin, e.oseq}]
+		first, ok = m.byOrig.get(msgKey{e.origin, e.oseq})
 		orig = ok
 	}
 	if !ok {
-		first, ok = m.byKey[msgKey{e.from, e.seq}]
+		first, ok = m.byKey.get(msgKey{e.from, e.seq})
 	}
 	if !ok && e.origin != protocol.None {
-		first, ok = m.byOrig[msgKey{e.origin, e.oseq}]
+		first, ok = m.byOrig.get(msgKey{e.origin, e.oseq})
 		orig = ok
 	}
 	if !ok {
@@ -503,4 +511,44 @@ func (m *merger) pred(p int32, pos uint64, e *event) int32 {
 	}
 	m.matched++
 	return m.latest(first, orig, e)
+}
+
+// msgMap maps message keys to values: the keys whose seq fits in 32 bits
+// (a run's, but for damage) packed in one word, which the map hashes by
+// its fast path for integers (the struct key's hash was an eighth of a
+// merge's CPU), the others by the struct.
+type msgMap[V any] struct {
+	small map[uint64]V
+	big   map[msgKey]V
+}
+
+func newMsgMap[V any]() msgMap[V] {
+	return msgMap[V]{small: map[uint64]V{}, big: map[msgKey]V{}}
+}
+
+func (m msgMap[V]) get(k msgKey) (V, bool) {
+	if k.seq>>32 == 0 {
+		v, ok := m.small[uint64(k.node)<<32|k.seq]
+		return v, ok
+	}
+	v, ok := m.big[k]
+	return v, ok
+}
+
+func (m msgMap[V]) set(k msgKey, v V) {
+	if k.seq>>32 == 0 {
+		m.small[uint64(k.node)<<32|k.seq] = v
+		return
+	}
+	m.big[k] = v
+}
+
+// each calls fn with every value, in no particular order.
+func (m msgMap[V]) each(fn func(V)) {
+	for _, v := range m.small {
+		fn(v)
+	}
+	for _, v := range m.big {
+		fn(v)
+	}
 }

@@ -121,7 +121,7 @@ func (m *merger) openCombined() {
 		return
 	}
 	m.combF = f
-	m.comb = trace.NewLineReader(f, path, 64<<10)
+	m.comb = trace.NewAhead(trace.NewLineReader(f, path, 64<<10), nil, nil) // decoded on the second core
 }
 
 // safe reports whether the heap's smallest head can be merged: every
@@ -136,10 +136,10 @@ func (m *merger) safe(it headItem) bool {
 func (m *merger) readCombined() {
 	r := m.r
 	path := r.files[m.combFile]
-	e, line, err := m.comb.Next(nil)
+	e, line, err := m.comb.Next()
 	if err != nil || e == nil {
 		m.combEOF = true
-		g := append(m.combOwn, m.comb.Problems...)
+		g := append(m.combOwn, m.comb.Problems()...)
 		slices.SortStableFunc(g, func(a, b trace.Problem) int { return a.Line - b.Line })
 		switch {
 		case err != nil:
@@ -179,6 +179,9 @@ func (m *merger) readCombined() {
 
 // closeCombined closes the combined file.
 func (m *merger) closeCombined() {
+	if m.comb != nil {
+		m.comb.Stop()
+	}
 	if m.combF != nil {
 		m.combF.Close()
 	}

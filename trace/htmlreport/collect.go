@@ -29,6 +29,7 @@ type collector struct {
 	members, ring []protocol.NodeID
 	treeKind      map[string]bool
 	states        map[protocol.NodeID]*nodeState
+	byID          trace.IDMap[*nodeState] // states, for the lookup of every line
 	end           int64
 
 	// The run file: position events by node, crashes and recoveries in
@@ -148,10 +149,11 @@ func (c *collector) visit(id protocol.NodeID, e *trace.Event) {
 	case string(protocol.NoteCSRequest):
 		c.firstRequest = first(c.firstRequest, e.T)
 	}
-	s := c.states[id]
+	s, _ := c.byID.Get(id)
 	if s == nil {
 		s = &nodeState{cs: newCSState()}
 		c.states[id] = s
+		c.byID.Set(id, s)
 	}
 	c.end = max(c.end, e.T)
 	switch e.Ev {
@@ -270,8 +272,8 @@ func (c *collector) hold(id protocol.NodeID, e *trace.Event) {
 		}
 	}
 	if len(c.held) == cap(c.held) {
-		// Grown as append would, but never past MaxHeld.
-		grown := make([]heldEvent, len(c.held), min(cap(c.held)+cap(c.held)/4+1024, c.opt.MaxHeld))
+		// Doubled (fewer copies of millions of events than append's quarter), but never past MaxHeld.
+		grown := make([]heldEvent, len(c.held), min(2*cap(c.held)+1024, c.opt.MaxHeld))
 		copy(grown, c.held)
 		c.held = grown
 	}

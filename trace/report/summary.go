@@ -233,6 +233,7 @@ type Summarizer struct {
 	sc          *scenario.Scenario
 	members     []scenario.Member
 	states      map[protocol.NodeID]*nodeState
+	byID        trace.IDMap[*nodeState] // states, for Visit's lookup of every line
 	end         int64
 	changes     []change
 	leaderNotes bool
@@ -258,7 +259,11 @@ func NewSummarizer(src trace.Source, dir string) (*Summarizer, error) {
 	}
 	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed, Nodes: len(members),
 		Messages: Messages{ByKind: map[string]uint64{}}}
-	return &Summarizer{hdr: hdr, runFile: runFile, sc: sc, members: members, states: states, sum: sum}, nil
+	z := &Summarizer{hdr: hdr, runFile: runFile, sc: sc, members: members, states: states, sum: sum}
+	for id, st := range states {
+		z.byID.Set(id, st)
+	}
+	return z, nil
 }
 
 // Visit takes one event of the run as read (id 0: the run file's).
@@ -270,7 +275,7 @@ func (s *Summarizer) Visit(id protocol.NodeID, e *trace.Event) {
 	if !summaryEvents(e.Ev) {
 		return
 	}
-	st := s.states[id]
+	st, _ := s.byID.Get(id)
 	if st == nil {
 		return
 	}
