@@ -135,6 +135,14 @@ func (n *Node) dropLeader() {
 func (n *Node) onElection(from protocol.NodeID, m Election) {
 	idx := Index{Num: m.Num, ID: m.Src}
 	n.maxNum = max(n.maxNum, m.Num)
+	if idx.ID == n.id && idx != n.idx && idx != n.last {
+		// A computation of this node's previous life (it crashed and
+		// came back, remembering nothing): its source is gone, so
+		// joining it would close a cycle of parents that no Ack ever
+		// leaves (found by explore --crashes 1 on
+		// configs/explore/tree3.yaml). The node plans its own.
+		return
+	}
 	if !n.joins(n.last, n.idx, idx) {
 		// Our own computation, or an older one. Only the unicast sender
 		// awaits every neighbour, so only it needs an answer now.

@@ -55,7 +55,7 @@ var TextbookBudget = &protocol.Budget{
 // "Message bounds"): node i with lower IDs L and higher IDs H sends
 //
 //	are-you-there: only to H; at most |H| for its first election and for each are-you-there, halt or not-normal received, in a run without faults or loss
-//	halt:          only to L; at most |L| per epoch it leads, per halt received (a higher halt calls its own off) and for one under way in each life (a crash may cut it), as many to any one node
+//	halt:          only to L; at most |L| per epoch it leads, per halt received (a higher halt calls its own off), per life before the last (a crash may cut one) and for one under way while its notes leave it in an election, as many to any one node
 //	new-coordinator, ready: only to L; at most |L| each per epoch it leads
 //	not-normal:    at most one per are-you-normal or probe received
 //
@@ -63,21 +63,27 @@ var TextbookBudget = &protocol.Budget{
 // bounded).
 var GarciaMolinaBudget = &protocol.Budget{
 	Formula: "are-you-there to higher IDs only, ≤ |higher|·(1 + are-you-there, halt and not-normal received) without faults or loss; " +
-		"halt, new-coordinator, ready to lower IDs only, halt ≤ |lower|·(epochs led + halts received + lives), new-coordinator and ready ≤ |lower|·epochs led each; " +
+		"halt, new-coordinator, ready to lower IDs only, halt ≤ |lower|·(epochs led + halts received + recoveries + 1 while in an election), new-coordinator and ready ≤ |lower|·epochs led each; " +
 		"not-normal ≤ are-you-normal and probes received",
 	Allow: func(id protocol.NodeID, members []protocol.NodeID, _ protocol.Params, s protocol.Seen) []protocol.Allowance {
 		lower, higher := split(id, members)
 		causes := 1 + s.Got(KindAreYouThere, KindHalt, KindNotNormal)
-		// Every halt ends in an epoch led, or is called off by a higher
-		// node's halt; one may be under way when the node crashes, or
-		// when the trace (or the part of it judged) ends.
-		halts := s.Leads + s.Got(KindHalt) + 1 + s.Recoveries
+		// Every round of halts (halt()) ends in an epoch led, or is
+		// called off by a higher node's halt, or cut by a crash (a
+		// recovery follows, or the trace ends in it); the one under way
+		// is within an election by the node's notes (halt() notes its
+		// start, and only normal() or a Ready ends it, neither of which
+		// comes in the halt phase).
+		halts := s.Leads + s.Got(KindHalt) + s.Recoveries
+		if s.Open {
+			halts++
+		}
 		return []protocol.Allowance{
 			{Kinds: []string{KindAreYouThere}, Most: math.MaxInt, Only: higher, Why: "to higher IDs only"},
 			{Kinds: []string{KindAreYouThere}, Most: len(higher) * causes,
 				Why: per(len(higher), "first election or are-you-there, halt, not-normal received", causes), If: protocol.Faultless},
 			{Kinds: []string{KindHalt}, Most: len(lower) * halts, PerPeer: halts, Only: lower,
-				Why: per(len(lower), "epoch led, halt received or halt under way in a life", halts)},
+				Why: per(len(lower), "epoch led, halt received, recovery or round under way", halts)},
 			{Kinds: []string{KindNewCoordinator}, Most: len(lower) * s.Leads, Only: lower, Why: per(len(lower), "epoch led", s.Leads)},
 			{Kinds: []string{KindReady}, Most: len(lower) * s.Leads, Only: lower, Why: per(len(lower), "epoch led", s.Leads)},
 			{Kinds: []string{KindNotNormal}, Most: s.Got(KindAreYouNormal, KindProbe), Why: "one per are-you-normal or probe received"},

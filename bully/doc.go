@@ -142,8 +142,12 @@
 //     causes, the channel's give-up and the Timeout of a node that a
 //     higher one answered, need one or the other). halt goes to the lower
 //     IDs once per halt procedure, which ends in an epoch led, is called
-//     off by a higher node's halt, or is under way when the node crashes
-//     or the trace ends; new-coordinator and ready go once per epoch led
+//     off by a higher node's halt, or is cut by a crash (a recovery
+//     follows, or the trace ends); the one under way is inside an
+//     election by the node's own notes (halt notes the start; only the
+//     end of the epoch's setup or a Ready ends it, neither in the halt
+//     phase), so a node judged when its notes say no election is under
+//     way has none in hand; new-coordinator and ready go once per epoch led
 //     to the nodes below that answered; not-normal answers one
 //     are-you-normal or probe.
 //

@@ -80,8 +80,42 @@ var bugCases = []bugCase{
 	{brokentest.FirewireAckTwice, firewire.Name, "../configs/explore/firewire3.yaml",
 		explore.Options{Strategy: explore.DFS, Depth: 200, States: 2000},
 		explore.PropBound, analysis.PropBound, 0},
+	// A halt round is paid for by an epoch led, a halt received, a
+	// recovery or an election under way by the node's notes: the second
+	// copy of the first halt is over it at once.
+	{brokentest.GarciaMolinaHalts2, bully.GarciaMolina, "../configs/explore/bully-gm3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 200, States: 2000},
+		explore.PropBound, analysis.PropBound, 0},
+	// The lower-valued leader's followers start over at once and for
+	// ever: leaders never stay put, but the component does, and at the
+	// run's end (the stabilisation delay after its last change, as trace
+	// check judges a settled component) it does not follow its best
+	// node. Random schedules reach the end (one is enough); dfs goes
+	// deep into the orders of the first elections.
+	{brokentest.VasudevanLowerLeader, adhoc.Name, "../configs/explore/tree3.yaml",
+		explore.Options{Strategy: explore.Random, Depth: 5000, Schedules: 20},
+		analysis.PropStableLeader, analysis.PropStableLeader, 0},
 	{brokentest.TokenRingTokenTwice, mutex.TokenRing, "../configs/explore/token3.yaml",
 		explore.Options{Strategy: explore.DFS, Depth: 200, States: 2000},
+		explore.PropBound, analysis.PropBound, 0},
+	// One-line bugs of the same classes written after these.
+	{brokentest.ChangRobertsElectsSmallest, ring.ChangRoberts, "../configs/explore/cr3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 60, States: 2000},
+		analysis.PropStableLeader, analysis.PropStableLeader, 0},
+	// The inverted priority lets the later request in beside the
+	// earlier one in some order (the simulator's own order shows the
+	// starvation: trace/judge TestVariantsInvalidOnShippedConfigs).
+	{brokentest.RAInvertedPriority, mutex.RicartAgrawala, "../configs/explore/ra3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 60, States: 2000},
+		analysis.PropMutex, analysis.PropMutex, 0},
+	{brokentest.RAReplyTwice, mutex.RicartAgrawala, "../configs/explore/ra3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 60, States: 2000},
+		explore.PropBound, analysis.PropBound, 0},
+	{brokentest.LamportReleaseTwice, mutex.Lamport, "../configs/explore/lamport3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 60, States: 2000},
+		explore.PropBound, analysis.PropBound, 0},
+	{brokentest.SKRequestTwice, mutex.SuzukiKasami, "../configs/explore/sk3.yaml",
+		explore.Options{Strategy: explore.DFS, Depth: 60, States: 2000},
 		explore.PropBound, analysis.PropBound, 0},
 	{brokentest.RAEarly, mutex.RicartAgrawala, "testdata/broken-ra3.yaml",
 		explore.Options{Strategy: explore.DFS, Depth: 60, States: 200},

@@ -160,7 +160,7 @@ func newChecker(r *rules) *checker {
 
 // collected maps the trace events the per-node budget reads.
 var collected = map[string]int{trace.EvSend: judge.CSend, trace.EvRelay: judge.CRelay, trace.EvRecv: judge.CRecv,
-	string(protocol.NoteElectionStart): judge.CStart, string(protocol.NoteLeader): judge.CLeader,
+	string(protocol.NoteElectionStart): judge.CStart, string(protocol.NoteElectionEnd): judge.CEnd, string(protocol.NoteLeader): judge.CLeader,
 	string(protocol.NoteCSRequest): judge.CRequest, trace.EvDrop: judge.CDrop, trace.EvCrash: judge.CCrash,
 	trace.EvRecover: judge.CRecover}
 
@@ -176,7 +176,7 @@ func (k *checker) collect(e *trace.Event) {
 		k.sent++
 		// The allowances the run so far meets, judged as it goes.
 		if c := k.sends.JudgeNode(k.r.budget, e.Node, k.r.members, k.r.params, k.sends.Facts(k.r.moving)); c != nil && c.Verdict == judge.Invalid {
-			k.fail(PropBound, "%s", c.Reason)
+			k.fail(PropBound, "%s; the send over it: %s", c.Reason, k.sends.Entry(judge.CEvent{T: e.T, Node: e.Node, Kind: e.Kind, To: e.To}))
 		}
 	}
 }
@@ -263,7 +263,7 @@ func (k *checker) observe(e *trace.Event) {
 		if e.Reason == sim.ReasonSchedule { // dropped by the explorer
 			k.changed = max(k.changed, time.Duration(e.T))
 		}
-	case trace.EvRecover:
+	case trace.EvRecover, trace.EvStart:
 		k.changed = max(k.changed, time.Duration(e.T))
 	case trace.EvCrash:
 		k.changed = max(k.changed, time.Duration(e.T))
@@ -363,9 +363,6 @@ func (k *checker) liveness(c *sim.Controller, end bool) (undecided string) {
 	}
 	if !k.r.leaders {
 		return undecided
-	}
-	if end && c.Now()-k.noted < k.r.settle {
-		return fmt.Sprintf("at the run's end, leaders that changed within the stabilisation delay %s are not judged (a longer duration lets them be)", k.r.settle)
 	}
 	for _, comp := range components(nodes) {
 		var best *sim.NodeState

@@ -28,7 +28,8 @@ func (x *explorer) finish() (*Result, error) {
 	return &res, nil
 }
 
-// minimise removes choices one at a time, from the last, keeping a
+// minimise removes runs of choices (halving their length), then choices
+// one at a time, from the last, keeping a
 // removal when the same property is still violated, and repeats until
 // no removal keeps it (a 1-minimal schedule: removing any one choice
 // loses the violation). A candidate is run by applying each kept
@@ -47,6 +48,23 @@ func (x *explorer) minimise(r *raw) (*Violation, error) {
 		// order after its choices: keep it as found (its steps are
 		// exact).
 		best, step = r.choices, r.step
+	}
+	// First whole runs of choices, halving (the simulator's own order,
+	// no choice at all, is tried first): a long schedule found deep in a
+	// random run often needs few of its choices, and one removal at a
+	// time would replay it once per choice.
+	for size := len(best); size > 1; size /= 2 {
+		for i := len(best) - size; i >= 0; i -= size {
+			cand := append(append([]sim.Choice(nil), best[:i]...), best[i+size:]...)
+			got, st, err := x.tryChoices(cand, r.prop)
+			if err != nil {
+				return nil, err
+			}
+			if got != nil {
+				best, step = got, st
+				i = min(i, len(best))
+			}
+		}
 	}
 	for changed := true; changed; {
 		changed = false
@@ -91,7 +109,9 @@ func (x *explorer) tryChoices(cand []sim.Choice, prop string) ([]sim.Choice, int
 	if m.chk.found == nil || m.chk.found.prop != prop {
 		return nil, 0, nil
 	}
-	return m.c.Choices(), m.step, nil
+	// Never nil: no choice at all (the simulator's own order) may be
+	// what shows it.
+	return append([]sim.Choice{}, m.c.Choices()...), m.step, nil
 }
 
 // maxRun bounds the steps of a candidate run after its choices.

@@ -25,6 +25,11 @@ type Seen struct {
 	Leads      int // leader notes naming the node itself
 	Recoveries int // recoveries (a fresh process each)
 	Requests   int // critical-section requests
+	// Open: the node's notes leave it in an election (an election-start
+	// note with no election-end note after it, in this life): the one
+	// round of its own that may be under way, paid for by no other cause
+	// yet.
+	Open bool
 	// From holds, for each peer, what the node received from it and
 	// what the peer's trace shows it sent to the node.
 	From map[NodeID]Peer
@@ -45,7 +50,7 @@ type Peer struct {
 // Got is how many messages of the kinds the node received: from each
 // peer those it received under their kinds and its retransmissions, but
 // no more than the peer sent it of those kinds (a channel delivers each
-// message once).
+// message once to each life of the node).
 func (s Seen) Got(kinds ...string) int {
 	n := 0
 	for _, p := range s.From {
@@ -58,7 +63,10 @@ func (s Seen) Got(kinds ...string) int {
 			for _, k := range kinds {
 				sent += p.Sent[k]
 			}
-			got = min(got, sent)
+			// Once per life: a recovered process may receive again what
+			// its previous life had (the peer's channel retransmits what
+			// the crash left unacknowledged).
+			got = min(got, sent*(1+s.Recoveries))
 		}
 		n += got
 	}

@@ -32,17 +32,21 @@ func init() {
 		{firewire.Name, FirewireAckTwice, firewire.KindAck},
 		{mutex.TokenRing, TokenRingTokenTwice, "token"},
 	} {
-		real, kind := v.real, v.kind
-		spec, err := protocol.Lookup(real)
-		if err != nil {
-			panic(err)
-		}
-		variant(real, v.name, "test only: "+real+" sending every "+kind+" message twice",
-			func(cfg protocol.Config) (protocol.Process, error) {
-				cfg.Env = twice{cfg.Env, kind}
-				return spec.New(cfg)
-			})
+		sendsTwice(v.real, v.name, v.kind)
 	}
+}
+
+// sendsTwice registers name: real, sending every message of kind twice.
+func sendsTwice(real, name, kind string) {
+	spec, err := protocol.Lookup(real)
+	if err != nil {
+		panic(err)
+	}
+	variant(real, name, "test only: "+real+" sending every "+kind+" message twice",
+		func(cfg protocol.Config) (protocol.Process, error) {
+			cfg.Env = twice{cfg.Env, kind}
+			return spec.New(cfg)
+		})
 }
 
 // twice is an Env that sends every message of kind twice.

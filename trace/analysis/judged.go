@@ -82,15 +82,19 @@ func (l *loader) lost() (string, error) {
 }
 
 // lostMessage names the first message of the protocol that the network
-// gave up at its sender (a drop naming its destination: no
-// acknowledgement after every retransmission, a full queue, no route),
-// or "" when none was. Hellos aside.
+// dropped, or "" when none was, hellos aside: given up at its sender (no
+// acknowledgement after every retransmission, a full queue, no route) or
+// a broadcast or flood lost at a receiver (a unicast lost there is
+// retransmitted and not traced). The per-node budgets see loss the same
+// way (judge.Collector): a flood's copy lost at one receiver may still
+// arrive by another path, which the drops alone cannot tell, so the
+// count is left unjudged rather than judged on a run that lost one.
 func lostMessage(r *run) string {
 	var first *event
 	for _, p := range r.procs[1:] {
 		e := p.lost // a lean load's
 		for i := 0; e == nil && i < len(p.evs); i++ {
-			if c := &p.evs[i]; c.typ == tDrop && lostDrop(c.to, r.strs.Strs[c.kind]) {
+			if c := &p.evs[i]; c.typ == tDrop && lostDrop(r.strs.Strs[c.kind]) {
 				e = c
 			}
 		}
@@ -101,7 +105,14 @@ func lostMessage(r *run) string {
 	if first == nil {
 		return ""
 	}
-	return fmt.Sprintf("node %d's %s to %d dropped at %.3fs (%s)", first.node, r.strs.Strs[first.kind], first.to, seconds(first.t), r.src(first))
+	k := r.strs.Strs[first.kind]
+	switch {
+	case first.to != protocol.None:
+		return fmt.Sprintf("node %d's %s to %d dropped at %.3fs (%s)", first.node, k, first.to, seconds(first.t), r.src(first))
+	case first.from != protocol.None:
+		return fmt.Sprintf("node %d lost %d's %s at %.3fs (%s)", first.node, first.from, k, seconds(first.t), r.src(first))
+	}
+	return fmt.Sprintf("node %d's %s dropped at %.3fs (%s)", first.node, k, seconds(first.t), r.src(first))
 }
 
 // guarded says whether the check judges spec's message count against a
@@ -124,12 +135,13 @@ func ReadsReceives(spec protocol.Spec) bool {
 
 // LostDrop says whether a drop event is one the check weighs as a lost
 // message (lostDrop).
-func LostDrop(e *trace.Event) bool { return e.Ev == trace.EvDrop && lostDrop(e.To, e.Kind) }
+func LostDrop(e *trace.Event) bool { return e.Ev == trace.EvDrop && lostDrop(e.Kind) }
 
-// lostDrop says whether a drop of a message of kind to node to is one
-// lostMessage weighs: one naming its destination, hellos aside.
-func lostDrop(to protocol.NodeID, kind string) bool {
-	return to != protocol.None && kind != HelloKind
+// lostDrop says whether a drop of a message of kind is one lostMessage
+// weighs: any of the protocol's or its channel's, hellos aside (as
+// judge.Collector weighs them).
+func lostDrop(kind string) bool {
+	return kind != HelloKind && kind != ""
 }
 
 // notice is how long neighbour discovery may take to report a change of
@@ -409,7 +421,7 @@ func budgetEvents(r *run) *judge.Collector {
 			c.Add(judge.CEvent{T: e.t, What: judge.CRecover, Node: e.node})
 		}
 	}
-	what := map[evType]int{tSend: judge.CSend, tRelay: judge.CRelay, tRecv: judge.CRecv, tElStart: judge.CStart,
+	what := map[evType]int{tSend: judge.CSend, tRelay: judge.CRelay, tRecv: judge.CRecv, tElStart: judge.CStart, tElEnd: judge.CEnd,
 		tLeader: judge.CLeader, tCSRequest: judge.CRequest, tDrop: judge.CDrop}
 	for _, p := range r.procs[1:] {
 		for i := range p.evs {

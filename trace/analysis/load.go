@@ -454,7 +454,7 @@ func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool
 	}
 	if opt.lean && (e.Ev == trace.EvRecv || e.Ev == trace.EvDrop) {
 		r.leanEnd = max(r.leanEnd, e.T)
-		if e.Ev == trace.EvDrop && pr.lost == nil && lostDrop(e.To, e.Kind) {
+		if e.Ev == trace.EvDrop && pr.lost == nil && lostDrop(e.Kind) {
 			ce := r.compact(e)
 			ce.file, ce.line = fi, int32(line)
 			pr.lost = &ce

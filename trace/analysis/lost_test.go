@@ -10,8 +10,8 @@ import (
 // TestLostNotedByLeanLoad: check's lean load keeps no drops but notes
 // each process's first weighed one, and names the same lost message as
 // a read of the drops: the earliest first drop of a node, a node's later
-// ones, hellos and drops naming no destination aside, ties to the
-// smaller node.
+// ones and hellos aside; a broadcast lost at a receiver is loss too (as
+// the per-node budgets weigh it).
 func TestLostNotedByLeanLoad(t *testing.T) {
 	dir := t.TempDir()
 	runHdr := header("r1", 0)
@@ -21,7 +21,7 @@ func TestLostNotedByLeanLoad(t *testing.T) {
 		return trace.Event{T: t, Node: node, Ev: trace.EvDrop, To: to, Kind: kind, Seq: uint64(t)}
 	}
 	nodes := map[protocol.NodeID][]trace.Event{
-		1: {drop(2, 1, 0, "probe"), drop(3, 1, 2, HelloKind), drop(7, 1, 3, "probe")},
+		1: {drop(3, 1, 2, HelloKind), {T: 4, Node: 1, Ev: trace.EvDrop, From: 3, Kind: "probe", Seq: 4}, drop(7, 1, 3, "probe")},
 		2: {drop(5, 2, 1, "token"), drop(4, 2, 3, "token")}, // its first weighed drop is at 5
 		3: {drop(6, 3, 1, "reply")},
 		4: {drop(5, 4, 2, "token")}, // ties with node 2: node 2's
@@ -49,7 +49,7 @@ func TestLostNotedByLeanLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := lostMessage(drops)
-	if want != "node 2's token to 1 dropped at 0.000s ("+trace.NodeFile(dir, 2)+":2)" {
+	if want != "node 1 lost 3's probe at 0.000s ("+trace.NodeFile(dir, 1)+":3)" {
 		t.Fatalf("the drops' read names %q", want)
 	}
 	if got, err := l.lost(); err != nil || got != want {

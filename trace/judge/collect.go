@@ -17,6 +17,7 @@ const (
 	CCrash          // a crash (the run file's)
 	CRecover        // a recovery (the run file's)
 	CDrop           // a frame the network dropped (hellos aside)
+	CEnd            // an election-end note
 )
 
 // CEvent is what a Collector needs of one trace event: its node and
@@ -124,7 +125,7 @@ func (c *Collector) Judge(b *protocol.Budget, members []protocol.NodeID, params 
 	if until, ok := c.CleanUntil(); ok {
 		pre = &Prefix{Until: float64(until) / 1e9, Nodes: c.Nodes(until)}
 	}
-	return Budget(b, members, params, c.Nodes(-1), f, pre)
+	return c.entered(Budget(b, members, params, c.Nodes(-1), f, pre), b, members, params, f)
 }
 
 // Nodes gathers what each node's events show before until (nanoseconds;
@@ -168,7 +169,9 @@ func (c *Collector) Nodes(until int64) []NodeSends {
 func add(node func(protocol.NodeID) *NodeSends, e *CEvent) {
 	switch e.What {
 	case CRecover:
-		node(e.Node).Seen.Recoveries++
+		n := node(e.Node)
+		n.Seen.Recoveries++
+		n.Seen.Open = false // a fresh process, in no election
 	case CSend:
 		n := node(e.Node)
 		if n.Sent[e.Kind] == nil {
@@ -189,7 +192,11 @@ func add(node func(protocol.NodeID) *NodeSends, e *CEvent) {
 		}
 		n.Seen.From[src] = q
 	case CStart:
-		node(e.Node).Seen.Starts++
+		n := node(e.Node)
+		n.Seen.Starts++
+		n.Seen.Open = true
+	case CEnd:
+		node(e.Node).Seen.Open = false
 	case CLeader:
 		if e.Leader == e.Node {
 			node(e.Node).Seen.Leads++

@@ -1,6 +1,7 @@
 package judge_test
 
 import (
+	"strings"
 	"testing"
 
 	"manetlab/explore/brokentest"
@@ -47,6 +48,14 @@ func TestVariantsInvalidOnShippedConfigs(t *testing.T) {
 		{brokentest.InvitationAcceptTwice, "invitation", nil, analysis.PropBound},
 		{brokentest.FirewireAckTwice, "firewire", nil, analysis.PropBound},
 		{brokentest.TokenRingTokenTwice, "mutex-token-ring", nil, analysis.PropBound},
+		// One-line bugs of the same classes written after these.
+		{brokentest.ChangRobertsElectsSmallest, "ring-chang-roberts", nil, analysis.PropStableLeader},
+		{brokentest.ChangRobertsElectsSmallest, "explore/cr3", nil, analysis.PropStableLeader},
+		{brokentest.RAInvertedPriority, "mutex-ricart-agrawala", nil, analysis.PropGranted},
+		{brokentest.RAInvertedPriority, "explore/ra3", nil, analysis.PropGranted},
+		{brokentest.RAReplyTwice, "mutex-ricart-agrawala", nil, analysis.PropBound},
+		{brokentest.LamportReleaseTwice, "mutex-lamport", nil, analysis.PropBound},
+		{brokentest.SKRequestTwice, "mutex-suzuki-kasami", nil, analysis.PropBound},
 	} {
 		t.Run(c.variant+"@"+c.config, func(t *testing.T) {
 			s, err := scenario.Load("../../configs/"+c.config+".yaml", c.sets)
@@ -67,9 +76,16 @@ func TestVariantsInvalidOnShippedConfigs(t *testing.T) {
 			if sum.Verdict != judge.Invalid {
 				t.Errorf("%s: summary %s (%s)", c.variant, sum.Verdict, sum.Reason)
 			}
-			if p := property(rep, c.prop); p.Verdict != judge.Invalid {
+			p := property(rep, c.prop)
+			if p.Verdict != judge.Invalid {
 				t.Errorf("%s: trace check %s %s (%s)", c.variant, p.Name, p.Verdict, p.Reason)
 			}
+			// A count over its budget names the send that first went
+			// over it and the request or election it was part of.
+			if strings.Contains(p.Reason, "over its budget") && !strings.Contains(p.Reason, "the first send over a budget: node ") {
+				t.Errorf("%s: %s does not name the entry over the budget: %s", c.variant, p.Name, p.Reason)
+			}
+			t.Logf("%s: %s", p.Name, p.Reason)
 		})
 	}
 }
