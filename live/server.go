@@ -50,6 +50,25 @@ type Config struct {
 	// written (run --hosts writes it at the end).
 	Scenario *scenario.Scenario
 	Run      string
+	// Judge, when set, judges the run so far (JudgeInChild: in a child
+	// process, so that the server's memory does not grow with the run);
+	// nil: Summarize, in the server.
+	Judge func(ctx context.Context, req JudgeRequest) Verdict
+	// JudgeEvery is the least time between the end of a judgement and
+	// the start of the next (default 2s); a costly one waits longer
+	// (JudgeShare).
+	JudgeEvery time.Duration
+}
+
+// JudgeShare is the share of a core that judging the run so far takes at
+// the most: after a judgement that cost c (its CPU time in a child, else
+// its wall time) the next waits (1/JudgeShare - 1)·c, at least
+// Config.JudgeEvery.
+const JudgeShare = 0.2
+
+// judgeWait is how long the next judgement waits after one that cost c.
+func judgeWait(c, every time.Duration) time.Duration {
+	return max(every, time.Duration(float64(c)*(1-JudgeShare)/JudgeShare))
 }
 
 // Live is one live page: the state of a run as its files grow, served
@@ -70,6 +89,12 @@ type Live struct {
 func New(cfg Config) *Live {
 	if cfg.Poll <= 0 {
 		cfg.Poll = 100 * time.Millisecond
+	}
+	if cfg.JudgeEvery <= 0 {
+		cfg.JudgeEvery = 2 * time.Second
+	}
+	if cfg.Judge == nil {
+		cfg.Judge = func(_ context.Context, req JudgeRequest) Verdict { return Summarize(req) }
 	}
 	st := NewState()
 	if cfg.Scenario != nil {
@@ -99,10 +124,18 @@ func (l *Live) Finish() {
 	}
 }
 
+// judge judges the run so far (final: the run is over) with cfg.Judge.
+func (l *Live) judge(ctx context.Context, final bool) Verdict {
+	req, v := request(l.cfg.Dir, l.st, final)
+	if v != nil {
+		return *v
+	}
+	return l.cfg.Judge(ctx, req)
+}
+
 // Run follows the directory until ctx ends or Finish: it reads the files
-// every Poll and judges the run so far in the background, at most a
-// fifth of the time (every 2 s, or five times as long as the last
-// judgement took).
+// every Poll and judges the run so far in the background, taking at most
+// JudgeShare of a core (judgeWait after each judgement).
 func (l *Live) Run(ctx context.Context) {
 	defer l.fol.Close()
 	tick := time.NewTicker(l.cfg.Poll)
@@ -126,17 +159,17 @@ func (l *Live) Run(ctx context.Context) {
 			if judging {
 				<-judged
 			}
-			l.st.SetVerdict(Judge(l.cfg.Dir, l.st, true))
+			l.st.SetVerdict(l.judge(ctx, true))
 			return
 		case v := <-judged:
 			judging = false
 			l.st.SetVerdict(v)
-			next = time.Now().Add(max(2*time.Second, 5*time.Duration(v.Took*float64(time.Second))))
+			next = time.Now().Add(judgeWait(v.cost(), l.cfg.JudgeEvery))
 		case <-tick.C:
 			poll()
 			if !judging && time.Now().After(next) {
 				judging = true
-				go func() { judged <- Judge(l.cfg.Dir, l.st, l.st.Over()) }()
+				go func() { judged <- l.judge(ctx, l.st.Over()) }()
 			}
 		}
 	}

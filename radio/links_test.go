@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -97,5 +98,46 @@ func TestLinksListsPairs(t *testing.T) {
 	}
 	if len(got) != want || want == 0 {
 		t.Errorf("%d pairs, want %d", len(got), want)
+	}
+}
+
+// TestLinksAtTheRangeEdge: pairs at the range, a hair inside and a hair
+// beyond it are found exactly as measuring every pair with geo.Dist
+// finds them, with the same probabilities (Links skips far pairs on
+// the squared distance; the ground truth must not change).
+func TestLinksAtTheRangeEdge(t *testing.T) {
+	const rng = 100.0
+	var pts []geo.Vec
+	for k, d := range []float64{rng, math.Nextafter(rng, 0), math.Nextafter(rng, 200), rng * (1 + 1e-12), rng * (1 - 1e-12), rng + 1e-7, 60, 150} {
+		y := float64(k) * 1000 // pairs far apart from each other
+		a := geo.Vec{X: 10 + 0.3*float64(k), Y: y}
+		pts = append(pts, a, geo.Vec{X: a.X + d*0.6, Y: a.Y + d*0.8})
+	}
+	for _, c := range []Config{
+		defaulted(func(c *Config) { c.Range = rng }),
+		defaulted(func(c *Config) { c.Propagation, c.Range, c.Shadowing = LogDistance, rng, 6 }),
+	} {
+		m := mustMedium(t, c, mobility.Static(pts), 1)
+		for _, minProb := range []float64{0.1, 0.5, 0.9} {
+			type link struct {
+				i, j int
+				p    float64
+			}
+			var got, want []link
+			m.Links(0, nil, minProb, func(i, j int, p float64) { got = append(got, link{i, j, p}) })
+			r := m.LinkReach(minProb)*(1+1e-9) + 1e-9
+			for i := range pts {
+				for j := i + 1; j < len(pts); j++ {
+					if d := geo.Dist(pts[i], pts[j]); d <= r {
+						if p := m.LinkProb(d); p >= minProb {
+							want = append(want, link{i, j, p})
+						}
+					}
+				}
+			}
+			if !slices.Equal(got, want) || len(want) == 0 {
+				t.Errorf("%s, min %v: links %v, want %v", c.Propagation, minProb, got, want)
+			}
+		}
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -56,7 +58,7 @@ func liveListener(c *cli.Context) (net.Listener, error) {
 // URL; the returned stop ends it once the run is over (the final verdict
 // judged) and returns when it has.
 func startLive(ctx context.Context, w io.Writer, ln net.Listener, s *scenario.Scenario, run, out string, f live.Faulter) (lv *live.Live, stop func()) {
-	lv = live.New(live.Config{Dir: out, Faults: f, Scenario: s, Run: run})
+	lv = live.New(live.Config{Dir: out, Faults: f, Scenario: s, Run: run, Judge: liveJudge()})
 	sctx, cancel := context.WithCancel(ctx)
 	ran := make(chan struct{})
 	go func() { lv.Run(sctx); close(ran) }()
@@ -106,6 +108,39 @@ func (l manualFaults) send(m launch.ManualFault) error {
 	}
 }
 
+// liveJudge is how a live page judges the run so far: in a child process
+// of this binary (manetlab live-judge), so that what a judgement reads
+// (every trace so far) does not stay in the server; nil (in the server)
+// in a test binary not pointed at its helper.
+func liveJudge() func(context.Context, live.JudgeRequest) live.Verdict {
+	argv := runNodeCommand
+	if argv == nil {
+		exe, err := os.Executable()
+		if err != nil || testing.Testing() {
+			return nil
+		}
+		argv = []string{exe}
+	}
+	return live.JudgeInChild(append(slices.Clone(argv), "live-judge")...)
+}
+
+// liveJudgeCommand is the child of liveJudge: one judgement, the request
+// (live.JudgeRequest, JSON) on standard input, the verdict on standard
+// output.
+func liveJudgeCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "live-judge",
+		Usage:  "judge the run so far for a live page (started by run --live and trace watch)",
+		Hidden: true,
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return errors.New("live-judge: takes its request on standard input, no arguments")
+			}
+			return live.ServeJudge(os.Stdin, c.App.Writer)
+		},
+	}
+}
+
 func traceWatchCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "watch",
@@ -134,7 +169,7 @@ nodes. The URL is printed; Ctrl-C stops it.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			lv := live.New(live.Config{Dir: dir})
+			lv := live.New(live.Config{Dir: dir, Judge: liveJudge()})
 			go lv.Run(ctx)
 			fmt.Fprintf(c.App.Writer, "live: %s (following %s, read-only; Ctrl-C to stop)\n", lv.URL(ln.Addr()), dir)
 			return lv.Serve(ctx, ln)

@@ -174,6 +174,18 @@ func TestRunLiveInChromium(t *testing.T) {
 	p.WaitFor(`document.querySelectorAll('#log li[data-ev="cut"]').length === 4 && document.querySelector('`+sel+`') !== null`, 20*time.Second)
 	p.Eval(`(() => { document.querySelector('`+sel+`').dispatchEvent(new MouseEvent("click", {bubbles: true})); return 0; })()`, new(int))
 	p.WaitFor(`document.querySelectorAll('#log li[data-ev="heal"]').length === 4 && document.querySelector('#map .linkg.cut') === null`, 20*time.Second)
+	// The verdict so far (judged in a child process: manetlab live-judge)
+	// names the run time it judged.
+	var vs struct {
+		As, Lines string
+		At, Now   float64
+	}
+	p.WaitFor(`/^\(as of \d+\.\d s of the run\)$/.test(document.getElementById("vas").textContent) && +document.getElementById("vat").textContent > 0`, 20*time.Second)
+	p.Eval(`({as: document.getElementById("vas").textContent, lines: document.getElementById("vlines").textContent, at: +document.getElementById("vat").textContent, now: +document.body.dataset.now})`, &vs)
+	if !strings.HasPrefix(vs.Lines, "verdict: ") || vs.As != fmt.Sprintf("(as of %.1f s of the run)", vs.At) || vs.At > vs.Now+0.05 {
+		t.Errorf("the verdict so far %q, %q at %.1f s of the run (page at %.1f s)", vs.As, vs.Lines, vs.At, vs.Now)
+	}
+	t.Logf("verdict so far %s", vs.As)
 	if err := <-done; err != nil {
 		if st := (exitStatus{}); !(errors.As(err, &st) && st.verdict) {
 			t.Fatalf("run: %v\n%s", err, errw.String())

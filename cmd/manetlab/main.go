@@ -57,6 +57,7 @@ func newApp() *cli.App {
 			traceCommand(),
 			versionCommand(),
 			launchCommand(),
+			liveJudgeCommand(),
 		},
 		Suggest: true,
 		Action:  unknownCommand,
