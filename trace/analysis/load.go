@@ -111,6 +111,7 @@ type event struct {
 	kind     int32 // interned
 	epoch    int32 // interned
 	text     int32 // interned
+	n        int32 // the canonical line's length (merge only); here, not last: 112 bytes an event, not 120
 	seq      uint64
 	oseq     uint64
 	value    float64

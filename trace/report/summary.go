@@ -238,7 +238,12 @@ type Summarizer struct {
 	changes     []change
 	leaderNotes bool
 	sum         *Summary
-	runEvents   []trace.Event // the run file's, after its header
+	// What the run file's events (after its header) say, folded as they
+	// come: a million-node run's positions kept as events took 640 MB.
+	alive  map[protocol.NodeID]bool
+	pos    map[protocol.NodeID]geo.Vec
+	runEnd int64         // the latest end event's time
+	faults []trace.Event // crashes, recoveries, cuts and heals, in order
 }
 
 // NewSummarizer reads the header of the run in dir from src.
@@ -259,7 +264,8 @@ func NewSummarizer(src trace.Source, dir string) (*Summarizer, error) {
 	}
 	sum := &Summary{Run: hdr.Run, Protocol: hdr.Protocol, Driver: hdr.Driver, Seed: hdr.Seed, Nodes: len(members),
 		Messages: Messages{ByKind: map[string]uint64{}}}
-	z := &Summarizer{hdr: hdr, runFile: runFile, sc: sc, members: members, states: states, sum: sum}
+	z := &Summarizer{hdr: hdr, runFile: runFile, sc: sc, members: members, states: states, sum: sum,
+		alive: map[protocol.NodeID]bool{}, pos: map[protocol.NodeID]geo.Vec{}}
 	for id, st := range states {
 		z.byID.Set(id, st)
 	}
@@ -269,7 +275,19 @@ func NewSummarizer(src trace.Source, dir string) (*Summarizer, error) {
 // Visit takes one event of the run as read (id 0: the run file's).
 func (s *Summarizer) Visit(id protocol.NodeID, e *trace.Event) {
 	if id == protocol.None {
-		s.runEvents = append(s.runEvents, *e)
+		switch e.Ev {
+		case trace.EvCrash, trace.EvRecover:
+			s.alive[e.Node] = e.Ev == trace.EvRecover
+			s.faults = append(s.faults, *e)
+		case trace.EvCut, trace.EvHeal: // by hand, on the live page
+			s.faults = append(s.faults, *e)
+		case trace.EvPosition:
+			if e.Pos != nil {
+				s.pos[e.Node] = geo.Vec{X: e.Pos[0], Y: e.Pos[1], Z: e.Pos[2]}
+			}
+		case trace.EvEnd:
+			s.runEnd = max(s.runEnd, e.T)
+		}
 		return
 	}
 	if !summaryEvents(e.Ev) {
@@ -320,29 +338,9 @@ func (s *Summarizer) Summary(m *analysis.MetricsReport) (*Summary, error) {
 	hdr, sc, members, states, sum := s.hdr, s.sc, s.members, s.states, s.sum
 	end, changes, leaderNotes := s.end, s.changes, s.leaderNotes
 	sum.Problems = m.Problems
-	alive := map[protocol.NodeID]bool{}
-	pos := map[protocol.NodeID]geo.Vec{}
-	for _, e := range s.runEvents {
-		switch e.Ev {
-		case trace.EvCrash:
-			alive[e.Node] = false
-		case trace.EvRecover:
-			alive[e.Node] = true
-		case trace.EvPosition:
-			if e.Pos != nil {
-				pos[e.Node] = geo.Vec{X: e.Pos[0], Y: e.Pos[1], Z: e.Pos[2]}
-			}
-		case trace.EvEnd:
-			end = max(end, e.T)
-		}
-	}
+	alive, pos, faults := s.alive, s.pos, s.faults
+	end = max(end, s.runEnd)
 	sum.Duration = time.Duration(end).Seconds()
-	var faults []trace.Event
-	for _, e := range s.runEvents {
-		if e.Ev == trace.EvCrash || e.Ev == trace.EvRecover || e.Ev == trace.EvCut || e.Ev == trace.EvHeal {
-			faults = append(faults, e)
-		}
-	}
 	sum.Timeline = timeline(changes, faults, end)
 
 	sum.CrossHost, sum.Unauthenticated = m.CrossHost, m.Unauthenticated
