@@ -28,6 +28,7 @@ func TestJudgeHelperProcess(t *testing.T) {
 // the run file made of the state, and the final one from the files) says
 // what the same judgement in the server says, names the run time it
 // judged and counts the child's CPU time; a child that fails says why.
+// The run file so far keeps the run's driver.
 func TestJudgeInChild(t *testing.T) {
 	dir := simulated(t, "duration=20s")
 	st := NewState()
@@ -42,6 +43,9 @@ func TestJudgeInChild(t *testing.T) {
 		req, v := request(dir, st, final)
 		if v != nil || req.At != 20 || (len(req.RunFile) == 0) == !final {
 			t.Fatalf("final %v: request at %v s, %d run file events, verdict %+v", final, req.At, len(req.RunFile), v)
+		}
+		if !final && req.RunFile[0].Driver != "sim" {
+			t.Errorf("the run file so far of a simulated run says driver %q: judged as real processes", req.RunFile[0].Driver)
 		}
 		got, want := child(context.Background(), req), Summarize(req)
 		if got.Error != "" || got.Verdict == "" || got.Verdict != want.Verdict || got.Reason != want.Reason ||

@@ -63,7 +63,7 @@ type JudgeRequest struct {
 // verdict itself when there is nothing to judge.
 func request(dir string, st *State, final bool) (JudgeRequest, *Verdict) {
 	st.mu.Lock()
-	sc, run, now, faults := st.sc, st.run, st.now, append([]trace.Event(nil), st.faults...)
+	sc, run, driver, now, faults := st.sc, st.run, st.driver, st.now, append([]trace.Event(nil), st.faults...)
 	st.mu.Unlock()
 	req := JudgeRequest{Dir: dir, Final: final, At: seconds(now)}
 	if sc == nil || (!final && now <= 0) {
@@ -77,6 +77,12 @@ func request(dir string, st *State, final bool) (JudgeRequest, *Verdict) {
 		}
 		if n := len(evs); n > 0 && evs[n-1].Ev == trace.EvEnd {
 			evs = evs[:n-1]
+		}
+		if driver != "" {
+			// The run's own (a simulated run followed by trace watch is
+			// judged as the simulator's, not as real processes whose
+			// neighbour losses the radio model may not know of).
+			evs[0].Driver = driver
 		}
 		req.RunFile = evs
 	}
