@@ -61,17 +61,25 @@ func Scan(path string, fn func(e *Event, line int) error) ([]Problem, error) {
 // ScanEvents is Scan restricted to the event types keep accepts (nil:
 // all). Lines of other types are skipped before they are decoded, which
 // makes a pass over a large trace several times faster; a skipped line is
-// not checked beyond its "ev" field. The lines are read and decoded a
-// little ahead of fn, on another goroutine (scanAhead): keep is called
-// there, and must be safe for that (a function of ev alone).
+// not checked beyond its "ev" field. The lines of a large file are read
+// and decoded a little ahead of fn, on another goroutine (scanAhead):
+// keep is called there, and must be safe for that (a function of ev
+// alone).
 func ScanEvents(path string, keep func(ev string) bool, fn func(e *Event, line int) error) ([]Problem, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer f.Close()
-	return scanAhead(f, path, maxLine, keep, fn)
+	if fi, err := f.Stat(); err == nil && fi.Size() >= aheadMin {
+		return scanAhead(f, path, maxLine, keep, fn)
+	}
+	return scanLines(f, path, maxLine, keep, fn)
 }
+
+// aheadMin is the size from which ScanEvents reads ahead: the batches of
+// a small file (a node file) cost more than its reading spares.
+const aheadMin = 1 << 20
 
 // aheadBatch is how many decoded events an Ahead hands over at a time;
 // aheadBatches how many batches it uses.

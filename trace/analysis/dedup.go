@@ -22,9 +22,14 @@ import (
 // map kept from the start, at no cost for traces whose times never go
 // back.
 type dedup struct {
-	t    int64
-	any  bool
-	win  []dupLine         // the lines at time t
+	t   int64
+	any bool
+	// The lines at time t: n of them, the first in few (beside t, so
+	// that a node's line at a new time touches no memory of its own:
+	// a miss per line at 100,000 nodes), the rest in win.
+	n    int
+	few  [2]dupLine
+	win  []dupLine
 	big  map[uint64]uint64 // the window, when it holds many lines
 	full map[uint64]uint64 // once a time went back: every line
 }
@@ -50,7 +55,7 @@ func (d *dedup) seen(t int64, h, at uint64, past history) (uint64, bool) {
 				d.full[h] = at
 			}
 		})
-		d.win, d.big = nil, nil
+		d.n, d.win, d.big = 0, nil, nil
 	}
 	if d.full != nil {
 		if prev, ok := d.full[h]; ok {
@@ -60,7 +65,7 @@ func (d *dedup) seen(t int64, h, at uint64, past history) (uint64, bool) {
 		return 0, false
 	}
 	if !d.any || t > d.t {
-		d.win, d.big = d.win[:0], nil
+		d.n, d.win, d.big = 0, d.win[:0], nil
 		d.t, d.any = t, true
 	}
 	if d.big != nil {
@@ -69,20 +74,30 @@ func (d *dedup) seen(t int64, h, at uint64, past history) (uint64, bool) {
 		}
 		d.big[h] = at
 	} else {
+		for _, l := range d.few[:min(d.n, len(d.few))] {
+			if l.hash == h {
+				return l.at, true
+			}
+		}
 		for _, l := range d.win {
 			if l.hash == h {
 				return l.at, true
 			}
 		}
-		if len(d.win) == winMax {
+		if d.n == winMax {
 			d.big = make(map[uint64]uint64, 2*winMax)
-			for _, l := range d.win {
+			for _, l := range append(d.few[:], d.win...) {
 				d.big[l.hash] = l.at
 			}
 			d.big[h] = at
 		}
 	}
-	d.win = append(d.win, dupLine{h, at})
+	if d.n < len(d.few) {
+		d.few[d.n] = dupLine{h, at}
+	} else {
+		d.win = append(d.win, dupLine{h, at})
+	}
+	d.n++
 	return 0, false
 }
 
