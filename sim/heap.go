@@ -106,8 +106,13 @@ func (h *evHeap) Push(at time.Duration, v queued, now time.Duration) {
 func (h *evHeap) push(k hkey, hv hval) {
 	h.keys = append(h.keys, k)
 	h.vals = append(h.vals, hv)
+	h.siftUp(len(h.keys)-1, k, hv)
+}
+
+// siftUp puts k and its value at the hole i or above it, moving down the
+// parents that come after it.
+func (h *evHeap) siftUp(i int, k hkey, v hval) {
 	keys, vals := h.keys, h.vals
-	i := len(keys) - 1
 	for i > 0 {
 		p := (i - 1) / heapArity
 		if !k.before(keys[p]) {
@@ -116,7 +121,7 @@ func (h *evHeap) push(k hkey, hv hval) {
 		keys[i], vals[i] = keys[p], vals[p]
 		i = p
 	}
-	keys[i], vals[i] = k, hv
+	keys[i], vals[i] = k, v
 }
 
 // Pop removes and returns the earliest item, which Peek named.
@@ -146,15 +151,7 @@ func (h *evHeap) Pop() (time.Duration, queued) {
 			keys[i], vals[i] = keys[m], vals[m]
 			i = m
 		}
-		for i > 0 {
-			p := (i - 1) / heapArity
-			if !k.before(keys[p]) {
-				break
-			}
-			keys[i], vals[i] = keys[p], vals[p]
-			i = p
-		}
-		keys[i], vals[i] = k, v
+		h.siftUp(i, k, v)
 	}
 	return top.at, tv.queued(top.seq)
 }
