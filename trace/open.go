@@ -57,6 +57,9 @@ func (z *zstdFile) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Stat is the compressed file's.
+func (z *zstdFile) Stat() (os.FileInfo, error) { return z.f.Stat() }
+
 func (z *zstdFile) Close() error {
 	z.d.Close()
 	return z.f.Close()

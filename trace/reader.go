@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 )
@@ -71,10 +72,20 @@ func ScanEvents(path string, keep func(ev string) bool, fn func(e *Event, line i
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() >= aheadMin {
+	if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok && statSize(st) >= aheadMin {
 		return scanAhead(f, path, maxLine, keep, fn)
 	}
 	return scanLines(f, path, maxLine, keep, fn)
+}
+
+// statSize is the size of the file st reads (a compressed file's on disk),
+// or 0 when it cannot be told.
+func statSize(st interface{ Stat() (os.FileInfo, error) }) int64 {
+	fi, err := st.Stat()
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // aheadMin is the size from which ScanEvents reads ahead: the batches of
