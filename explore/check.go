@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"manetlab/protocol"
+	"manetlab/protocol/rounds"
 	"manetlab/scenario"
 	"manetlab/sim"
 	"manetlab/trace"
@@ -45,6 +46,9 @@ type rules struct {
 	members []protocol.NodeID
 	params  protocol.Params
 	moving  string
+	// rounds: a round protocol, whose synchronizer a crash or a dropped
+	// frame may stall (the run summary's verdict: stalled).
+	rounds bool
 }
 
 func newRules(s *scenario.Scenario) *rules {
@@ -61,6 +65,7 @@ func newRules(s *scenario.Scenario) *rules {
 	default:
 		r.leaders = true
 	}
+	_, r.rounds = rounds.Lookup(name)
 	r.candidates = protocol.CandidatesOf(lp, s.MemberIDs(), s.Protocol.Params, s.Seed)
 	spec, err := protocol.LookupFor(name, s.Protocol.Params)
 	if err == nil && spec.Budget != nil {
@@ -115,6 +120,7 @@ type checker struct {
 	inside  map[protocol.NodeID]bool
 	waiting map[protocol.NodeID]int // requests not granted yet
 	crashed int                     // crashes so far (the scenario's and the explorer's)
+	dropped int                     // frames dropped by the explorer so far
 	changed time.Duration           // the latest crash, recovery or drop
 	// since is when each waiting node's oldest request not granted began
 	// to wait (at the latest), and noted the latest leader note's time:
@@ -193,6 +199,16 @@ func (k *checker) judgeBudget() {
 }
 
 func (k *checker) fail(prop, format string, args ...any) {
+	if k.r.rounds && k.crashed+k.dropped > 0 && (prop == analysis.PropStableLeader || prop == analysis.PropGranted) {
+		// A round protocol's liveness after a crash or a dropped frame:
+		// its synchronizer may have stalled, outside its assumptions, and
+		// the run summary's rule (judge.Summary) makes a stalled run's
+		// verdict stalled whatever its leaders; safety (two leaders in an
+		// epoch, the message bound) is still judged.
+		v, why := judge.Summary(judge.Invalid, fmt.Sprintf(format, args...), judge.Run{Stalled: "a round protocol after a crash or a dropped frame, outside its assumptions"})
+		k.outside = fmt.Sprintf("%s not judged: %s (%s)", prop, v, why)
+		return
+	}
 	if k.crashed > 0 && k.r.assumes != "" {
 		// Outside the algorithm's assumptions, as trace check says.
 		k.outside = fmt.Sprintf("%s after a crash is outside the algorithm's assumptions (%s): not judged", prop, k.r.assumes)
@@ -262,6 +278,7 @@ func (k *checker) observe(e *trace.Event) {
 	case trace.EvDrop:
 		if e.Reason == sim.ReasonSchedule { // dropped by the explorer
 			k.changed = max(k.changed, time.Duration(e.T))
+			k.dropped++
 		}
 	case trace.EvRecover, trace.EvStart:
 		k.changed = max(k.changed, time.Duration(e.T))

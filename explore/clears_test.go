@@ -10,6 +10,7 @@ import (
 	"manetlab/explore"
 	_ "manetlab/firewire" // firewire3
 	"manetlab/scenario"
+	_ "manetlab/synchronous" // sync3
 )
 
 func writeFile(path string, b []byte) error { return os.WriteFile(path, b, 0o644) }
@@ -51,6 +52,7 @@ var clearCases = []clearCase{
 	{"centralized3", explore.Options{Strategy: explore.DFS, Depth: 100, States: clearBudget}, false},
 	{"firewire3", explore.Options{Strategy: explore.DFS, Depth: 60, States: clearBudget}, false},
 	{"invitation3", explore.Options{Strategy: explore.DFS, Depth: 60, States: clearBudget}, false},
+	{"sync3", explore.Options{Strategy: explore.DFS, Depth: 60, States: clearBudget}, false},
 	// With sleep sets (not exact: docs/explore.md, "Sleep sets").
 	{"lelann4", explore.Options{Strategy: explore.DFS, Depth: 60, POR: true, States: clearBudget}, false},
 	{"hs4", explore.Options{Strategy: explore.DFS, Depth: 60, POR: true, States: clearBudget}, false},

@@ -363,6 +363,7 @@ func (m *machine) extra(h *hasher) {
 	h.u64(uint64(k.msgs))
 	h.u64(uint64(k.sent))
 	h.u64(uint64(k.crashed))
+	h.u64(uint64(k.dropped))
 	w := walker{seen: map[uintptr]uint64{}, types: m.x.types}
 	for _, v := range []any{k.leader, k.epochs, k.inside, k.waiting} {
 		w.value(h, reflectOf(v))
