@@ -553,7 +553,7 @@ func (s *Stack) sendControl(f *Frame, next int32) {
 		return
 	}
 	s.refresh(next)
-	s.broadcastRERR(f)
+	s.broadcastRERR(f, -1)
 }
 
 // heardFrom records the route to the neighbour j an AODV message came
@@ -707,7 +707,7 @@ func (s *Stack) linkBroken(j int32) {
 	}
 	if len(lost) > 0 && s.rerrGoes(precursors) {
 		slices.SortFunc(lost, func(a, b Unreachable) int { return cmp.Compare(a.Dest, b.Dest) })
-		s.sendRERR(lost, false)
+		s.sendRERR(lost, false, s.solePrecursor(precursors))
 	}
 }
 
@@ -727,7 +727,7 @@ func (s *Stack) rerrNoRoute(f *Frame, dest int32) {
 			return
 		}
 	}
-	s.sendRERR(lost, false)
+	s.sendRERR(lost, false, -1)
 }
 
 // MaxUnreachable bounds the destinations of one route error: the real
@@ -738,8 +738,10 @@ const MaxUnreachable = 64
 // sendRERR broadcasts a route error to the neighbours: one per
 // MaxUnreachable destinations, each within RERR_RATELIMIT, after the
 // jitter when routing.aodv.jitter is set. forwarded: the error passes
-// on one heard (traced with kind "forward").
-func (s *Stack) sendRERR(lost []Unreachable, forwarded bool) {
+// on one heard (traced with kind "forward"). sole >= 0: the routes'
+// only precursor, to which the error must still have a valid route when
+// its jitter is over (solePrecursor).
+func (s *Stack) sendRERR(lost []Unreachable, forwarded bool, sole int32) {
 	var hops uint8
 	if forwarded {
 		hops = 1
@@ -747,20 +749,57 @@ func (s *Stack) sendRERR(lost []Unreachable, forwarded bool) {
 	for len(lost) > 0 {
 		n := min(len(lost), MaxUnreachable)
 		if s.rerrAllowed() {
-			s.broadcastRERR(&Frame{Type: RERR, To: -1, Unreachable: lost[:n:n], Bytes: rerrBytes + 8*n, Hops: hops})
+			s.broadcastRERR(&Frame{Type: RERR, To: -1, Unreachable: lost[:n:n], Bytes: rerrBytes + 8*n, Hops: hops}, sole)
 		}
 		lost = lost[n:]
 	}
 }
 
 // broadcastRERR broadcasts the route error f, after the jitter when
-// routing.aodv.jitter is set.
-func (s *Stack) broadcastRERR(f *Frame) {
+// routing.aodv.jitter is set; sole >= 0: see sendRERR.
+func (s *Stack) broadcastRERR(f *Frame, sole int32) {
 	if s.cfg.AODV.Jitter > 0 {
-		s.d.SetTimer(s.aodvJitter(), Timer{Kind: TimerRelay, Frame: f})
+		t := Timer{Kind: TimerRelay, Frame: f}
+		if sole >= 0 {
+			t.Peer, t.Ref = sole, rerrSole
+		}
+		s.d.SetTimer(s.aodvJitter(), t)
 		return
 	}
 	s.relay(s.scratch(*f))
+}
+
+// rerrSole marks (as a TimerRelay's Ref) a route error whose only
+// precursor is the timer's Peer.
+const rerrSole = 1
+
+// solePrecursor is, with routed_control, the only neighbour among
+// precursors (-1: none or several). ns-3's SendRerrMessage unicasts a
+// route error with one precursor to it through its RouteOutput, after
+// the jitter: if the route to that neighbour became invalid meanwhile
+// (often at once: the same neighbour check lost it too), the error
+// waits for a route discovery of it. manetlab's error stays a broadcast.
+func (s *Stack) solePrecursor(precursors []int32) int32 {
+	if !s.cfg.AODV.RoutedControl || len(precursors) == 0 {
+		return -1
+	}
+	for _, p := range precursors[1:] {
+		if p != precursors[0] {
+			return -1
+		}
+	}
+	return precursors[0]
+}
+
+// relayRERR sends the route error f whose jitter is over; with a sole
+// precursor no longer reachable over a valid route, it waits for a
+// route discovery of it first (solePrecursor).
+func (s *Stack) relayRERR(f *Frame, sole int32) {
+	if s.routing().validRoute(sole, s.now()) == nil {
+		s.deferControl(f, sole, "")
+		return
+	}
+	s.relay(f)
 }
 
 // heardRERR handles a route error from a neighbour: routes through it to
@@ -793,6 +832,6 @@ func (s *Stack) heardRERR(f *Frame) {
 		}
 	}
 	if len(lost) > 0 && s.rerrGoes(precursors) {
-		s.sendRERR(lost, true)
+		s.sendRERR(lost, true, s.solePrecursor(precursors))
 	}
 }

@@ -104,7 +104,10 @@ type AODVConfig struct {
 	// about data it cannot forward goes to its neighbour only over a
 	// valid route to that neighbour, else waits while a route discovery
 	// for the neighbour runs (ns-3's RouteOutput loops it back and
-	// DeferredRouteOutput asks for a route); and a message heard leaves
+	// DeferredRouteOutput asks for a route); a route error whose routes
+	// have a single precursor waits so too when the route to that
+	// precursor is no longer valid at the end of its jitter (ns-3
+	// unicasts it there); and a message heard leaves
 	// a one-hop route with a sequence number (a hello's) as it is, even
 	// invalid, where it would otherwise make the sender a valid
 	// neighbour again (ns-3's UpdateRouteToNeighbor sets the lifetime of

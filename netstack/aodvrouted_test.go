@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"manetlab/internal/units"
 	"manetlab/protocol"
 )
 
@@ -96,6 +97,58 @@ func TestRREPAck(t *testing.T) {
 		}
 		if routed && (len(acks) != 0 || len(reqs) != 1 || reqs[0].Final != 2) {
 			t.Errorf("routed: acknowledgements %+v, requests %+v; want none yet and a discovery of ID 2", acks, reqs)
+		}
+	}
+}
+
+// relayDue runs the stack's pending jitter timers (TimerRelay), in
+// order, as if their jitter were over.
+func relayDue(s *Stack, d *recorder) {
+	for len(d.timers) > 0 {
+		ts := d.timers
+		d.timers = nil
+		for _, t := range ts {
+			if t.Kind == TimerRelay {
+				s.Timer(t)
+			}
+		}
+	}
+}
+
+// TestRERRSolePrecursor: with routed_control (ns-3's SendRerrMessage) a
+// route error for routes with one precursor needs a valid route to that
+// neighbour when its jitter is over: the precursor lost meanwhile, the
+// error waits for a discovery of it and goes after its reply. Without
+// routed_control, or with the route still valid, it goes at once.
+func TestRERRSolePrecursor(t *testing.T) {
+	for _, c := range []struct {
+		routed, lose bool
+		wantNow      bool
+	}{{false, true, true}, {true, false, true}, {true, true, false}} {
+		s, d := routedStack(t, c.routed)
+		s.cfg.AODV.Jitter = units.Duration(10 * time.Millisecond)
+		s.heardAODVHello(&Frame{Type: AODVHello, From: 2, To: -1, Origin: 2, Final: 3, DestSeq: 4, Lifetime: 2 * time.Second})
+		s.learn(3, 3, 1, 9, true, time.Minute)
+		addPrecursor(s.learn(4, 3, 2, 9, true, time.Minute), 2) // ID 5 through ID 4, for ID 3
+		s.linkBroken(3)
+		if c.lose {
+			s.invalidate(s.routing().routes[2]) // ID 3 lost within the jitter
+		}
+		relayDue(s, d)
+		errs, reqs := d.sent(RERR), d.sent(RREQ)
+		if c.wantNow {
+			if len(errs) != 1 || len(reqs) != 0 {
+				t.Errorf("routed %v, lost %v: errors %+v, requests %+v; want the error at once", c.routed, c.lose, errs, reqs)
+			}
+			continue
+		}
+		if len(errs) != 0 || len(reqs) != 1 || reqs[0].Final != 3 {
+			t.Fatalf("routed, lost: errors %+v, requests %+v; want no error yet and a discovery of ID 3", errs, reqs)
+		}
+		s.Heard(&Frame{Type: RREP, From: 2, To: 0, Seq: 5, Origin: 0, Final: 3, DestSeq: 6, Lifetime: time.Minute}, Received)
+		relayDue(s, d)
+		if errs = d.sent(RERR); len(errs) != 1 || len(errs[0].Unreachable) == 0 || errs[0].Unreachable[0].Dest != 5 {
+			t.Errorf("routed, lost: after ID 3's reply, errors %+v; want the one about ID 5", errs)
 		}
 	}
 }

@@ -15,6 +15,7 @@ type recorder struct {
 	now    time.Duration
 	frames []Frame
 	events []trace.Event
+	timers []Timer
 }
 
 func (r *recorder) Now() time.Duration { return r.now }
@@ -23,11 +24,11 @@ func (r *recorder) Transmit(f *Frame) {
 	c.Unreachable = slices.Clone(f.Unreachable)
 	r.frames = append(r.frames, c)
 }
-func (r *recorder) Encode(f *Frame) bool          { f.Bytes = 1; return true }
-func (r *recorder) Decode(f *Frame) bool          { return true }
-func (r *recorder) Up(protocol.Event)             {}
-func (r *recorder) SetTimer(time.Duration, Timer) {}
-func (r *recorder) Trace(ev *trace.Event)         { r.events = append(r.events, *ev) }
+func (r *recorder) Encode(f *Frame) bool              { f.Bytes = 1; return true }
+func (r *recorder) Decode(f *Frame) bool              { return true }
+func (r *recorder) Up(protocol.Event)                 {}
+func (r *recorder) SetTimer(_ time.Duration, t Timer) { r.timers = append(r.timers, t) }
+func (r *recorder) Trace(ev *trace.Event)             { r.events = append(r.events, *ev) }
 func (r *recorder) sent(t Type) (out []Frame) {
 	for _, f := range r.frames {
 		if f.Type == t {

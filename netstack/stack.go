@@ -225,6 +225,10 @@ func (s *Stack) Timer(t Timer) {
 	case TimerRetx:
 		s.retransmit(t.Peer, t.Ref)
 	case TimerRelay:
+		if t.Ref == rerrSole && t.Frame.Type == RERR {
+			s.relayRERR(t.Frame, t.Peer)
+			return
+		}
 		s.relay(t.Frame)
 	case TimerDiscovery:
 		switch {
