@@ -271,3 +271,69 @@ func TestScanAheadAsScanLines(t *testing.T) {
 		}
 	}
 }
+
+// TestAheadNoteKeepsStateOfWhatWasHandedOut: a keep that depends on the
+// events handed out so far (the merge's index pass: a node's first line
+// is decoded whatever its type) decides the same lines ahead, from the
+// record note keeps, as it does in turn from the caller's, damaged lines
+// (which hand nothing out) included.
+func TestAheadNoteKeepsStateOfWhatWasHandedOut(t *testing.T) {
+	var b strings.Builder
+	for i := range 3*aheadBatch + 50 {
+		node := 1 + i%7
+		if i%5 == 0 {
+			node = 8 + i // a node's first line, of any type
+		}
+		switch {
+		case i%41 == 3:
+			fmt.Fprintf(&b, `{"t":%d,"node":%d,"ev":"recv",broken`+"\n", i, node)
+			continue
+		case i%2 == 0:
+			fmt.Fprintf(&b, `{"t":%d,"node":%d,"ev":"recv","from":3}`+"\n", i, node)
+		default:
+			fmt.Fprintf(&b, `{"t":%d,"node":%d,"ev":"send","kind":"x"}`+"\n", i, node)
+		}
+	}
+	data := b.String()
+	keepWith := func(seen map[uint32]bool) func(string, []byte) bool {
+		return func(ev string, raw []byte) bool {
+			if raw == nil || ev == EvSend {
+				return true
+			}
+			var e Event
+			if Decode(raw, &e) != nil {
+				return true
+			}
+			return !seen[uint32(e.Node)]
+		}
+	}
+	var want, got []string
+	inTurn := map[uint32]bool{}
+	lr := NewLineReader(strings.NewReader(data), "x.jsonl", 4<<10)
+	for {
+		e, n, err := lr.Next(keepWith(inTurn))
+		if err != nil || e == nil {
+			break
+		}
+		inTurn[uint32(e.Node)] = true
+		want = append(want, fmt.Sprintf("%d %s", n, AppendJSON(nil, e)))
+	}
+	ahead := map[uint32]bool{}
+	a := NewAhead(NewLineReader(strings.NewReader(data), "x.jsonl", 4<<10), keepWith(ahead), func(e *Event) { ahead[uint32(e.Node)] = true })
+	for {
+		e, n, err := a.Next()
+		if err != nil || e == nil {
+			break
+		}
+		got = append(got, fmt.Sprintf("%d %s", n, AppendJSON(nil, e)))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ahead handed out %d events, in turn %d", len(got), len(want))
+	}
+	if !reflect.DeepEqual(a.Problems(), lr.Problems) || len(lr.Problems) == 0 {
+		t.Fatalf("problems ahead %v, in turn %v", a.Problems(), lr.Problems)
+	}
+	if len(want) >= 3*aheadBatch+50-20 {
+		t.Fatalf("%d events handed out: keep skipped too few lines to test it", len(want))
+	}
+}
