@@ -222,7 +222,10 @@ func TestRunHosts(t *testing.T) {
 	})
 }
 
-// checkRun checks a run --hosts of n nodes named run in out: valid, the
+// checkRun checks a run --hosts of n nodes named run in out: valid or
+// unsettled (never invalid, and never unknown: every trace came home; a
+// run shorter than the stabilisation delay after its last fault, as
+// quickstart's 12 s, may end with a component still changing), the
 // faults (of node 8, applied on host faultHost at the times at), the
 // run file, the traces against the hosts' copies, nothing left.
 func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, node protocol.NodeID, at map[string]time.Duration, faultHost string) {
@@ -231,8 +234,8 @@ func (h *sshHosts) checkRun(t *testing.T, out, run string, n int, node protocol.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !judge.ValidOrNothingJudged(sum.Verdict, sum.Reason) || sum.Nodes != n {
-		t.Errorf("summary: verdict %s, %d nodes; want valid, %d (problems %v)", sum.Verdict, sum.Nodes, n, sum.Problems)
+	if sum.Verdict != judge.Valid && sum.Verdict != judge.Unsettled || sum.Nodes != n {
+		t.Errorf("summary: verdict %s (%s), %d nodes; want valid or unsettled, %d (problems %v)", sum.Verdict, sum.Reason, sum.Nodes, n, sum.Problems)
 	}
 	// The faults as the hosts recorded them.
 	f, err := os.Open(filepath.Join(out, "faults.jsonl"))
