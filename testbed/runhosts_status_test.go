@@ -48,9 +48,12 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 		out, text, err := runHosts(t, "qs", nil, "--ids-per-process", "4",
 			"--set", "duration=12s", "--set", "faults=[{at: 4s, crash: [8]}, {at: 8s, recover: [8]}]")
 		// 12 s is shorter than the stabilisation delay after the
-		// recovery: the honest verdict is "nothing judged", status 2.
-		if code := exitCode(err); code != 0 && (code != 2 || !strings.Contains(text, "nothing judged")) {
-			t.Fatalf("exit status %d (%v), want 0, or 2 with nothing judged", code, err)
+		// recovery: the honest verdict is unsettled, status 2 (nothing
+		// judged, or, when the machine's load delays the election after
+		// the recovery, a component still changing at the end); what
+		// must not come is a violation or a cross-host problem (1 or 3).
+		if code := exitCode(err); code != 0 && (code != 2 || !strings.Contains(text, "verdict: unsettled (")) {
+			t.Fatalf("exit status %d (%v), want 0, or 2 with an unsettled verdict", code, err)
 		}
 		if n := strings.Count(text, "this manetlab copied there"); n < 1 {
 			t.Errorf("the binary was copied to %d hosts, want 1 at least", n)
@@ -156,11 +159,12 @@ func TestRunHostsSharedHomeAndStatus(t *testing.T) {
 		b, err := cmd.CombinedOutput()
 		t.Logf("run --hosts skewed:\n%s", b)
 		// 10 s of moving nodes is shorter than the stabilisation delay:
-		// "nothing judged" (status 2) is as right as valid; what must not
-		// come is a violation or a cross-host problem.
-		nothing := bytes.Contains(b, []byte("verdict: unsettled (nothing judged"))
+		// unsettled (status 2: nothing judged, or a component still
+		// changing) is as right as valid; what must not come is a
+		// violation or a cross-host problem.
+		nothing := bytes.Contains(b, []byte("verdict: unsettled ("))
 		if code := exitCode(err); code != 0 && (code != 2 || !nothing) {
-			t.Fatalf("exit status %d (%v), want 0, or 2 with nothing judged", code, err)
+			t.Fatalf("exit status %d (%v), want 0, or 2 with an unsettled verdict", code, err)
 		}
 		if !bytes.Contains(b, []byte("verdict: valid")) && !nothing {
 			t.Errorf("the skewed run was not judged valid (nor left unjudged)")
