@@ -29,7 +29,6 @@ func (r *run) readCombined(path string, opt loadOptions) {
 	}
 	var nodes trace.IDMap[*node]
 	var why trace.IDMap[string] // every node read; "" while usable
-	var buf []byte
 	before := len(r.problems)
 	any := false
 	prog := newCount("reading "+trace.NodesFileName, linesUnit)
@@ -47,7 +46,7 @@ func (r *run) readCombined(path string, opt loadOptions) {
 			}
 			nodes.Set(e.Node, n)
 		}
-		if ce, ok := r.take(n.pr, e, segment{fi, true}, keep, line, opt, &buf); ok {
+		if ce, ok := r.take(n.pr, e, segment{fi, true}, keep, line, opt); ok {
 			n.kept = append(n.kept, ce)
 		}
 		return nil

@@ -387,7 +387,6 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 	} else if keep != nil {
 		keep = func(ev string) bool { return ev == trace.EvHeader || opt.keep(ev) }
 	}
-	var buf []byte
 	var kept []event
 	before := len(r.problems)
 	probs, err := r.fsrc.ScanEvents(path, keep, func(e *trace.Event, line int) error {
@@ -402,7 +401,7 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 		if why != "" || !r.nodeLine(path, id, false, line, e, &r.problems) {
 			return nil
 		}
-		if ce, ok := r.take(pr, e, segment{fi, false}, keep, line, opt, &buf); ok {
+		if ce, ok := r.take(pr, e, segment{fi, false}, keep, line, opt); ok {
 			kept = append(kept, ce)
 		}
 		return nil
@@ -438,7 +437,7 @@ func (r *run) readFile(path string, id protocol.NodeID, pr *proc, opt loadOption
 // is part of the key: the run file legitimately repeats a node's crash
 // and recover lines), which it reports. ok is false for a duplicate, and
 // for a receive of a lean load, which is judged but not kept.
-func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool, line int, opt loadOptions, buf *[]byte) (event, bool) {
+func (r *run) take(pr *proc, e *trace.Event, cur segment, keep func(string) bool, line int, opt loadOptions) (event, bool) {
 	fi := cur.file
 	past := func(add func(h, at uint64)) { r.rescan(pr.id, pr.segs, cur, line, keep, add) }
 	if prev, dup := pr.dup.seen(e.T, eventHash(e), uint64(fi)<<32|uint64(uint32(line)), past); dup {
